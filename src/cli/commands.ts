@@ -1,0 +1,4 @@
+import type { Command } from './command.js';
+
+/** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
+export const commands: readonly Command[] = [];

@@ -1,0 +1,99 @@
+// Entry point of the `tokenmeter` CLI: picks the command, parses its flags, and turns every failure into a clear
+// message and an exit status (2 for usage mistakes, 1 for failures at run time) instead of a stack trace.
+import { createRequire } from 'node:module';
+import { nearestNames } from '../shared/nearest-names.js';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import type { Command } from './command.js';
+import { commands } from './commands.js';
+import { formatOptionsHelp, parseCommandLine } from './options.js';
+import { UsageError } from './usage-error.js';
+
+const EXIT_USAGE = 2;
+const EXIT_FAILURE = 1;
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = require('../../../package.json') as { version: string };
+  return pkg.version;
+}
+
+export function topLevelHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  const list = commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n');
+  return [
+    'tokenmeter: a measurement gateway for LLM APIs',
+    '',
+    'Usage: tokenmeter <command> [options]',
+    '',
+    'Commands:',
+    list,
+    '',
+    "Run 'tokenmeter <command> --help' for a command's options.",
+    'Options: --help, --version',
+  ].join('\n');
+}
+
+export function commandHelp(command: Command): string {
+  const parts = [
+    `tokenmeter ${command.name}: ${command.summary}`,
+    '',
+    'Usage:',
+    ...command.usage.map((line) => `  tokenmeter ${line}`),
+    '',
+    'Options:',
+    formatOptionsHelp(command.options),
+    '  -h, --help                        Show this help',
+  ];
+  if (command.details) parts.push('', command.details);
+  return parts.join('\n');
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${topLevelHelp()}\n`);
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    const hint = nearestNames(
+      name,
+      commands.map((c) => c.name),
+    );
+    const didYouMean = hint.length > 0 ? ` Did you mean '${hint[0]}'?` : '';
+    process.stderr.write(
+      `tokenmeter: unknown command '${name}'.${didYouMean}\nRun 'tokenmeter --help' for the list of commands.\n`,
+    );
+    return EXIT_USAGE;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return 0;
+  }
+  try {
+    const commandLine = parseCommandLine(
+      command.name,
+      command.options,
+      rest,
+      process.env,
+      command.allowPositionals,
+    );
+    return await command.run(commandLine);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(
+        `tokenmeter ${command.name}: ${error.message}\nRun 'tokenmeter ${command.name} --help' for usage.\n`,
+      );
+      return EXIT_USAGE;
+    }
+    if (error instanceof UserFacingError) {
+      process.stderr.write(`tokenmeter ${command.name}: ${error.message}\n`);
+      return EXIT_FAILURE;
+    }
+    throw error;
+  }
+}
