@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { simCommand } from './sim-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
-export const commands: readonly Command[] = [];
+export const commands: readonly Command[] = [simCommand];

@@ -1,0 +1,303 @@
+// `tokenmeter sim`: a vLLM-like OpenAI-compatible server for machines without a GPU.
+
+import { UserFacingError } from '../shared/user-facing-error.js';
+import {
+  DEFAULT_SIM_CONFIG,
+  DEFAULT_TIMING,
+  NO_FAULTS,
+  readSimConfigFile,
+  type SimOptions,
+} from '../sim/config.js';
+import { startSimulator } from '../sim/index.js';
+import type { Command } from './command.js';
+import type { OptionSpec, ParsedCommandLine } from './options.js';
+import { waitForShutdownSignal } from './shutdown-signal.js';
+
+const t = DEFAULT_TIMING;
+const f = NO_FAULTS;
+
+/** Flag name -> the timing field it sets. */
+const TIMING_FLAGS = {
+  'ttft-ms': 'ttftMs',
+  'prefill-ms-per-token': 'prefillMsPerToken',
+  'itl-ms': 'itlMs',
+  jitter: 'jitter',
+  'tokens-per-chunk': 'tokensPerChunk',
+  'max-num-seqs': 'maxNumSeqs',
+  'batch-slowdown': 'batchSlowdown',
+  'eos-median-tokens': 'eosMedianTokens',
+  'max-model-len': 'maxModelLen',
+  'role-chunk': 'roleChunk',
+} as const;
+
+const FAULT_FLAGS = {
+  'error-rate': 'errorRate',
+  'error-status': 'errorStatus',
+  'rate-limit-rate': 'rateLimitRate',
+  'retry-after': 'retryAfterS',
+  'cut-after-tokens': 'cutAfterTokens',
+  'stall-after-tokens': 'stallAfterTokens',
+  'stall-ms': 'stallMs',
+  'error-body-rate': 'errorBodyRate',
+} as const;
+
+const options: OptionSpec[] = [
+  {
+    name: 'host',
+    type: 'string',
+    default: DEFAULT_SIM_CONFIG.host,
+    valueName: 'HOST',
+    help: 'Address to listen on',
+  },
+  {
+    name: 'port',
+    type: 'integer',
+    default: DEFAULT_SIM_CONFIG.port,
+    min: 0,
+    max: 65535,
+    valueName: 'PORT',
+    help: 'Port to listen on (0 = any free port)',
+  },
+  {
+    name: 'config',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'JSON file with settings (see docs/simulator.md); flags override it',
+  },
+  {
+    name: 'seed',
+    type: 'integer',
+    default: 0,
+    valueName: 'N',
+    help: 'Seed for answers, jitter and faults: same seed, same run',
+  },
+  {
+    name: 'served-model-name',
+    type: 'list',
+    valueName: 'NAME',
+    help: `Model names to serve, comma-separated (default: ${DEFAULT_SIM_CONFIG.servedModelNames[0]})`,
+  },
+  {
+    name: 'api-key',
+    type: 'string',
+    env: 'TOKENMETER_SIM_API_KEY',
+    valueName: 'KEY',
+    help: 'Require "Authorization: Bearer KEY" (401 otherwise)',
+  },
+  {
+    name: 'chat-only',
+    type: 'boolean',
+    help: 'Serve only /v1/chat/completions; /v1/completions answers 404 like some hosted gateways',
+  },
+  {
+    name: 'truth-log',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Append one ground-truth JSON line per finished request',
+  },
+  {
+    name: 'ttft-ms',
+    type: 'number',
+    min: 0,
+    default: t.ttftMs,
+    valueName: 'MS',
+    help: 'Fixed part of the time to first token',
+  },
+  {
+    name: 'prefill-ms-per-token',
+    type: 'number',
+    min: 0,
+    default: t.prefillMsPerToken,
+    valueName: 'MS',
+    help: 'Prefill cost per prompt token',
+  },
+  {
+    name: 'itl-ms',
+    type: 'number',
+    min: 0,
+    default: t.itlMs,
+    valueName: 'MS',
+    help: 'Gap between tokens for a lone sequence',
+  },
+  {
+    name: 'jitter',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: t.jitter,
+    valueName: 'FRACTION',
+    help: 'Random spread of each gap: gap x (1 +- jitter)',
+  },
+  {
+    name: 'tokens-per-chunk',
+    type: 'integer',
+    min: 1,
+    default: t.tokensPerChunk,
+    valueName: 'N',
+    help: 'Tokens per SSE chunk (1 like vLLM; more like batching gateways)',
+  },
+  {
+    name: 'max-num-seqs',
+    type: 'integer',
+    min: 1,
+    default: t.maxNumSeqs,
+    valueName: 'N',
+    help: 'Sequences decoded at once; the rest queue',
+  },
+  {
+    name: 'batch-slowdown',
+    type: 'number',
+    min: 0,
+    default: t.batchSlowdown,
+    valueName: 'FRACTION',
+    help: 'Extra step time per additional running sequence',
+  },
+  {
+    name: 'eos-median-tokens',
+    type: 'integer',
+    min: 1,
+    default: t.eosMedianTokens,
+    valueName: 'N',
+    help: 'Median answer length when not limited by max_tokens',
+  },
+  {
+    name: 'max-model-len',
+    type: 'integer',
+    min: 16,
+    default: t.maxModelLen,
+    valueName: 'N',
+    help: 'Context length: prompt + max_tokens above it is a 400',
+  },
+  {
+    name: 'role-chunk',
+    type: 'string',
+    choices: ['with-first-token', 'immediately'],
+    default: t.roleChunk,
+    valueName: 'WHEN',
+    help: 'When the role-only first delta is sent',
+  },
+  {
+    name: 'error-rate',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: f.errorRate,
+    valueName: 'FRACTION',
+    help: 'Fault: answer this fraction of requests with --error-status',
+  },
+  {
+    name: 'error-status',
+    type: 'integer',
+    min: 400,
+    max: 599,
+    default: f.errorStatus,
+    valueName: 'CODE',
+    help: 'Status used by --error-rate',
+  },
+  {
+    name: 'rate-limit-rate',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: f.rateLimitRate,
+    valueName: 'FRACTION',
+    help: 'Fault: answer this fraction with 429 and Retry-After',
+  },
+  {
+    name: 'retry-after',
+    type: 'integer',
+    min: 0,
+    default: f.retryAfterS,
+    valueName: 'SECONDS',
+    help: 'Retry-After value of the 429 fault',
+  },
+  {
+    name: 'cut-after-tokens',
+    type: 'integer',
+    min: 0,
+    default: f.cutAfterTokens,
+    valueName: 'N',
+    help: 'Fault: drop the connection after N tokens (0 = never)',
+  },
+  {
+    name: 'stall-after-tokens',
+    type: 'integer',
+    min: 0,
+    default: f.stallAfterTokens,
+    valueName: 'N',
+    help: 'Fault: pause once after N tokens (0 = never)',
+  },
+  {
+    name: 'stall-ms',
+    type: 'number',
+    min: 0,
+    default: f.stallMs,
+    valueName: 'MS',
+    help: 'Length of the --stall-after-tokens pause',
+  },
+  {
+    name: 'error-body-rate',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: f.errorBodyRate,
+    valueName: 'FRACTION',
+    help: 'Fault: answer HTTP 200 with an error object instead of choices',
+  },
+];
+
+/** Only flags the user typed override the config file; the rest keep the file's value or the default. */
+export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLine): SimOptions {
+  const fromFile = typeof o['config'] === 'string' ? readSimConfigFile(o['config']) : {};
+  const timing: Record<string, unknown> = { ...fromFile.timing };
+  const faults: Record<string, unknown> = { ...fromFile.faults };
+  for (const [flag, field] of Object.entries(TIMING_FLAGS)) if (given.has(flag)) timing[field] = o[flag];
+  for (const [flag, field] of Object.entries(FAULT_FLAGS)) if (given.has(flag)) faults[field] = o[flag];
+  const top: Record<string, unknown> = { ...fromFile, timing, faults };
+  const direct = {
+    host: 'host',
+    port: 'port',
+    seed: 'seed',
+    'api-key': 'apiKey',
+    'chat-only': 'chatOnly',
+    'truth-log': 'truthLog',
+  };
+  for (const [flag, field] of Object.entries(direct)) if (given.has(flag)) top[field] = o[flag];
+  if (!('host' in top)) top['host'] = o['host'];
+  if (!('port' in top)) top['port'] = o['port'];
+  if (given.has('served-model-name')) top['servedModelNames'] = o['served-model-name'];
+  return top as SimOptions;
+}
+
+export const simCommand: Command = {
+  name: 'sim',
+  summary: 'Run a vLLM-like OpenAI-compatible simulator (no GPU needed)',
+  usage: ['sim [--host 127.0.0.1] [--port 8000] [--config sim.json] [options]'],
+  options,
+  details: 'Timing model, fault switches and ground-truth endpoints: docs/simulator.md',
+  async run(commandLine) {
+    const simOptions = simOptionsFromCommandLine(commandLine);
+    let sim: Awaited<ReturnType<typeof startSimulator>>;
+    try {
+      sim = await startSimulator(simOptions);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') {
+        throw new UserFacingError(
+          `port ${String(simOptions.port)} is already in use: stop what uses it or pick another with --port`,
+        );
+      }
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+        throw new UserFacingError(
+          `cannot listen on host ${String(simOptions.host)}: not an address of this machine`,
+        );
+      }
+      throw error;
+    }
+    const models = sim.config.servedModelNames.join(', ');
+    process.stdout.write(`tokenmeter sim listening on ${sim.url} (models: ${models})\n`);
+    await waitForShutdownSignal();
+    await sim.close();
+    return 0;
+  },
+};

@@ -1,0 +1,82 @@
+// Readable, deterministic answers. Each token is one word (with its leading space) or one punctuation mark, so
+// the built-in token rule (src/shared/token-estimate.ts) counts the simulator's output exactly.
+import type { SeededRandom } from '../shared/random.js';
+
+const WORDS = (
+  'the model serves tokens for every request while the gateway measures time to first token and the gap ' +
+  'between tokens under load when many users send prompts at once the queue grows and latency climbs so we ' +
+  'watch throughput success rate and tail latency before launch a benchmark replays real conversations ' +
+  'through the endpoint with a steady arrival rate then reports mean median and percentile figures that ' +
+  'teams compare across deployments hardware batch size cache memory scheduler prefill decode stream ' +
+  'answer question code example function value result system user assistant context window budget simple ' +
+  'careful clear fast slow stable useful honest small large early late first last next other same each ' +
+  'we you they it can will should might often rarely always never also only still just more less very'
+).split(' ');
+
+const PUNCTUATION_EVERY = 9;
+
+export interface PlannedAnswer {
+  /** The tokens in emission order; joined they form the answer text. */
+  readonly tokens: readonly string[];
+  readonly finishReason: 'stop' | 'length';
+}
+
+/** The natural length of an answer: log-normal around the median, so a few answers run long. */
+export function naturalLength(random: SeededRandom, medianTokens: number): number {
+  return Math.max(1, Math.round(medianTokens * Math.exp(0.5 * random.normal())));
+}
+
+/**
+ * Plans the whole answer up front (so stop strings and lengths are known before the first byte): stops at the
+ * natural end unless `ignoreEos`, at `maxTokens` (finish `length`), or before the first stop string (`stop`).
+ */
+export function planAnswer(
+  random: SeededRandom,
+  maxTokens: number,
+  eosAfter: number,
+  ignoreEos: boolean,
+  stop: readonly string[],
+): PlannedAnswer {
+  const limit = ignoreEos ? maxTokens : Math.min(maxTokens, eosAfter);
+  const tokens: string[] = [];
+  let text = '';
+  let capitalize = true;
+  for (let i = 0; i < limit; i++) {
+    let token: string;
+    if (i > 0 && i % PUNCTUATION_EVERY === PUNCTUATION_EVERY - 1) {
+      token = random.next() < 0.7 ? '.' : ',';
+      capitalize = token === '.';
+    } else {
+      const word = WORDS[random.int(0, WORDS.length - 1)] as string;
+      const cased = capitalize ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+      token = i === 0 ? cased : ` ${cased}`;
+      capitalize = false;
+    }
+    const candidate = text + token;
+    const stopAt = firstStopIndex(candidate, stop);
+    if (stopAt >= 0) return { tokens: trimToStop(tokens, text, stopAt), finishReason: 'stop' };
+    tokens.push(token);
+    text = candidate;
+  }
+  const finishReason = tokens.length < maxTokens ? 'stop' : 'length';
+  return { tokens, finishReason };
+}
+
+function firstStopIndex(text: string, stop: readonly string[]): number {
+  let best = -1;
+  for (const s of stop) {
+    if (s === '') continue;
+    const at = text.indexOf(s);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+
+/** Keeps the tokens that lie wholly before the stop string (the stop string itself is never sent). */
+function trimToStop(tokens: string[], text: string, stopAt: number): string[] {
+  let length = text.length;
+  while (tokens.length > 0 && length > stopAt) {
+    length -= (tokens.pop() as string).length;
+  }
+  return tokens;
+}

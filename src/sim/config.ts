@@ -1,0 +1,193 @@
+// The simulator's settings: one typed object with documented defaults, built from (lowest to highest priority)
+// the defaults below, an optional JSON file, and command-line flags. Validated once at start.
+import { readFileSync } from 'node:fs';
+import { UserFacingError } from '../shared/user-facing-error.js';
+
+export interface TimingModel {
+  /** Fixed part of the time to first token, ms (scheduling + a minimal prefill). */
+  readonly ttftMs: number;
+  /** Prefill cost per prompt token, ms. */
+  readonly prefillMsPerToken: number;
+  /** Time between two generated tokens for a lone sequence, ms. */
+  readonly itlMs: number;
+  /** Each gap is multiplied by (1 + jitter * u), u uniform in [-1, 1]. 0 = exact timing. */
+  readonly jitter: number;
+  /** Tokens carried by one SSE chunk: 1 like vLLM; more imitates hosted gateways that batch tokens. */
+  readonly tokensPerChunk: number;
+  /** At most this many sequences run (prefill or decode) at once; the rest wait in a queue. */
+  readonly maxNumSeqs: number;
+  /** Every running sequence beyond the first slows each step by this fraction (batching cost). */
+  readonly batchSlowdown: number;
+  /** Median length of an answer that ends on its own (end of sequence), in tokens. */
+  readonly eosMedianTokens: number;
+  /** Longest context (prompt + output) accepted, like vLLM's --max-model-len. */
+  readonly maxModelLen: number;
+  /** When the role-only first delta is written: with the first token (like vLLM) or as soon as headers go. */
+  readonly roleChunk: 'with-first-token' | 'immediately';
+}
+
+export interface FaultSwitches {
+  /** Fraction of requests answered with `errorStatus` instead of a completion. */
+  readonly errorRate: number;
+  readonly errorStatus: number;
+  /** Fraction of requests answered 429 with a Retry-After header of `retryAfterS` seconds. */
+  readonly rateLimitRate: number;
+  readonly retryAfterS: number;
+  /** Cut the connection after this many content tokens (0 = never). */
+  readonly cutAfterTokens: number;
+  /** Pause for `stallMs` once, after this many content tokens (0 = never). */
+  readonly stallAfterTokens: number;
+  readonly stallMs: number;
+  /** Fraction of requests answered HTTP 200 with an error object instead of choices. */
+  readonly errorBodyRate: number;
+}
+
+export interface SimConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly seed: number;
+  readonly servedModelNames: readonly string[];
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  readonly apiKey: string | undefined;
+  /** Serve only the chat endpoint (like some hosted gateways): /v1/completions answers 404. */
+  readonly chatOnly: boolean;
+  /** JSONL file receiving one ground-truth record per finished request. */
+  readonly truthLog: string | undefined;
+  /** How many finished requests' ground truth stay queryable at /sim/truth/:id. */
+  readonly truthCapacity: number;
+  readonly timing: TimingModel;
+  readonly faults: FaultSwitches;
+}
+
+/** Defaults shaped like a 7B model served by vLLM on one consumer GPU (RTX 4090 class). */
+export const DEFAULT_TIMING: TimingModel = {
+  ttftMs: 30,
+  prefillMsPerToken: 0.15,
+  itlMs: 15,
+  jitter: 0.1,
+  tokensPerChunk: 1,
+  maxNumSeqs: 32,
+  batchSlowdown: 0.03,
+  eosMedianTokens: 300,
+  maxModelLen: 4096,
+  roleChunk: 'with-first-token',
+};
+
+export const NO_FAULTS: FaultSwitches = {
+  errorRate: 0,
+  errorStatus: 500,
+  rateLimitRate: 0,
+  retryAfterS: 1,
+  cutAfterTokens: 0,
+  stallAfterTokens: 0,
+  stallMs: 0,
+  errorBodyRate: 0,
+};
+
+export const DEFAULT_MODEL_NAME = 'tokenmeter/sim-7b';
+
+export const DEFAULT_SIM_CONFIG: SimConfig = {
+  host: '127.0.0.1',
+  port: 8000,
+  seed: 0,
+  servedModelNames: [DEFAULT_MODEL_NAME],
+  apiKey: undefined,
+  chatOnly: false,
+  truthLog: undefined,
+  truthCapacity: 10_000,
+  timing: DEFAULT_TIMING,
+  faults: NO_FAULTS,
+};
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+export type SimOptions = DeepPartial<Omit<SimConfig, 'servedModelNames'>> & {
+  servedModelNames?: readonly string[];
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Fills every field from `base`, rejecting names that do not exist so typos in a config file are caught. */
+function mergeSection<T extends object>(base: T, override: unknown, where: string): T {
+  if (override === undefined) return base;
+  if (!isRecord(override)) throw new UserFacingError(`${where} must be an object`);
+  const merged: Record<string, unknown> = { ...(base as object) };
+  for (const [key, value] of Object.entries(override)) {
+    if (!(key in base)) {
+      throw new UserFacingError(
+        `${where}.${key} is not a known setting (known: ${Object.keys(base).join(', ')})`,
+      );
+    }
+    if (value === undefined) continue;
+    const expected = typeof (base as unknown as Record<string, unknown>)[key];
+    if (expected !== 'undefined' && typeof value !== expected) {
+      throw new UserFacingError(`${where}.${key} must be a ${expected} (got ${JSON.stringify(value)})`);
+    }
+    merged[key] = value;
+  }
+  return merged as T;
+}
+
+export function resolveSimConfig(options: SimOptions = {}, base: SimConfig = DEFAULT_SIM_CONFIG): SimConfig {
+  const { timing, faults, servedModelNames, ...top } = options;
+  const merged = mergeSection(base, top, 'config');
+  const config: SimConfig = {
+    ...merged,
+    servedModelNames: servedModelNames ?? base.servedModelNames,
+    timing: mergeSection(base.timing, timing, 'timing'),
+    faults: mergeSection(base.faults, faults, 'faults'),
+  };
+  validateSimConfig(config);
+  return config;
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new UserFacingError(message);
+}
+
+const fraction = (v: number) => v >= 0 && v <= 1;
+
+export function validateSimConfig(config: SimConfig): void {
+  const { timing: t, faults: f } = config;
+  check(Number.isInteger(config.port) && config.port >= 0 && config.port <= 65535, 'port must be 0-65535');
+  check(config.servedModelNames.length > 0, 'servedModelNames must name at least one model');
+  check(t.ttftMs >= 0 && t.prefillMsPerToken >= 0 && t.itlMs >= 0, 'timing values must not be negative');
+  check(fraction(t.jitter), 'timing.jitter must be between 0 and 1');
+  check(
+    Number.isInteger(t.tokensPerChunk) && t.tokensPerChunk >= 1,
+    'timing.tokensPerChunk must be an integer >= 1',
+  );
+  check(Number.isInteger(t.maxNumSeqs) && t.maxNumSeqs >= 1, 'timing.maxNumSeqs must be an integer >= 1');
+  check(t.batchSlowdown >= 0, 'timing.batchSlowdown must not be negative');
+  check(t.eosMedianTokens >= 1 && t.maxModelLen >= 16, 'timing.eosMedianTokens >= 1 and maxModelLen >= 16');
+  check(t.roleChunk === 'with-first-token' || t.roleChunk === 'immediately', 'timing.roleChunk is invalid');
+  for (const key of ['errorRate', 'rateLimitRate', 'errorBodyRate'] as const) {
+    check(fraction(f[key]), `faults.${key} must be between 0 and 1`);
+  }
+  check(
+    Number.isInteger(f.errorStatus) && f.errorStatus >= 400 && f.errorStatus <= 599,
+    'faults.errorStatus 400-599',
+  );
+  check(
+    f.cutAfterTokens >= 0 && f.stallAfterTokens >= 0 && f.stallMs >= 0,
+    'fault values must not be negative',
+  );
+}
+
+/** Reads a JSON settings file shaped like `SimOptions` (see docs/simulator.md). */
+export function readSimConfigFile(path: string): SimOptions {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UserFacingError(`cannot read simulator config ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!isRecord(parsed)) throw new Error('the top level must be an object');
+    return parsed as SimOptions;
+  } catch (error) {
+    throw new UserFacingError(`simulator config ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}

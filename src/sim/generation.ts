@@ -1,0 +1,207 @@
+// One request's life in the simulator: wait for a seat, prefill, then write chunks at the times the timing model
+// plans, and stop the moment the client goes away. Each chunk's time is planned from the previous chunk's planned
+// time (not from when it was actually written), so timer lateness never accumulates along a stream.
+import type { ServerResponse } from 'node:http';
+import type { SeededRandom } from '../shared/random.js';
+import type { PlannedAnswer } from './answer-text.js';
+import type { BatchScheduler, Seat } from './batch-scheduler.js';
+import type { CompletionRequest } from './completion-request.js';
+import type { TimingModel } from './config.js';
+import type { EmissionClock, ScheduledEmission } from './emission-clock.js';
+import { completionBody, StreamWire, usageOf } from './openai-wire.js';
+import type { RequestTruth, TruthStore } from './request-truth.js';
+import type { SimMetrics } from './sim-metrics.js';
+
+export interface GenerationEnvironment {
+  readonly timing: TimingModel;
+  readonly clock: EmissionClock;
+  readonly scheduler: BatchScheduler;
+  readonly metrics: SimMetrics;
+  readonly truths: TruthStore;
+}
+
+export interface StreamFaults {
+  readonly cutAfterTokens: number;
+  readonly stallAfterTokens: number;
+  readonly stallMs: number;
+}
+
+export class Generation {
+  private readonly wire: StreamWire;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private readonly responseId: string;
+  private seat: Seat | undefined;
+  private pending: ScheduledEmission | undefined;
+  private sent = 0;
+  private lastPlannedMs = 0;
+  private stalled = false;
+  private done = false;
+  private text = '';
+
+  constructor(
+    private readonly env: GenerationEnvironment,
+    private readonly request: CompletionRequest,
+    private readonly model: string,
+    private readonly answer: PlannedAnswer,
+    private readonly jitter: SeededRandom,
+    private readonly faults: StreamFaults,
+    private readonly truth: RequestTruth,
+    private readonly res: ServerResponse,
+  ) {
+    this.responseId = `${request.endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-${truth.requestId}`;
+    this.wire = new StreamWire(request.endpoint, this.responseId, this.created, model);
+    res.on('close', () => {
+      if (!this.done) this.cancel(performance.now());
+    });
+  }
+
+  start(): void {
+    if (this.request.stream) {
+      this.res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-request-id': this.truth.requestId,
+      });
+      this.res.flushHeaders();
+      this.truth.headersAtMs = performance.now();
+      if (this.request.endpoint === 'chat' && this.env.timing.roleChunk === 'immediately') {
+        this.res.write(this.wire.roleEvent());
+      }
+    }
+    this.seat = this.env.scheduler.admit(() => this.prefill());
+  }
+
+  /** A step's duration under the current batch, with jitter. */
+  private stepMs(baseMs: number): number {
+    const { jitter } = this.env.timing;
+    const noise = jitter === 0 ? 1 : 1 + jitter * (2 * this.jitter.next() - 1);
+    return baseMs * this.env.scheduler.slowdown() * noise;
+  }
+
+  private prefill(): void {
+    const now = performance.now();
+    this.truth.startedAtMs = now;
+    this.truth.queueMs = now - this.truth.receivedAtMs;
+    const { ttftMs, prefillMsPerToken } = this.env.timing;
+    this.lastPlannedMs = now + this.stepMs(ttftMs + prefillMsPerToken * this.request.promptTokens);
+    // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
+    this.scheduleChunk(this.chunkTokens() - 1);
+  }
+
+  private chunkTokens(): number {
+    return Math.min(this.env.timing.tokensPerChunk, this.answer.tokens.length - this.sent);
+  }
+
+  private scheduleChunk(extraSteps: number): void {
+    let due = this.lastPlannedMs;
+    for (let i = 0; i < extraSteps; i++) due += this.stepMs(this.env.timing.itlMs);
+    const { stallAfterTokens, stallMs } = this.faults;
+    if (!this.stalled && stallAfterTokens > 0 && this.sent >= stallAfterTokens) {
+      this.stalled = true;
+      due += stallMs;
+    }
+    this.lastPlannedMs = due;
+    this.pending = this.env.clock.schedule(due, (now) => this.emit(now, due));
+  }
+
+  private emit(now: number, plannedMs: number): void {
+    this.pending = undefined;
+    const count = this.chunkTokens();
+    if (count === 0) {
+      // An answer cut to nothing by a stop string: the role delta (chat), then straight to the finish.
+      if (this.request.stream && this.request.endpoint === 'chat') this.res.write(this.wire.roleEvent());
+      this.finish(now);
+      return;
+    }
+    const tokens = this.answer.tokens.slice(this.sent, this.sent + count);
+    const chunkText = tokens.join('');
+    const first = this.sent === 0;
+    this.sent += count;
+    this.text += chunkText;
+    if (this.request.stream) {
+      if (first && this.request.endpoint === 'chat' && this.env.timing.roleChunk === 'with-first-token') {
+        this.res.write(this.wire.roleEvent());
+      }
+      this.res.write(this.wire.contentEvent(chunkText));
+    }
+    this.recordChunk(now, plannedMs, count, first);
+    const { cutAfterTokens } = this.faults;
+    if (this.request.stream && cutAfterTokens > 0 && this.sent >= cutAfterTokens) {
+      this.cut(now);
+      return;
+    }
+    if (this.sent >= this.answer.tokens.length) {
+      this.finish(now);
+      return;
+    }
+    this.scheduleChunk(this.chunkTokens());
+  }
+
+  private recordChunk(now: number, plannedMs: number, count: number, first: boolean): void {
+    const truth = this.truth;
+    const modelLabel = { model_name: this.model };
+    if (first) {
+      this.env.metrics.ttft.observe(modelLabel, (now - truth.receivedAtMs) / 1000);
+    } else {
+      const previous = truth.contentChunkEmittedAtMs[truth.contentChunkEmittedAtMs.length - 1] ?? now;
+      const perToken = (now - previous) / count / 1000;
+      for (let i = 0; i < count; i++) this.env.metrics.itl.observe(modelLabel, perToken);
+    }
+    this.env.metrics.generationTokens.inc(modelLabel, count);
+    truth.plannedChunkAtMs.push(plannedMs);
+    truth.contentChunkEmittedAtMs.push(now);
+    truth.tokensPerChunk.push(count);
+    truth.completionTokens = this.sent;
+  }
+
+  private finish(now: number): void {
+    const { answer, request, truth } = this;
+    const usage = usageOf(request.promptTokens, this.sent);
+    if (request.stream) {
+      this.res.write(this.wire.finishEvent(answer.finishReason));
+      if (request.includeUsage) this.res.write(this.wire.usageEvent(usage));
+      this.res.end(StreamWire.DONE);
+    } else {
+      const body = completionBody(
+        request.endpoint,
+        this.responseId,
+        this.created,
+        this.model,
+        this.text,
+        answer.finishReason,
+        usage,
+      );
+      this.res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': truth.requestId });
+      this.res.end(JSON.stringify(body));
+    }
+    truth.finishReason = answer.finishReason;
+    this.end(now, answer.finishReason);
+  }
+
+  /** The "cut the stream" fault: the connection drops with no finish reason and no [DONE]. */
+  private cut(now: number): void {
+    this.truth.fault = `cut after ${this.sent} tokens`;
+    this.truth.finishReason = undefined;
+    this.end(now, 'abort');
+    this.res.destroy();
+  }
+
+  private cancel(now: number): void {
+    if (this.pending) this.pending.cancelled = true;
+    this.truth.cancelled = true;
+    this.truth.cancelledAtMs = now;
+    this.env.metrics.cancelled.inc();
+    this.end(now, 'abort');
+  }
+
+  private end(now: number, reason: string): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.seat) this.env.scheduler.release(this.seat);
+    this.truth.endedAtMs = now;
+    const modelLabel = { model_name: this.model };
+    this.env.metrics.finished.inc({ ...modelLabel, finished_reason: reason });
+    if (reason !== 'abort') this.env.metrics.e2e.observe(modelLabel, (now - this.truth.receivedAtMs) / 1000);
+    this.env.truths.finish(this.truth);
+  }
+}

@@ -1,0 +1,50 @@
+// The simulator as a library: tests and the demo start it in-process with `startSimulator(options)`.
+import type { AddressInfo } from 'node:net';
+import { resolveSimConfig, type SimConfig, type SimOptions } from './config.js';
+import type { LatenessSummary } from './lateness-stats.js';
+import type { RequestTruth } from './request-truth.js';
+import { createSimulatorServer, createSimulatorState } from './server.js';
+
+export type { SimConfig, SimOptions } from './config.js';
+export type { RequestTruth } from './request-truth.js';
+
+export interface RunningSimulator {
+  /** `http://host:port`, without `/v1`. */
+  readonly url: string;
+  readonly port: number;
+  readonly config: SimConfig;
+  truth(requestId: string): RequestTruth | undefined;
+  lateness(): LatenessSummary;
+  /** Stops accepting, cuts open streams, and waits for the truth log to be written. */
+  close(): Promise<void>;
+}
+
+/** Starts a simulator. Unlike the CLI, the programmatic default port is 0 (any free port). */
+export async function startSimulator(options: SimOptions = {}): Promise<RunningSimulator> {
+  const config = resolveSimConfig({ port: 0, ...options });
+  const state = createSimulatorState(config);
+  const server = createSimulatorServer(state);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    config,
+    truth: (requestId) => state.env.truths.get(requestId),
+    lateness: () => state.lateness.summary(),
+    async close() {
+      state.env.clock.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await state.env.truths.flush();
+    },
+  };
+}
