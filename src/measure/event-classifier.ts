@@ -1,0 +1,44 @@
+// What one SSE event means for measurement, behind one interface so that every protocol (OpenAI chat and
+// completions now; Anthropic Messages and OpenAI Responses later) feeds the same StreamMeter.
+
+import type { SseEvent } from '../sse/sse-parser.js';
+
+/**
+ * The facts one event carries. Every field is optional because most events carry few of them; an event may carry
+ * several at once (Anthropic's `message_delta` has usage and the stop reason, OpenAI Responses' `response.completed`
+ * has usage and marks the end).
+ */
+export interface EventFacts {
+  /**
+   * Generated output in this event (answer text, reasoning text, tool-call arguments), never empty: an event with
+   * no generated output leaves it out. Its presence is what makes the event a content event (first token, ITL).
+   */
+  readonly contentText?: string;
+  /** Prompt (input) tokens as the upstream reported them. */
+  readonly promptTokens?: number;
+  /** Completion (output) tokens as the upstream reported them. */
+  readonly completionTokens?: number;
+  /** Why generation stopped (`stop`, `length`, `tool_calls`, `end_turn`, ...). */
+  readonly finishReason?: string;
+  /** The protocol's end-of-stream marker (`data: [DONE]`, `message_stop`, `response.completed`). */
+  readonly done?: boolean;
+  /** The message of an error sent inside the stream (an HTTP 200 whose body carries an error). */
+  readonly errorMessage?: string;
+  /** The event's data is not the JSON the protocol promises. Counted, never thrown. */
+  readonly unparseable?: boolean;
+  /**
+   * The event exists only to report usage and is sent only on request (OpenAI's `stream_options.include_usage`);
+   * a gateway that made that request on the client's behalf removes it.
+   */
+  readonly usageOnly?: boolean;
+}
+
+/** The facts of an event that carries nothing (pings, keep-alives, lifecycle events). Shared, never mutated. */
+export const NO_FACTS: EventFacts = Object.freeze({});
+
+export interface EventClassifier {
+  /** Protocol name as used in configuration and records, e.g. `openai-chat`. */
+  readonly protocol: string;
+  /** Reads one dispatched event. Must not throw, whatever the upstream sent. */
+  classify(event: SseEvent): EventFacts;
+}

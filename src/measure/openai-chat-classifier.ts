@@ -1,0 +1,42 @@
+// OpenAI chat completions (`/v1/chat/completions`, `chat.completion.chunk` objects).
+//
+// Content is what the model generated into `choices[].delta`: answer text, reasoning text, a refusal, or tool-call
+// text. A delta that carries only `role`, or only empty strings, is not content: counting it would stamp the first
+// token before the model produced any (vLLM's own benchmark does, which is one of its known flaws).
+
+import type { SseEvent } from '../sse/sse-parser.js';
+import type { EventClassifier, EventFacts } from './event-classifier.js';
+import { field, isJsonObject, type JsonObject, stringField } from './json-object.js';
+import { classifyOpenAiEvent } from './openai-stream.js';
+
+export const openAiChatClassifier: EventClassifier = {
+  protocol: 'openai-chat',
+  classify(event: SseEvent): EventFacts {
+    return classifyOpenAiEvent(event, readDeltaText);
+  },
+};
+
+function readDeltaText(choice: JsonObject): string {
+  const delta = field(choice, 'delta');
+  if (!isJsonObject(delta)) return '';
+  // Servers name reasoning `reasoning_content` (DeepSeek, older vLLM) or `reasoning` (newer vLLM, OpenRouter);
+  // some send both with the same text, so only one of them is read.
+  const reasoning = stringField(delta, 'reasoning_content') || stringField(delta, 'reasoning');
+  let text = stringField(delta, 'content') + reasoning + stringField(delta, 'refusal');
+
+  const toolCalls = field(delta, 'tool_calls');
+  if (Array.isArray(toolCalls)) {
+    for (const call of toolCalls) {
+      if (isJsonObject(call)) text += functionText(field(call, 'function'));
+    }
+  }
+  // The deprecated `functions` API streams the same thing as a single `function_call`.
+  text += functionText(field(delta, 'function_call'));
+  return text;
+}
+
+// A tool call's generated text: its name (in the first delta of the call) and its argument fragments.
+function functionText(fn: unknown): string {
+  if (!isJsonObject(fn)) return '';
+  return stringField(fn, 'name') + stringField(fn, 'arguments');
+}

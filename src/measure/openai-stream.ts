@@ -1,0 +1,75 @@
+// What OpenAI chat completions and completions streams share: `data: [DONE]`, the usage-only chunk
+// (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set), `finish_reason`, and errors sent
+// inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
+
+import type { SseEvent } from '../sse/sse-parser.js';
+import type { EventFacts } from './event-classifier.js';
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from './json-object.js';
+
+/** Reads the generated text out of one element of `choices` ('' when it carries none). */
+export type ChoiceTextReader = (choice: JsonObject) => string;
+
+type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
+
+// Long enough for any real provider message; bounds what one bad upstream can put into a record.
+const MAX_ERROR_MESSAGE_CHARS = 2000;
+
+const DONE: EventFacts = Object.freeze({ done: true });
+const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
+
+export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextReader): EventFacts {
+  if (event.data === '[DONE]') return DONE;
+  const chunk = parseJsonObject(event.data);
+  if (event.event === 'error') return { errorMessage: errorMessageOf(chunk, event.data) };
+  if (chunk === undefined) return UNPARSEABLE;
+  // An error replaces the choices: {"error": {"message": ...}}. Older vLLM versions sent the error object
+  // itself: {"object": "error", "message": ..., "code": ...}.
+  const error = field(chunk, 'error');
+  if ((error !== undefined && error !== null) || field(chunk, 'object') === 'error') {
+    return { errorMessage: errorMessageOf(chunk, event.data) };
+  }
+
+  const facts: MutableFacts = {};
+  const choices = field(chunk, 'choices');
+  if (Array.isArray(choices)) {
+    let text = '';
+    for (const choice of choices) {
+      if (!isJsonObject(choice)) continue;
+      text += readChoiceText(choice);
+      const finish = field(choice, 'finish_reason');
+      if (typeof finish === 'string' && facts.finishReason === undefined) facts.finishReason = finish;
+    }
+    if (text !== '') facts.contentText = text;
+  }
+
+  // OpenAI sends `"usage": null` on every chunk once include_usage is set; vLLM's continuous_usage_stats puts a
+  // running usage on every chunk. Either way the last usage seen wins.
+  const usage = field(chunk, 'usage');
+  if (isJsonObject(usage)) {
+    const prompt = countField(usage, 'prompt_tokens');
+    const completion = countField(usage, 'completion_tokens');
+    if (prompt !== undefined) facts.promptTokens = prompt;
+    if (completion !== undefined) facts.completionTokens = completion;
+    if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
+  }
+  return facts;
+}
+
+function errorMessageOf(chunk: JsonObject | undefined, rawData: string): string {
+  const nested = chunk === undefined ? undefined : field(chunk, 'error');
+  const error = nested === undefined || nested === null ? chunk : nested;
+  let message: string;
+  if (typeof error === 'string') message = error;
+  else if (isJsonObject(error) && stringField(error, 'message') !== '')
+    message = stringField(error, 'message');
+  else if (error !== undefined) message = JSON.stringify(error);
+  else message = rawData;
+  return message.length > MAX_ERROR_MESSAGE_CHARS ? message.slice(0, MAX_ERROR_MESSAGE_CHARS) : message;
+}

@@ -1,0 +1,167 @@
+// Per-request meter: turns the timestamped bytes of one streamed response into a StreamTiming record.
+//
+// The caller stamps each chunk with the moment it arrived (performance.now()) and the meter never reads a clock,
+// so the gateway and the load generator measure identically and tests can use hand-picked times. An event is
+// stamped with the arrival time of the chunk that completed it.
+//
+//   const meter = new StreamMeter({ classifier: openAiChatClassifier });
+//   on each body chunk:  forward(meter.onBytes(chunk, performance.now()));
+//   at the end (normal, error or abort):  forward(meter.end(performance.now()));
+//   const latencies = deriveLatencies(meter.result(), requestStartMs);
+
+import { SseEventRemover } from '../sse/event-remover.js';
+import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';
+import type { EventClassifier } from './event-classifier.js';
+import { OutputTokenCounter } from './output-token-counter.js';
+import type { StreamTiming } from './stream-timing.js';
+
+export interface StreamMeterOptions {
+  readonly classifier: EventClassifier;
+  /** Largest SSE event parsed; a bigger one stops parsing for the rest of the stream. Default 1 MiB. */
+  readonly maxEventBytes?: number;
+  /** Keep the time, length and token estimate of every content event (memory grows with the stream). */
+  readonly keepChunkDetail?: boolean;
+  /** Keep the generated text (memory grows with the stream). */
+  readonly keepText?: boolean;
+  /**
+   * Remove usage-only events from the bytes returned by onBytes/end, for a gateway that added
+   * `stream_options.include_usage` on its own. They are still measured. Every other byte passes unchanged.
+   */
+  readonly removeUsageOnlyEvents?: boolean;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+export class StreamMeter {
+  readonly #classifier: EventClassifier;
+  readonly #parser: SseParser;
+  readonly #remover: SseEventRemover | undefined;
+  readonly #tokens = new OutputTokenCounter();
+  readonly #detail: { atMs: number[]; chars: number[]; estimatedTokens: number[] } | undefined;
+  readonly #keepText: boolean;
+
+  // Arrival time of the chunk being parsed: the time of every event it completes.
+  #nowMs = 0;
+  #firstByteMs: number | undefined;
+  #firstContentMs: number | undefined;
+  #lastContentMs: number | undefined;
+  #endMs: number | undefined;
+  #contentEvents = 0;
+  #gapSumMs = 0;
+  #gapMinMs = 0;
+  #gapMaxMs = 0;
+  #contentChars = 0;
+  #text = '';
+  #promptTokens: number | undefined;
+  #usageOutputTokens: number | undefined;
+  #finishReason: string | undefined;
+  #sawDone = false;
+  #errorMessage: string | undefined;
+  #unparseableEvents = 0;
+
+  constructor(options: StreamMeterOptions) {
+    this.#classifier = options.classifier;
+    this.#keepText = options.keepText ?? false;
+    this.#detail = options.keepChunkDetail ? { atMs: [], chars: [], estimatedTokens: [] } : undefined;
+    this.#remover = options.removeUsageOnlyEvents ? new SseEventRemover() : undefined;
+    this.#parser = new SseParser((event) => this.#onEvent(event), {
+      maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+    });
+  }
+
+  /**
+   * Measures the next body chunk, which arrived at `atMs`. Returns the bytes to forward: `chunk` itself unless
+   * removeUsageOnlyEvents is set, in which case an incomplete event may be held back until its end arrives.
+   */
+  onBytes<Chunk extends Uint8Array>(chunk: Chunk, atMs: number): Chunk | Buffer {
+    if (this.#firstByteMs === undefined && chunk.length > 0) this.#firstByteMs = atMs;
+    this.#nowMs = atMs;
+    this.#parser.push(chunk);
+    if (this.#remover === undefined) return chunk;
+    return this.#remover.take(chunk, this.#parser.pendingEventStart);
+  }
+
+  /**
+   * Ends the stream at `atMs`, whatever the reason. Returns the bytes still to forward (only ever non-empty with
+   * removeUsageOnlyEvents, when the stream stopped inside an event: it is forwarded as it came).
+   */
+  end(atMs: number): Buffer {
+    if (this.#endMs === undefined) this.#endMs = atMs;
+    this.#parser.end();
+    return this.#remover === undefined ? NO_BYTES : this.#remover.flush();
+  }
+
+  /** The record so far; complete once end() was called. */
+  result(): StreamTiming {
+    const usage = this.#usageOutputTokens;
+    return {
+      protocol: this.#classifier.protocol,
+      firstByteMs: this.#firstByteMs,
+      firstContentMs: this.#firstContentMs,
+      lastContentMs: this.#lastContentMs,
+      endMs: this.#endMs,
+      contentEvents: this.#contentEvents,
+      contentGaps: {
+        count: Math.max(0, this.#contentEvents - 1),
+        sumMs: this.#gapSumMs,
+        minMs: this.#gapMinMs,
+        maxMs: this.#gapMaxMs,
+      },
+      chunkDetail: this.#detail,
+      contentChars: this.#contentChars,
+      estimatedOutputTokens: this.#tokens.total,
+      promptTokens: this.#promptTokens,
+      usageOutputTokens: usage,
+      outputTokens: usage ?? this.#tokens.total,
+      outputTokensSource: usage === undefined ? 'estimate' : 'usage',
+      finishReason: this.#finishReason,
+      sawDone: this.#sawDone,
+      errorMessage: this.#errorMessage,
+      overflowed: this.#parser.overflowed,
+      endedMidEvent: this.#parser.endedMidEvent,
+      unparseableEvents: this.#unparseableEvents,
+      events: this.#parser.events,
+      bytes: this.#parser.bytesSeen,
+      text: this.#keepText ? this.#text : undefined,
+    };
+  }
+
+  #onEvent(event: SseEvent): void {
+    const facts = this.#classifier.classify(event);
+    if (facts.contentText !== undefined) this.#onContent(facts.contentText);
+    if (facts.promptTokens !== undefined) this.#promptTokens = facts.promptTokens;
+    if (facts.completionTokens !== undefined) this.#usageOutputTokens = facts.completionTokens;
+    if (facts.finishReason !== undefined && this.#finishReason === undefined) {
+      this.#finishReason = facts.finishReason;
+    }
+    if (facts.done) this.#sawDone = true;
+    if (facts.errorMessage !== undefined && this.#errorMessage === undefined) {
+      this.#errorMessage = facts.errorMessage;
+    }
+    if (facts.unparseable) this.#unparseableEvents++;
+    if (facts.usageOnly && this.#remover !== undefined) this.#remover.remove(event);
+  }
+
+  #onContent(text: string): void {
+    const atMs = this.#nowMs;
+    if (this.#lastContentMs === undefined) {
+      this.#firstContentMs = atMs;
+    } else {
+      const gap = atMs - this.#lastContentMs;
+      const first = this.#contentEvents === 1;
+      this.#gapSumMs += gap;
+      this.#gapMinMs = first ? gap : Math.min(this.#gapMinMs, gap);
+      this.#gapMaxMs = first ? gap : Math.max(this.#gapMaxMs, gap);
+    }
+    this.#lastContentMs = atMs;
+    this.#contentEvents++;
+    this.#contentChars += text.length;
+    const tokens = this.#tokens.add(text);
+    if (this.#keepText) this.#text += text;
+    if (this.#detail !== undefined) {
+      this.#detail.atMs.push(atMs);
+      this.#detail.chars.push(text.length);
+      this.#detail.estimatedTokens.push(tokens);
+    }
+  }
+}

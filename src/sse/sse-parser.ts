@@ -1,0 +1,260 @@
+// Incremental Server-Sent Events parser, fed raw bytes as they arrive from the network.
+//
+// Follows the WHATWG "event stream interpretation" rules: lines end in LF, CRLF or a lone CR; `data:` lines are
+// joined with LF; an event is dispatched on a blank line; comment lines start with `:`; an incomplete event at the
+// end of the stream is discarded. Line ends are found in the bytes (LF and CR never occur inside a multi-byte
+// UTF-8 sequence), and only complete lines are decoded, so chunks may split anywhere, even inside a character.
+//
+// Every dispatched event also carries its byte range in the stream, so a caller can remove exactly that event's
+// bytes from what it forwards (see event-byte-filter.ts).
+
+/** One dispatched event. */
+export interface SseEvent {
+  /** The `event:` field of this event; undefined when it had none (the spec's default type "message"). */
+  readonly event: string | undefined;
+  /** The `data:` lines joined with "\n". */
+  readonly data: string;
+  /** The last `id:` seen in the stream so far (the spec's "last event ID", which persists across events). */
+  readonly id: string | undefined;
+  /** Stream offset of the first byte of the event's first field line (comment lines before it excluded). */
+  readonly startByte: number;
+  /** Stream offset just past the blank line that dispatched it (past its LF too when CRLF arrived together). */
+  readonly endByte: number;
+}
+
+export interface SseParserOptions {
+  /** Largest event accepted, counted as the bytes of its field lines without line ends. Default 1 MiB. */
+  readonly maxEventBytes?: number;
+}
+
+export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const NO_POSITION = -1;
+
+// Field names compared as bytes, so no string is built for a field name.
+const FIELD_DATA = Uint8Array.of(0x64, 0x61, 0x74, 0x61);
+const FIELD_EVENT = Uint8Array.of(0x65, 0x76, 0x65, 0x6e, 0x74);
+const FIELD_ID = Uint8Array.of(0x69, 0x64);
+
+// Non-fatal: invalid UTF-8 becomes U+FFFD, as the spec's "UTF-8 decode" does. ignoreBOM keeps the BOM visible so
+// that only the one at the very start of the stream is removed (done by hand below), never one inside a line.
+const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+export class SseParser {
+  /** True once an event outgrew maxEventBytes; the rest of the stream is then ignored. */
+  overflowed = false;
+  /** True when end() found an incomplete event (field lines with no blank line after them), which was discarded. */
+  endedMidEvent = false;
+  /** Comment lines seen (keep-alive pings such as `: ping`). */
+  comments = 0;
+  /** Events dispatched. */
+  events = 0;
+  /** Bytes pushed so far: the stream offset of the next byte. */
+  bytesSeen = 0;
+
+  readonly #onEvent: (event: SseEvent) => void;
+  readonly #maxEventBytes: number;
+
+  // The current incomplete line, as views of the pushed chunks: joined once, when its line end arrives.
+  #lineParts: Uint8Array[] = [];
+  #lineBytes = 0;
+  // Stream offset of the first byte of the current line (complete or not).
+  #lineStart = 0;
+
+  // The event being assembled.
+  #eventBytes = 0;
+  #eventStart = NO_POSITION;
+  #dataLines = 0;
+  #data = '';
+  #type: string | undefined = undefined;
+  #lastId: string | undefined = undefined;
+
+  // A CR ended the previous chunk: an LF at the start of the next one completes that CRLF, not a new line.
+  #skipLf = false;
+  #atStreamStart = true;
+  #ended = false;
+
+  constructor(onEvent: (event: SseEvent) => void, options: SseParserOptions = {}) {
+    this.#onEvent = onEvent;
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  }
+
+  /**
+   * Stream offset where the event now being assembled begins (its first field line, possibly still incomplete),
+   * or -1 when no event is pending. Bytes before it belong to dispatched events, comments or blank lines.
+   */
+  get pendingEventStart(): number {
+    if (this.#eventStart !== NO_POSITION) return this.#eventStart;
+    const first = this.#lineParts[0];
+    if (first !== undefined && first[0] !== COLON) return this.#lineStart;
+    return NO_POSITION;
+  }
+
+  /**
+   * Feeds the next bytes of the stream. Events completed by them are dispatched synchronously, in order.
+   * The parser keeps views of `chunk` until its last line completes: do not modify a chunk after pushing it.
+   */
+  push(chunk: Uint8Array): void {
+    const chunkOffset = this.bytesSeen;
+    this.bytesSeen += chunk.length;
+    if (this.overflowed || this.#ended || chunk.length === 0) return;
+
+    let pos = 0;
+    if (this.#skipLf) {
+      this.#skipLf = false;
+      if (chunk[0] === LF) {
+        pos = 1;
+        this.#lineStart = chunkOffset + 1;
+      }
+    }
+
+    // The next LF and CR are searched natively and cached, so a stream with only one kind of line end is still
+    // scanned once in total rather than once per line.
+    let nextLf = chunk.indexOf(LF, pos);
+    let nextCr = chunk.indexOf(CR, pos);
+    while (pos < chunk.length) {
+      if (nextLf !== NO_POSITION && nextLf < pos) nextLf = chunk.indexOf(LF, pos);
+      if (nextCr !== NO_POSITION && nextCr < pos) nextCr = chunk.indexOf(CR, pos);
+      const lineEnd =
+        nextLf === NO_POSITION ? nextCr : nextCr === NO_POSITION ? nextLf : Math.min(nextLf, nextCr);
+
+      if (lineEnd === NO_POSITION) {
+        this.#holdPartialLine(chunk.subarray(pos));
+        return;
+      }
+
+      let next = lineEnd + 1;
+      if (chunk[lineEnd] === CR) {
+        if (next === chunk.length) this.#skipLf = true;
+        else if (chunk[next] === LF) next++;
+      }
+
+      const line = this.#completeLine(chunk.subarray(pos, lineEnd));
+      pos = next;
+      this.#processLine(line, chunkOffset + next);
+      if (this.overflowed) return;
+      this.#lineStart = chunkOffset + next;
+    }
+  }
+
+  /**
+   * Marks the end of the stream. An incomplete event is discarded, as the spec says; `endedMidEvent` records it.
+   * Later pushes are ignored.
+   */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (!this.overflowed && this.pendingEventStart !== NO_POSITION) this.endedMidEvent = true;
+    this.#dropBuffers();
+  }
+
+  #holdPartialLine(part: Uint8Array): void {
+    this.#lineParts.push(part);
+    this.#lineBytes += part.length;
+    if (this.#eventBytes + this.#lineBytes > this.#maxEventBytes) this.#overflow();
+  }
+
+  // Returns the whole line: the chunk's view itself in the common case, one join when it spanned several chunks.
+  #completeLine(tail: Uint8Array): Uint8Array {
+    if (this.#lineParts.length === 0) return tail;
+    const line = new Uint8Array(this.#lineBytes + tail.length);
+    let at = 0;
+    for (const part of this.#lineParts) {
+      line.set(part, at);
+      at += part.length;
+    }
+    line.set(tail, at);
+    this.#lineParts = [];
+    this.#lineBytes = 0;
+    return line;
+  }
+
+  #processLine(rawLine: Uint8Array, endOffset: number): void {
+    let line = rawLine;
+    if (this.#atStreamStart) {
+      this.#atStreamStart = false;
+      if (line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) line = line.subarray(3);
+    }
+
+    if (line.length === 0) {
+      this.#dispatch(endOffset);
+      return;
+    }
+    if (line[0] === COLON) {
+      this.comments++;
+      return;
+    }
+
+    this.#eventBytes += line.length;
+    if (this.#eventBytes > this.#maxEventBytes) {
+      this.#overflow();
+      return;
+    }
+    if (this.#eventStart === NO_POSITION) this.#eventStart = this.#lineStart;
+
+    let nameEnd = line.indexOf(COLON);
+    let valueStart = nameEnd + 1;
+    if (nameEnd === NO_POSITION) {
+      nameEnd = line.length;
+      valueStart = line.length;
+    } else if (line[valueStart] === SPACE) {
+      valueStart++;
+    }
+    const name = line.subarray(0, nameEnd);
+
+    if (sameBytes(name, FIELD_DATA)) {
+      const value = decoder.decode(line.subarray(valueStart));
+      this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
+      this.#dataLines++;
+    } else if (sameBytes(name, FIELD_EVENT)) {
+      this.#type = decoder.decode(line.subarray(valueStart));
+    } else if (sameBytes(name, FIELD_ID)) {
+      const value = decoder.decode(line.subarray(valueStart));
+      if (!value.includes('\0')) this.#lastId = value;
+    }
+    // `retry:` and unknown fields carry nothing a measuring proxy needs; they are ignored.
+  }
+
+  #dispatch(endOffset: number): void {
+    const startByte = this.#eventStart;
+    const hasData = this.#dataLines > 0;
+    const event: SseEvent | undefined = hasData
+      ? { event: this.#type, data: this.#data, id: this.#lastId, startByte, endByte: endOffset }
+      : undefined;
+    // The spec resets the data and type buffers on every blank line, dispatching only when data was present.
+    this.#eventStart = NO_POSITION;
+    this.#eventBytes = 0;
+    this.#dataLines = 0;
+    this.#data = '';
+    this.#type = undefined;
+    if (event !== undefined) {
+      this.events++;
+      this.#onEvent(event);
+    }
+  }
+
+  #overflow(): void {
+    this.overflowed = true;
+    this.#dropBuffers();
+  }
+
+  #dropBuffers(): void {
+    this.#lineParts = [];
+    this.#lineBytes = 0;
+    this.#eventBytes = 0;
+    this.#eventStart = NO_POSITION;
+    this.#dataLines = 0;
+    this.#data = '';
+    this.#type = undefined;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
