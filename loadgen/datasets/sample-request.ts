@@ -1,0 +1,21 @@
+// What every dataset produces and every engine sends: a prompt with its measured length and the number of
+// output tokens to ask for (sent as max_tokens / max_completion_tokens).
+
+export interface SampleRequest {
+  prompt: string;
+  /** Prompt length by the run's tokenizer (vLLM: `len(tokenizer(prompt).input_ids)`). */
+  promptTokens: number;
+  /** Output tokens to request. */
+  outputTokens: number;
+  /** Where it came from (ShareGPT id, JSONL line, random index), for logs and detailed results. */
+  sourceId: string;
+  /** Set on copies added because the dataset had too few usable entries. */
+  oversampled?: true;
+}
+
+/** A dataset's result: the requests, plus what the user should be told about how they were chosen. */
+export interface SampledDataset {
+  requests: SampleRequest[];
+  /** Human-readable remarks ("oversampled: ...", "skipped 3 malformed lines: ..."). */
+  notes: string[];
+}

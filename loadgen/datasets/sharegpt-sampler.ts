@@ -1,0 +1,120 @@
+// Picks requests from a ShareGPT file by vLLM's rules: keep entries that have `conversations` with at least two
+// turns; shuffle them with the seed; walk the shuffled order taking prompt = turn 0 and reply = turn 1 (roles
+// are not checked), measure both with the tokenizer, drop pairs that fail the length filter, and stop at
+// num_prompts; if too few pass, fill up with duplicates and say so.
+//
+// Same rules, not the same picks: vLLM shuffles with Python's Mersenne Twister, we with SeededRandom, so a given
+// seed selects a different (equally random) subset.
+//
+// Memory bound: two passes over the file. Pass 1 streams it (one element at a time, see sharegpt-reader.ts)
+// and keeps only the byte range of each eligible entry: 3 numbers, ~24 bytes, per entry, ~2 MB for ShareGPT's
+// ~90k. Pass 2 reads back, by position, only the entries it examines in shuffled order, until num_prompts pass.
+// So memory is O(entries x 24 bytes + chosen prompts), never O(file).
+
+import { open } from 'node:fs/promises';
+import { hashSeed, SeededRandom } from '../../src/shared/random.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { oversample } from './oversample.js';
+import type { SampledDataset, SampleRequest } from './sample-request.js';
+import {
+  lengthRejection,
+  SHAREGPT_LENGTH_LIMITS,
+  type ShareGptLengthLimits,
+} from './sharegpt-length-rules.js';
+import {
+  readShareGptElementAt,
+  ShareGptReader,
+  type ShareGptReaderOptions,
+  type ShareGptReadStats,
+} from './sharegpt-reader.js';
+
+export interface ShareGptSampleOptions {
+  path: string;
+  numPrompts: number;
+  seed: number;
+  tokenizer: Tokenizer;
+  /** --sharegpt-output-len: request this many output tokens for every prompt, and skip the reply-length check. */
+  fixedOutputLen?: number;
+  limits?: ShareGptLengthLimits;
+  reader?: ShareGptReaderOptions;
+}
+
+export interface ShareGptSampleStats {
+  read: ShareGptReadStats;
+  /** Well-formed entries dropped for having fewer than two turns. */
+  tooFewTurns: number;
+  /** Entries with two or more turns: the pool that was shuffled. */
+  eligible: number;
+  /** Pool entries examined (tokenized) before num_prompts passed the filter. */
+  examined: number;
+  rejected: Record<string, number>;
+}
+
+export interface ShareGptSample extends SampledDataset {
+  stats: ShareGptSampleStats;
+}
+
+/** Byte ranges of the eligible entries, packed: [start, end, index] per entry. */
+async function scanEligible(
+  options: ShareGptSampleOptions,
+): Promise<{ ranges: number[]; read: ShareGptReadStats; tooFewTurns: number }> {
+  const reader = new ShareGptReader(options.path, options.reader);
+  const ranges: number[] = [];
+  let tooFewTurns = 0;
+  for await (const element of reader) {
+    if (element.conversation.conversations.length < 2) {
+      tooFewTurns++;
+      continue;
+    }
+    ranges.push(element.start, element.end, element.index);
+  }
+  return { ranges, read: reader.stats, tooFewTurns };
+}
+
+export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<ShareGptSample> {
+  const limits = options.limits ?? SHAREGPT_LENGTH_LIMITS;
+  const { ranges, read, tooFewTurns } = await scanEligible(options);
+  const eligible = ranges.length / 3;
+  const order = Array.from({ length: eligible }, (_, i) => i);
+  new SeededRandom(hashSeed('sharegpt', options.seed)).shuffle(order);
+
+  const requests: SampleRequest[] = [];
+  const rejected: Record<string, number> = {};
+  let examined = 0;
+  const file = await open(options.path, 'r');
+  try {
+    for (const slot of order) {
+      if (requests.length >= options.numPrompts) break;
+      examined++;
+      const start = ranges[slot * 3] as number;
+      const end = ranges[slot * 3 + 1] as number;
+      const index = ranges[slot * 3 + 2] as number;
+      const conversation = await readShareGptElementAt(file, start, end, index);
+      if (typeof conversation === 'string') {
+        rejected[conversation] = (rejected[conversation] ?? 0) + 1;
+        continue;
+      }
+      const [first, second] = conversation.conversations;
+      if (first === undefined || second === undefined) continue; // cannot happen: filtered in pass 1
+      const promptTokens = options.tokenizer.count(first.value, { addSpecialTokens: true });
+      const outputTokens =
+        options.fixedOutputLen ?? options.tokenizer.count(second.value, { addSpecialTokens: true });
+      const why = lengthRejection(promptTokens, outputTokens, options.fixedOutputLen !== undefined, limits);
+      if (why !== undefined) {
+        rejected[why] = (rejected[why] ?? 0) + 1;
+        continue;
+      }
+      requests.push({ prompt: first.value, promptTokens, outputTokens, sourceId: conversation.id });
+    }
+  } finally {
+    await file.close();
+  }
+
+  const notes: string[] = [];
+  if (read.malformed > 0)
+    notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
+  if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
+  const oversampled = oversample(requests, options.numPrompts, options.seed, `ShareGPT file ${options.path}`);
+  if (oversampled !== undefined) notes.push(oversampled);
+  return { requests, notes, stats: { read, tooFewTurns, eligible, examined, rejected } };
+}
