@@ -183,7 +183,9 @@ export class Generation {
     this.truth.fault = `cut after ${this.sent} tokens`;
     this.truth.finishReason = undefined;
     this.end(now, 'abort');
-    this.res.destroy();
+    // end() on the socket sends what is buffered, then FIN, without the chunked terminator: the client gets the
+    // n tokens and then a premature close, as with an upstream that dies mid-answer. destroy() could drop them.
+    this.res.socket?.end();
   }
 
   private cancel(now: number): void {
