@@ -46,7 +46,9 @@ test('chat stream: role delta, content deltas, finish chunk, usage-only chunk, t
   assert.equal(usage['completion_tokens'], 6);
   assert.equal(usage['total_tokens'], (usage['prompt_tokens'] ?? 0) + 6);
   assert.equal(events[events.length - 1], '[DONE]');
-  const text = contents.map((c) => (c.choices[0]?.['delta'] as { content: string }).content).join('');
+  const text = contents
+    .map((c) => (c.choices[0]?.['delta'] as { content?: string } | undefined)?.content ?? '')
+    .join('');
   assert.equal(estimateTokens(text), 6, 'the built-in token rule counts the simulator output exactly');
 });
 
@@ -74,7 +76,7 @@ test('completions stream: text chunks, no role delta, finish and usage', async (
     assert.notEqual(chunk.choices[0]?.['text'], '');
   }
   assert.equal(events[4]?.choices[0]?.['finish_reason'], 'length');
-  assert.equal((events[5]?.['usage'] as Record<string, number>)['completion_tokens'], 4);
+  assert.equal((events[5]?.['usage'] as Record<string, number> | undefined)?.['completion_tokens'], 4);
 });
 
 test('non-streaming chat and completions bodies look like vLLM answers', async () => {
@@ -117,7 +119,9 @@ test('content as a list of text parts (the form vLLM benchmark sends) is accepte
     }),
   );
   const usage = (s: typeof asString) =>
-    ((payloads(s) as Chunk[]).find((e) => e['usage'])?.['usage'] as Record<string, number>)['prompt_tokens'];
+    ((payloads(s) as Chunk[]).find((e) => e['usage'])?.['usage'] as Record<string, number> | undefined)?.[
+      'prompt_tokens'
+    ];
   assert.equal(asParts.status, 200);
   assert.equal(usage(asParts), usage(asString));
 });
