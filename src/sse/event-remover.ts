@@ -71,13 +71,24 @@ export class SseEventRemover {
     }
 
     const pieces = this.#held.length > 0 ? [...this.#held, chunk] : [chunk];
+    this.#includeLfAfterCr(pieces, windowStart, windowEnd);
     const out = copyKept(pieces, windowStart, releaseEnd, drops);
-    const lastDropEnd = drops[drops.length - 1];
-    if (lastDropEnd === windowEnd && chunk[chunk.length - 1] === CR) this.#dropLeadingLf = true;
     this.#drops = [];
     this.#held = viewsFrom(pieces, windowStart, releaseEnd);
     this.#heldStart = releaseEnd;
     return out;
+  }
+
+  // An event's range stops at the CR of a closing CRLF (see SseEvent.endByte); its LF goes with it, whether it is
+  // in this chunk or opens the next one.
+  #includeLfAfterCr(pieces: readonly Uint8Array[], piecesStart: number, windowEnd: number): void {
+    const drops = this.#drops;
+    for (let i = 1; i < drops.length; i += 2) {
+      const end = drops[i] ?? 0;
+      if (byteAt(pieces, piecesStart, end - 1) !== CR) continue;
+      if (end === windowEnd) this.#dropLeadingLf = true;
+      else if (byteAt(pieces, piecesStart, end) === LF) drops[i] = end + 1;
+    }
   }
 
   /** Returns every byte still held back: an event cut off by the end of the stream is forwarded as it came. */
@@ -88,6 +99,15 @@ export class SseEventRemover {
     this.#heldStart = this.#offset;
     return out;
   }
+}
+
+function byteAt(pieces: readonly Uint8Array[], piecesStart: number, offset: number): number | undefined {
+  let pieceStart = piecesStart;
+  for (const piece of pieces) {
+    if (offset < pieceStart + piece.length) return piece[offset - pieceStart];
+    pieceStart += piece.length;
+  }
+  return undefined;
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

@@ -18,7 +18,11 @@ export interface SseEvent {
   readonly id: string | undefined;
   /** Stream offset of the first byte of the event's first field line (comment lines before it excluded). */
   readonly startByte: number;
-  /** Stream offset just past the blank line that dispatched it (past its LF too when CRLF arrived together). */
+  /**
+   * Stream offset just past the first line-end byte of the blank line that dispatched it. When that blank line
+   * ended in CRLF, the LF is not included: the event is dispatched on the CR, without waiting for what follows,
+   * so the range is the same however the stream was split.
+   */
   readonly endByte: number;
 }
 
@@ -94,6 +98,11 @@ export class SseParser {
     return NO_POSITION;
   }
 
+  /** Bytes of the event being assembled that the parser holds: never more than maxEventBytes. */
+  get bufferedBytes(): number {
+    return this.#eventBytes + this.#lineBytes;
+  }
+
   /**
    * Feeds the next bytes of the stream. Events completed by them are dispatched synchronously, in order.
    * The parser keeps views of `chunk` until its last line completes: do not modify a chunk after pushing it.
@@ -135,7 +144,7 @@ export class SseParser {
 
       const line = this.#completeLine(chunk.subarray(pos, lineEnd));
       pos = next;
-      this.#processLine(line, chunkOffset + next);
+      this.#processLine(line, chunkOffset + lineEnd + 1);
       if (this.overflowed) return;
       this.#lineStart = chunkOffset + next;
     }

@@ -1,0 +1,9 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CLASSIFIERS, classifierFor } from '../../src/measure/classifiers.js';
+
+test('each protocol is registered under its own name', () => {
+  assert.deepEqual([...CLASSIFIERS.keys()], ['openai-chat', 'openai-completions']);
+  assert.equal(classifierFor('openai-chat')?.protocol, 'openai-chat');
+  assert.equal(classifierFor('anthropic-messages'), undefined);
+});

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { deriveLatencies } from '../../src/measure/derive-latencies.js';
+import type { StreamTiming } from '../../src/measure/stream-timing.js';
+
+// Start 1000; first byte 1240; content events at 1250, 1260, 1275, 1300; 10 output tokens from usage; end 1310.
+const TIMING: StreamTiming = {
+  protocol: 'openai-chat',
+  firstByteMs: 1240,
+  firstContentMs: 1250,
+  lastContentMs: 1300,
+  endMs: 1310,
+  contentEvents: 4,
+  contentGaps: { count: 3, sumMs: 50, minMs: 10, maxMs: 25 },
+  chunkDetail: { atMs: [1250, 1260, 1275, 1300], chars: [3, 3, 3, 3], estimatedTokens: [2, 3, 2, 2] },
+  contentChars: 12,
+  estimatedOutputTokens: 9,
+  promptTokens: 20,
+  usageOutputTokens: 10,
+  outputTokens: 10,
+  outputTokensSource: 'usage',
+  finishReason: 'stop',
+  sawDone: true,
+  errorMessage: undefined,
+  overflowed: false,
+  endedMidEvent: false,
+  unparseableEvents: 0,
+  events: 6,
+  bytes: 900,
+  text: undefined,
+};
+
+test('TTFT, E2EL, TPOT and ITL as vLLM defines them, against hand-computed values', () => {
+  const latencies = deriveLatencies(TIMING, 1000);
+  assert.equal(latencies.ttfbMs, 240);
+  assert.equal(latencies.ttftMs, 250);
+  assert.equal(latencies.e2elMs, 300);
+  assert.equal(latencies.totalMs, 310);
+  // (300 - 250) / (10 - 1)
+  assert.equal(latencies.tpotMs, 50 / 9);
+  assert.equal(latencies.outputTokens, 10);
+  assert.equal(latencies.outputTokensSource, 'usage');
+  assert.equal(latencies.itlCount, 3);
+  assert.equal(latencies.itlMeanMs, 50 / 3);
+  assert.equal(latencies.itlMinMs, 10);
+  assert.equal(latencies.itlMaxMs, 25);
+  assert.deepEqual(latencies.itlSamplesMs, [10, 15, 25]);
+});
+
+test('TPOT needs more than one output token', () => {
+  for (const outputTokens of [0, 1]) {
+    assert.equal(deriveLatencies({ ...TIMING, outputTokens }, 1000).tpotMs, undefined);
+  }
+  assert.equal(deriveLatencies({ ...TIMING, outputTokens: 2 }, 1000).tpotMs, 50);
+});
+
+test('a stream without content has no TTFT, E2EL, TPOT or ITL', () => {
+  const latencies = deriveLatencies(
+    {
+      ...TIMING,
+      firstContentMs: undefined,
+      lastContentMs: undefined,
+      contentEvents: 0,
+      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0 },
+      chunkDetail: undefined,
+    },
+    1000,
+  );
+  assert.equal(latencies.ttftMs, undefined);
+  assert.equal(latencies.e2elMs, undefined);
+  assert.equal(latencies.tpotMs, undefined);
+  assert.equal(latencies.itlCount, 0);
+  assert.equal(latencies.itlMeanMs, undefined);
+  assert.equal(latencies.itlSamplesMs, undefined);
+});
+
+test('a single content event gives TTFT = E2EL and no ITL sample', () => {
+  const latencies = deriveLatencies(
+    {
+      ...TIMING,
+      lastContentMs: 1250,
+      contentEvents: 1,
+      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0 },
+      chunkDetail: { atMs: [1250], chars: [3], estimatedTokens: [3] },
+      outputTokens: 3,
+    },
+    1000,
+  );
+  assert.equal(latencies.ttftMs, 250);
+  assert.equal(latencies.e2elMs, 250);
+  assert.equal(latencies.tpotMs, 0);
+  assert.deepEqual(latencies.itlSamplesMs, []);
+});

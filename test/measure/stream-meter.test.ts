@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
+import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { estimateTokens } from '../../src/shared/token-estimate.js';
+import { bytes } from '../sse/collect-events.js';
+import {
+  CHAT_STREAM_BYTES,
+  CHAT_STREAM_PARTS,
+  CHAT_TEXT,
+  USAGE_EVENT_INDEX,
+} from '../sse/fixtures/recorded-chat-stream.js';
+import { chatChunk, delta } from './classify.js';
+
+// Feeds `parts` one per chunk, part i arriving at 100 + 10 * i ms; ends at 100 + 10 * parts.length.
+function meterParts(parts: readonly string[], keepChunkDetail = false): StreamMeter {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier, keepChunkDetail, keepText: true });
+  for (const [i, part] of parts.entries()) meter.onBytes(bytes(part), 100 + 10 * i);
+  meter.end(100 + 10 * parts.length);
+  return meter;
+}
+
+const sse = (data: string): string => `data: ${data}\n\n`;
+
+test('the recorded chat stream gives the hand-checked record', () => {
+  // Parts: ping@100, role-only@110, Hello@120, 世界@130, ping@140, 👍@150, Done@160, finish@170, usage@180, [DONE]@190.
+  const timing = meterParts(CHAT_STREAM_PARTS, true).result();
+  assert.deepEqual(timing, {
+    protocol: 'openai-chat',
+    firstByteMs: 100,
+    firstContentMs: 120,
+    lastContentMs: 160,
+    endMs: 200,
+    contentEvents: 4,
+    contentGaps: { count: 3, sumMs: 40, minMs: 10, maxMs: 20 },
+    chunkDetail: { atMs: [120, 130, 150, 160], chars: [5, 4, 6, 5], estimatedTokens: [1, 3, 3, 1] },
+    contentChars: CHAT_TEXT.length,
+    estimatedOutputTokens: estimateTokens(CHAT_TEXT),
+    promptTokens: 12,
+    usageOutputTokens: 7,
+    outputTokens: 7,
+    outputTokensSource: 'usage',
+    finishReason: 'stop',
+    sawDone: true,
+    errorMessage: undefined,
+    overflowed: false,
+    endedMidEvent: false,
+    unparseableEvents: 0,
+    events: 8,
+    bytes: CHAT_STREAM_BYTES.length,
+    text: CHAT_TEXT,
+  });
+});
+
+test('a role-only first delta, however early, is not the first token', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier });
+  meter.onBytes(bytes(sse(chatChunk([delta({ role: 'assistant', content: '' })]))), 5);
+  meter.onBytes(bytes(sse(chatChunk([delta({ content: '' })]))), 6);
+  assert.equal(meter.result().firstContentMs, undefined);
+  meter.onBytes(bytes(sse(chatChunk([delta({ content: 'Hi' })]))), 300);
+  assert.equal(meter.result().firstContentMs, 300);
+  assert.equal(meter.result().contentEvents, 1);
+});
+
+test('the usage chunk and [DONE] never count as content or move the last content time', () => {
+  // The usage chunk alone, then [DONE], each long after the last content.
+  const usageOnly = CHAT_STREAM_PARTS[USAGE_EVENT_INDEX + 2] ?? '';
+  assert.match(usageOnly, /"choices":\[\],"usage":\{/);
+  const timing = meterParts([sse(chatChunk([delta({ content: 'a' })])), usageOnly, sse('[DONE]')]).result();
+  assert.equal(timing.firstContentMs, 100);
+  assert.equal(timing.lastContentMs, 100);
+  assert.equal(timing.contentEvents, 1);
+  assert.equal(timing.usageOutputTokens, 7);
+  assert.equal(timing.sawDone, true);
+});
+
+test('without a usage chunk, output tokens come from the estimate, and say so', () => {
+  const parts = CHAT_STREAM_PARTS.filter((part) => !part.includes('"usage":{'));
+  const timing = meterParts(parts).result();
+  assert.equal(timing.usageOutputTokens, undefined);
+  assert.equal(timing.promptTokens, undefined);
+  assert.equal(timing.outputTokens, estimateTokens(CHAT_TEXT));
+  assert.equal(timing.outputTokensSource, 'estimate');
+});
+
+test('several events completed by one chunk share its arrival time: one ITL sample of 0 each', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier });
+  const three = ['a', 'b', 'c'].map((text) => sse(chatChunk([delta({ content: text })]))).join('');
+  meter.onBytes(bytes(three), 40);
+  assert.deepEqual(meter.result().contentGaps, { count: 2, sumMs: 0, minMs: 0, maxMs: 0 });
+});
+
+test('an event is stamped with the arrival of the chunk that completes it', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier });
+  const event = sse(chatChunk([delta({ content: 'late' })]));
+  meter.onBytes(bytes(event.slice(0, 20)), 10);
+  meter.onBytes(bytes(event.slice(20)), 25);
+  assert.equal(meter.result().firstContentMs, 25);
+  assert.equal(meter.result().firstByteMs, 10);
+});
+
+test('at every split point of the recorded stream the record is the same', () => {
+  const whole = new StreamMeter({ classifier: openAiChatClassifier });
+  whole.onBytes(CHAT_STREAM_BYTES, 1);
+  whole.end(2);
+  for (let cut = 0; cut <= CHAT_STREAM_BYTES.length; cut++) {
+    const meter = new StreamMeter({ classifier: openAiChatClassifier });
+    meter.onBytes(CHAT_STREAM_BYTES.subarray(0, cut), 1);
+    meter.onBytes(CHAT_STREAM_BYTES.subarray(cut), 1);
+    meter.end(2);
+    assert.deepEqual(meter.result(), whole.result(), `split at byte ${cut}`);
+  }
+});
+
+test('an error event in a 200 stream is captured; bad JSON is counted', () => {
+  const timing = meterParts([
+    sse(chatChunk([delta({ content: 'partial' })])),
+    sse('{not json'),
+    sse(JSON.stringify({ error: { message: 'upstream overloaded', code: 503 } })),
+  ]).result();
+  assert.equal(timing.errorMessage, 'upstream overloaded');
+  assert.equal(timing.unparseableEvents, 1);
+  assert.equal(timing.sawDone, false);
+  assert.equal(timing.contentEvents, 1);
+});
+
+test('an oversized event sets overflowed; a stream cut inside an event sets endedMidEvent', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier, maxEventBytes: 1000 });
+  meter.onBytes(bytes(sse(chatChunk([delta({ content: 'x'.repeat(2000) })]))), 1);
+  meter.end(2);
+  assert.equal(meter.result().overflowed, true);
+  assert.equal(meter.result().contentEvents, 0);
+
+  const cut = meterParts([sse(chatChunk([delta({ content: 'a' })])), 'data: {"choi']).result();
+  assert.equal(cut.endedMidEvent, true);
+  assert.equal(cut.overflowed, false);
+});
+
+test('without keepChunkDetail or keepText nothing grows with the stream', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier });
+  meter.onBytes(CHAT_STREAM_BYTES, 1);
+  const timing = meter.result();
+  assert.equal(timing.chunkDetail, undefined);
+  assert.equal(timing.text, undefined);
+});
