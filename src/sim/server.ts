@@ -149,6 +149,12 @@ async function handle(state: SimulatorState, req: IncomingMessage, res: ServerRe
         : sendJson(res, 404, openAIError('no such request id', 'not_found', null));
     }
   }
+  if (req.method === 'DELETE' && path === '/sim/stats') {
+    // Lets a benchmark measure steady state: reset once every stream is open, read again at the end.
+    state.lateness.reset();
+    res.writeHead(204).end();
+    return;
+  }
   const endpoint: Endpoint | undefined =
     path === '/v1/chat/completions'
       ? 'chat'
