@@ -1,5 +1,6 @@
 import type { Command } from './command.js';
+import { demoCommand } from './demo-command.js';
 import { simCommand } from './sim-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
-export const commands: readonly Command[] = [simCommand];
+export const commands: readonly Command[] = [demoCommand, simCommand];

@@ -84,3 +84,10 @@ test('tokenmeter sim --config reads a JSON file; flags override it; bad files ar
     await stopCli(busy.child);
   }
 });
+
+test('tokenmeter demo streams an answer from the embedded simulator and prints its timings', async () => {
+  const res = await runCli(['demo']);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stdout, /listening on http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(res.stdout, /TTFT \d+\.\d ms, TPOT \d+\.\d ms, 60 output tokens \(from usage\)/);
+});
