@@ -1,0 +1,64 @@
+// Measurement plugin: gives every request its measurement when it arrives and finalizes it exactly once, when
+// the response closes. Finalizing on `reply.raw` 'close' (not Fastify's onResponse, which never fires for a
+// cut stream) is what makes aborted and truncated requests produce a record too.
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { GatewayContext } from '../src/gateway/context.js';
+import '../src/gateway/fastify-types.js';
+import { RequestMeasurement } from '../src/gateway/measurement.js';
+
+export interface MeasurementPluginOptions {
+  readonly context: GatewayContext;
+}
+
+const CLIENT_GONE = Object.assign(new Error('the client closed the connection'), { code: 'TOKENMETER_CLIENT_GONE' });
+
+function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
+  const m = request.measurement;
+  const raw = reply.raw;
+  m.endAt = performance.now();
+  if (m.totalTimer !== null) clearTimeout(m.totalTimer);
+  if (!raw.writableFinished && m.outcome === null) m.outcome = 'client_abort';
+  // Abort whatever still runs upstream: the client is gone or the response is complete, so it is wasted work.
+  if (!raw.writableFinished) m.abortController?.abort(CLIENT_GONE);
+  m.meter?.end(m.endAt);
+  if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
+  context.inFlight--;
+  const record = m.toRecord(context.config.recordGaps);
+  for (const listener of context.recordListeners) listener(record, m);
+  request.log.info(
+    {
+      outcome: record.outcome,
+      status: record.status,
+      method: record.method,
+      path: record.pathAsked,
+      upstream: record.upstream,
+      model: record.modelAsked,
+      ttftMs: record.ttftMs,
+      e2eMs: record.e2eMs,
+      completionTokens: record.completionTokens,
+      overheadMs: record.gatewayOverheadMs,
+      ...(record.error === null ? {} : { error: record.error }),
+    },
+    'request finished',
+  );
+}
+
+async function measurementPlugin(fastify: FastifyInstance, options: MeasurementPluginOptions): Promise<void> {
+  const { context } = options;
+  fastify.decorateRequest('measurement', null as unknown as RequestMeasurement);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const m = new RequestMeasurement(request.id, performance.now());
+    m.method = request.method;
+    const query = request.url.indexOf('?');
+    m.pathAsked = query >= 0 ? request.url.slice(0, query) : request.url;
+    request.measurement = m;
+    context.inFlight++;
+    for (const listener of context.requestListeners) listener();
+    reply.raw.once('close', () => finalize(context, request, reply));
+    done();
+  });
+}
+
+export default fp(measurementPlugin, { name: 'tokenmeter-measurement', fastify: '5.x' });

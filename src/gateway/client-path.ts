@@ -1,0 +1,94 @@
+// Client paths are canonicalized to one form, `/v1/<endpoint>`, whatever base URL the client was given. Each fix
+// gets a stable pattern name (counted in a metric, logged once with a hint) so users can correct their clients.
+// Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
+// escape the upstream's API prefix even if the upstream decodes percent-escapes again.
+
+/** Endpoints accepted without the `/v1` prefix; under `/v1/` any endpoint passes through. */
+export const KNOWN_ENDPOINTS: readonly string[] = ['chat/completions', 'completions', 'embeddings', 'models'];
+/** Endpoints whose responses are timed token by token. */
+const TIMED_ENDPOINTS = new Set(['chat/completions', 'completions']);
+
+export type PathFix = 'api_prefix' | 'missing_v1' | 'doubled_v1' | 'doubled_slash' | 'trailing_slash';
+
+export const PATH_FIX_HINTS: Readonly<Record<PathFix, string>> = {
+  api_prefix:
+    "your client's base URL has /api: the gateway serves /v1 directly; set the base URL to http://HOST:PORT/v1",
+  missing_v1: "your client's base URL lacks /v1: set it to http://HOST:PORT/v1",
+  doubled_v1: 'your base URL ends in /v1 and your client adds /v1 again: drop /v1 from one of them',
+  doubled_slash: 'your base URL ends in / and your client adds another: drop the trailing slash',
+  trailing_slash: 'the path ends in /: drop the trailing slash',
+};
+
+export type CanonicalPath =
+  | {
+      readonly kind: 'api';
+      /** `chat/completions`, `models/x`, ...: what follows `/v1/`, segments kept as the client encoded them. */
+      readonly endpoint: string;
+      readonly timed: boolean;
+      readonly fixes: readonly PathFix[];
+    }
+  | { readonly kind: 'outside' }
+  | { readonly kind: 'traversal' };
+
+function decodeFully(segment: string): string | undefined {
+  let current = segment;
+  // Up to three rounds catches double and triple encoding (`%252e`) without looping on hostile input.
+  for (let round = 0; round < 3; round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return undefined;
+    }
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}
+
+function isTraversal(segment: string): boolean {
+  const decoded = decodeFully(segment);
+  if (decoded === undefined) return true;
+  return decoded.split(/[/\\]/).some((part) => part === '.' || part === '..');
+}
+
+/** `rawUrl` is the request target as received: origin-form or absolute-form (whose host is ignored). */
+export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
+  let path = rawUrl;
+  const query = path.indexOf('?');
+  if (query >= 0) path = path.slice(0, query);
+  // Absolute-form (`POST http://host/v1/...`): only the path counts; the host never selects an upstream.
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
+  if (scheme) path = path.slice(scheme[0].length);
+  if (path.includes('\\')) return { kind: 'traversal' };
+  const segments = path.split('/');
+  const fixes: PathFix[] = [];
+  const kept: string[] = [];
+  for (let i = 1; i < segments.length; i++) {
+    const segment = segments[i] ?? '';
+    if (segment === '') {
+      if (i === segments.length - 1) fixes.push('trailing_slash');
+      else if (!fixes.includes('doubled_slash')) fixes.push('doubled_slash');
+      continue;
+    }
+    if (isTraversal(segment)) return { kind: 'traversal' };
+    kept.push(segment);
+  }
+  let start = 0;
+  if (kept[0] === 'api') {
+    fixes.push('api_prefix');
+    start = 1;
+  }
+  let v1Count = 0;
+  while (kept[start + v1Count] === 'v1') v1Count++;
+  const endpoint = kept.slice(start + v1Count).join('/');
+  if (endpoint === '') return { kind: 'outside' };
+  if (v1Count === 0) {
+    if (!KNOWN_ENDPOINTS.includes(endpoint) && !KNOWN_ENDPOINTS.some((e) => endpoint.startsWith(`${e}/`))) {
+      return { kind: 'outside' };
+    }
+    if (start === 0) fixes.push('missing_v1');
+  }
+  if (v1Count > 1) fixes.push('doubled_v1');
+  return { kind: 'api', endpoint, timed: TIMED_ENDPOINTS.has(endpoint), fixes };
+}

@@ -1,0 +1,152 @@
+// Turns the validated configuration into what the gateway runs on: base URLs normalized, upstream keys read from
+// their variable or file (a missing key is a start-up error naming the variable), CA bundles loaded, gateway
+// keys parsed, defaults applied. Done once at start; the result is frozen.
+import { readFile } from 'node:fs/promises';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_INJECT_USAGE,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_METRICS_MAX_MODELS,
+  DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  DEFAULT_TIMEOUTS,
+  type GatewayConfigInput,
+  type ModelInput,
+  type TimeoutsInput,
+  type UpstreamInput,
+} from './config.js';
+import { type GatewayKey, parseGatewayKey } from './gateway-keys.js';
+import { normalizeUpstreamBase, type UpstreamBase } from './upstream-url.js';
+
+export interface ResolvedUpstream {
+  readonly name: string;
+  readonly base: UpstreamBase;
+  /** Never logged, never recorded. */
+  readonly key: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeouts: Required<TimeoutsInput>;
+  readonly ca: string | null;
+  readonly maxConnections: number;
+  readonly models: readonly ModelInput[];
+  readonly isDefault: boolean;
+}
+
+export interface GatewayConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly upstreams: readonly ResolvedUpstream[];
+  readonly gatewayKeys: readonly GatewayKey[];
+  readonly recordsFile: string | null;
+  readonly recordGaps: boolean;
+  readonly injectUsage: boolean;
+  readonly maxBodyBytes: number;
+  readonly shutdownGraceMs: number;
+  readonly metricsMaxModels: number;
+  readonly logLevel: string;
+  /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
+  readonly warnings: readonly string[];
+}
+
+async function readText(path: string, field: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new UserFacingError(
+      `${field}: cannot read '${path}' (${code}); check the path and its permissions`,
+    );
+  }
+}
+
+async function resolveKey(
+  u: UpstreamInput,
+  field: string,
+  env: NodeJS.ProcessEnv,
+  warnings: string[],
+): Promise<string | null> {
+  const sources = [u.keyEnv, u.keyFile, u.key].filter((s) => s !== undefined).length;
+  if (sources > 1) throw new UserFacingError(`${field}: set only one of keyEnv, keyFile and key`);
+  if (u.keyEnv !== undefined) {
+    const value = env[u.keyEnv]?.trim();
+    if (!value) {
+      throw new UserFacingError(
+        `upstream '${u.name}' takes its key from the environment variable ${u.keyEnv}, which is ${
+          env[u.keyEnv] === undefined ? 'not set' : 'empty'
+        }: export ${u.keyEnv}=<key>, or declare the upstream keyless`,
+      );
+    }
+    return value;
+  }
+  if (u.keyFile !== undefined) {
+    const value = (await readText(u.keyFile, `${field}.keyFile`)).trim();
+    if (value === '') throw new UserFacingError(`${field}.keyFile: '${u.keyFile}' is empty`);
+    return value;
+  }
+  if (u.key !== undefined) {
+    warnings.push(`upstream '${u.name}': its key is written in the configuration; prefer keyEnv or keyFile`);
+    return u.key;
+  }
+  if (u.keyless === true) {
+    warnings.push(
+      `upstream '${u.name}' is declared keyless: requests are sent without an Authorization header`,
+    );
+    return null;
+  }
+  throw new UserFacingError(
+    `${field}: upstream '${u.name}' has no key: set keyEnv (an environment variable name) or keyFile, or "keyless": true`,
+  );
+}
+
+export async function resolveConfig(
+  input: GatewayConfigInput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GatewayConfig> {
+  const warnings: string[] = [];
+  const onlyOne = input.upstreams.length === 1;
+  const upstreams: ResolvedUpstream[] = [];
+  for (const [i, u] of input.upstreams.entries()) {
+    const field = `upstreams[${i}]`;
+    upstreams.push({
+      name: u.name,
+      base: normalizeUpstreamBase(u.baseUrl, `${field}.baseUrl`),
+      key: await resolveKey(u, field, env, warnings),
+      headers: Object.fromEntries(Object.entries(u.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      timeouts: { ...DEFAULT_TIMEOUTS, ...u.timeouts },
+      ca: u.caFile === undefined ? null : await readText(u.caFile, `${field}.caFile`),
+      maxConnections: u.maxConnections ?? 0,
+      models: u.models ?? [],
+      isDefault: u.default === true || onlyOne,
+    });
+  }
+  const rawKeys = [...(input.gatewayKeys ?? [])];
+  if (input.gatewayKeysEnv !== undefined) {
+    const fromEnv = env[input.gatewayKeysEnv];
+    if (!fromEnv?.trim()) {
+      throw new UserFacingError(
+        `gatewayKeysEnv names ${input.gatewayKeysEnv}, which is not set or empty: export it or remove the setting`,
+      );
+    }
+    rawKeys.push(
+      ...fromEnv
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== ''),
+    );
+  }
+  const config: GatewayConfig = {
+    host: input.host ?? DEFAULT_HOST,
+    port: input.port ?? DEFAULT_PORT,
+    upstreams,
+    gatewayKeys: rawKeys.map((k, i) => parseGatewayKey(k, `gatewayKeys[${i}]`)),
+    recordsFile: input.records?.file ?? null,
+    recordGaps: input.records?.gaps ?? false,
+    injectUsage: input.injectUsage ?? DEFAULT_INJECT_USAGE,
+    maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    metricsMaxModels: input.metricsMaxModels ?? DEFAULT_METRICS_MAX_MODELS,
+    logLevel: input.logLevel ?? 'info',
+    warnings,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,152 @@
+// Checks a parsed configuration object field by field, once at start, and names the bad field in every message
+// (`upstreams[1].timeouts.idleMs must be a positive number`), with "did you mean" for misspelled keys.
+import { nearestNames } from '../shared/nearest-names.js';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import { type GatewayConfigInput, LOG_LEVELS } from './config.js';
+
+type Json = Record<string, unknown>;
+
+const TOP_KEYS = [
+  'host',
+  'port',
+  'upstreams',
+  'gatewayKeys',
+  'gatewayKeysEnv',
+  'records',
+  'injectUsage',
+  'maxBodyBytes',
+  'shutdownGraceMs',
+  'metricsMaxModels',
+  'logLevel',
+];
+const UPSTREAM_KEYS = [
+  'name',
+  'baseUrl',
+  'keyEnv',
+  'keyFile',
+  'key',
+  'keyless',
+  'headers',
+  'timeouts',
+  'caFile',
+  'maxConnections',
+  'models',
+  'default',
+];
+const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
+
+function fail(field: string, message: string): never {
+  throw new UserFacingError(`config ${field} ${message}`);
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkKeys(value: Json, allowed: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) {
+    if (allowed.includes(key)) continue;
+    const near = nearestNames(key, allowed);
+    const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : ` (known: ${allowed.join(', ')})`;
+    fail(`${field}${field === '' ? '' : '.'}${key}`.replace(/^\./, ''), `is not a known setting${hint}`);
+  }
+}
+
+function optional(value: Json, key: string, type: 'string' | 'boolean' | 'number', field: string): void {
+  const v = value[key];
+  if (v === undefined) return;
+  if (typeof v !== type) fail(`${field}${key}`, `must be a ${type} (got ${JSON.stringify(v)})`);
+  if (type === 'number' && (!Number.isFinite(v) || (v as number) < 0)) {
+    fail(`${field}${key}`, `must be a number >= 0 (got ${JSON.stringify(v)})`);
+  }
+  if (type === 'string' && v === '') fail(`${field}${key}`, 'must not be empty');
+}
+
+function checkUpstream(value: unknown, index: number): void {
+  const field = `upstreams[${index}].`;
+  if (!isObject(value)) fail(`upstreams[${index}]`, 'must be an object with at least name and baseUrl');
+  checkKeys(value, UPSTREAM_KEYS, `upstreams[${index}]`);
+  if (typeof value['name'] !== 'string' || !/^[\w.-]{1,64}$/.test(value['name'])) {
+    fail(`${field}name`, 'must be 1-64 letters, digits, dots, dashes or underscores');
+  }
+  if (typeof value['baseUrl'] !== 'string') fail(`${field}baseUrl`, 'must be a URL string');
+  for (const key of ['keyEnv', 'keyFile', 'key', 'caFile']) optional(value, key, 'string', field);
+  for (const key of ['keyless', 'default']) optional(value, key, 'boolean', field);
+  optional(value, 'maxConnections', 'number', field);
+  const headers = value['headers'];
+  if (headers !== undefined) {
+    if (!isObject(headers)) fail(`${field}headers`, 'must be an object of header names to string values');
+    for (const [name, v] of Object.entries(headers)) {
+      if (typeof v !== 'string') fail(`${field}headers.${name}`, 'must be a string');
+    }
+  }
+  const timeouts = value['timeouts'];
+  if (timeouts !== undefined) {
+    if (!isObject(timeouts)) fail(`${field}timeouts`, 'must be an object');
+    checkKeys(timeouts, TIMEOUT_KEYS, `${field}timeouts`);
+    for (const key of TIMEOUT_KEYS) {
+      const v = timeouts[key];
+      if (v !== undefined && (typeof v !== 'number' || !(v > 0))) {
+        fail(
+          `${field}timeouts.${key}`,
+          `must be a positive number of milliseconds (got ${JSON.stringify(v)})`,
+        );
+      }
+    }
+  }
+  const models = value['models'];
+  if (models !== undefined) {
+    if (!Array.isArray(models)) fail(`${field}models`, 'must be an array');
+    models.forEach((m: unknown, i) => {
+      if (typeof m === 'string' && m !== '') return;
+      if (isObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') return;
+      fail(`${field}models[${i}]`, 'must be a model name or {"alias": "...", "id": "..."}');
+    });
+  }
+}
+
+export function validateConfig(raw: unknown): GatewayConfigInput {
+  if (!isObject(raw)) fail('', 'must be a JSON object');
+  checkKeys(raw, TOP_KEYS, '');
+  optional(raw, 'host', 'string', '');
+  optional(raw, 'port', 'number', '');
+  if (typeof raw['port'] === 'number' && (!Number.isInteger(raw['port']) || raw['port'] > 65535)) {
+    fail('port', 'must be an integer from 0 to 65535');
+  }
+  for (const key of ['maxBodyBytes', 'shutdownGraceMs', 'metricsMaxModels']) optional(raw, key, 'number', '');
+  optional(raw, 'injectUsage', 'boolean', '');
+  optional(raw, 'gatewayKeysEnv', 'string', '');
+  const level = raw['logLevel'];
+  if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
+    fail('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const keys = raw['gatewayKeys'];
+  if (keys !== undefined && (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === ''))) {
+    fail('gatewayKeys', 'must be an array of non-empty strings (plain keys or sha256:<hex>)');
+  }
+  const records = raw['records'];
+  if (records !== undefined) {
+    if (!isObject(records)) fail('records', 'must be an object');
+    checkKeys(records, ['file', 'gaps'], 'records');
+    optional(records, 'file', 'string', 'records.');
+    optional(records, 'gaps', 'boolean', 'records.');
+  }
+  const upstreams = raw['upstreams'];
+  if (!Array.isArray(upstreams) || upstreams.length === 0) {
+    fail(
+      'upstreams',
+      'must list at least one upstream ({"name": "vllm", "baseUrl": "http://127.0.0.1:8000/v1"})',
+    );
+  }
+  upstreams.forEach(checkUpstream);
+  const names = new Set<string>();
+  upstreams.forEach((u: Json, i) => {
+    const name = u['name'] as string;
+    if (names.has(name)) fail(`upstreams[${i}].name`, `repeats '${name}': names must be unique`);
+    names.add(name);
+  });
+  if (upstreams.filter((u: Json) => u['default'] === true).length > 1) {
+    fail('upstreams', 'may mark only one upstream as default');
+  }
+  return raw as unknown as GatewayConfigInput;
+}

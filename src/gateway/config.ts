@@ -1,0 +1,73 @@
+// The gateway's configuration: the shape users write (tokenmeter.config.json, flags, environment) and the
+// defaults. Validation lives in config-validate.ts, key and file resolution in config-resolve.ts.
+
+export interface TimeoutsInput {
+  /** TCP (and TLS) connection set-up. */
+  readonly connectMs?: number;
+  /** From sending the request to the upstream's response headers (non-streamed answers arrive whole here). */
+  readonly headersMs?: number;
+  /** Longest silence between two body chunks (a long prefill under load sits here). */
+  readonly idleMs?: number;
+  /** Whole request, first byte in to last byte out. */
+  readonly totalMs?: number;
+}
+
+export type ModelInput = string | { readonly alias: string; readonly id: string };
+
+export interface UpstreamInput {
+  readonly name: string;
+  readonly baseUrl: string;
+  /** Environment variable holding the upstream key. */
+  readonly keyEnv?: string;
+  /** File holding the upstream key (trailing whitespace ignored). */
+  readonly keyFile?: string;
+  /** The key itself: discouraged (it ends up in backups and repositories); prefer keyEnv or keyFile. */
+  readonly key?: string;
+  /** Declares that this upstream takes no key (a local vLLM started without --api-key). */
+  readonly keyless?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeouts?: TimeoutsInput;
+  /** PEM file of CA certificates trusted for this upstream, in addition to the system's. */
+  readonly caFile?: string;
+  /** Maximum connections to this upstream; 0 = unlimited (long streams never queue inside the HTTP client). */
+  readonly maxConnections?: number;
+  readonly models?: readonly ModelInput[];
+  /** Requests for models no upstream lists go here. */
+  readonly default?: boolean;
+}
+
+export interface GatewayConfigInput {
+  readonly host?: string;
+  readonly port?: number;
+  readonly upstreams: readonly UpstreamInput[];
+  /** Keys clients must present (plain, or `sha256:<hex>`); none = open gateway. */
+  readonly gatewayKeys?: readonly string[];
+  /** Environment variable holding more gateway keys, comma-separated. */
+  readonly gatewayKeysEnv?: string;
+  readonly records?: {
+    readonly file?: string;
+    /** Also write every inter-chunk gap of each request. */
+    readonly gaps?: boolean;
+  };
+  /** Ask streamed requests for usage (and hide the extra chunk from the client). */
+  readonly injectUsage?: boolean;
+  readonly maxBodyBytes?: number;
+  readonly shutdownGraceMs?: number;
+  /** Most distinct model names used as metric labels; further names are labelled `other`. */
+  readonly metricsMaxModels?: number;
+  readonly logLevel?: string;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_TIMEOUTS: Required<TimeoutsInput> = {
+  connectMs: 10_000,
+  headersMs: 300_000,
+  idleMs: 120_000,
+  totalMs: 1_800_000,
+};
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+export const DEFAULT_METRICS_MAX_MODELS = 50;
+export const DEFAULT_INJECT_USAGE = true;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,0 +1,132 @@
+// The one table of errors the gateway itself originates. Every entry answers in OpenAI's error format
+// (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
+// and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
+import type { Outcome } from './record.js';
+
+interface ErrorSpec {
+  readonly status: number;
+  readonly type: string;
+  readonly outcome: Outcome;
+}
+
+export const GATEWAY_ERRORS = {
+  path_not_found: { status: 404, type: 'invalid_request_error', outcome: 'rejected' },
+  path_traversal: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  model_not_found: { status: 404, type: 'invalid_request_error', outcome: 'rejected' },
+  invalid_request_body: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  request_too_large: { status: 413, type: 'invalid_request_error', outcome: 'rejected' },
+  missing_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },
+  invalid_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },
+  upstream_refused: { status: 502, type: 'upstream_error', outcome: 'upstream_unreachable' },
+  upstream_reset: { status: 502, type: 'upstream_error', outcome: 'upstream_unreachable' },
+  upstream_dns: { status: 502, type: 'upstream_error', outcome: 'upstream_unreachable' },
+  upstream_tls: { status: 502, type: 'upstream_error', outcome: 'upstream_unreachable' },
+  upstream_bad_response: { status: 502, type: 'upstream_error', outcome: 'upstream_unreachable' },
+  upstream_connect_timeout: { status: 504, type: 'upstream_error', outcome: 'upstream_timeout' },
+  upstream_headers_timeout: { status: 504, type: 'upstream_error', outcome: 'upstream_timeout' },
+  upstream_total_timeout: { status: 504, type: 'upstream_error', outcome: 'upstream_timeout' },
+  shutting_down: { status: 503, type: 'server_error', outcome: 'rejected' },
+  internal_error: { status: 500, type: 'server_error', outcome: 'rejected' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+
+/** A gateway-originated error: the code picks status, type and outcome; the message is for the user. */
+export class GatewayError extends Error {
+  override readonly name = 'GatewayError';
+  readonly status: number;
+  readonly outcome: Outcome;
+  constructor(
+    readonly code: GatewayErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.status = GATEWAY_ERRORS[code].status;
+    this.outcome = GATEWAY_ERRORS[code].outcome;
+  }
+
+  toBody(): string {
+    return JSON.stringify({
+      error: { message: this.message, type: GATEWAY_ERRORS[this.code].type, code: this.code },
+    });
+  }
+}
+
+const TLS_CODE = /^ERR_TLS|CERT|SELF_SIGNED|UNABLE_TO_/;
+
+interface UpstreamLike {
+  readonly name: string;
+  readonly base: { readonly display: string };
+}
+
+/**
+ * Maps a failure of the upstream request (undici error codes) to the client-facing error. `timeoutReason`
+ * is set when the gateway itself aborted the request because its total time ran out.
+ */
+export function upstreamFailure(upstream: UpstreamLike, cause: unknown): GatewayError {
+  const where = `upstream '${upstream.name}' at ${upstream.base.display}`;
+  const code = errorCode(cause);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new GatewayError('upstream_refused', `${where} refused the connection: is it running?`, {
+        cause,
+      });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new GatewayError('upstream_dns', `${where}: its host name does not resolve; check the URL`, {
+        cause,
+      });
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new GatewayError(
+        'upstream_connect_timeout',
+        `${where} did not accept a connection in time: is the host reachable?`,
+        { cause },
+      );
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new GatewayError(
+        'upstream_headers_timeout',
+        `${where} did not answer in time: it may be overloaded; retry later or raise timeouts.headersMs`,
+        { cause },
+      );
+    case 'TOKENMETER_TOTAL_TIMEOUT':
+      return new GatewayError(
+        'upstream_total_timeout',
+        `${where} did not finish within timeouts.totalMs; raise it for long generations`,
+        { cause },
+      );
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return new GatewayError(
+        'upstream_reset',
+        `${where} closed the connection before answering; check its logs`,
+        {
+          cause,
+        },
+      );
+    default:
+      if (typeof code === 'string' && TLS_CODE.test(code)) {
+        return new GatewayError(
+          'upstream_tls',
+          `${where}: its TLS certificate could not be verified (${code}); set tls.caFile for a private CA`,
+          { cause },
+        );
+      }
+      return new GatewayError(
+        'upstream_bad_response',
+        `${where} failed: the request could not be completed; check its logs`,
+        {
+          cause,
+        },
+      );
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause === undefined || cause === error ? undefined : errorCode(cause);
+}

@@ -1,0 +1,142 @@
+// Forwards the upstream's response to the client byte for byte, chunk by chunk as it arrives, while the stream
+// meter watches the same bytes on the side. Backpressure: when the client's socket is full, the upstream body is
+// paused (and with it undici's socket read) until the client drains, so a slow client slows the upstream read
+// instead of growing memory. An upstream cut or timeout mid-stream cuts the client's stream too, so the client
+// never mistakes a partial answer for a complete one.
+import type { OutgoingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { classifierFor } from '../measure/classifiers.js';
+import { StreamMeter } from '../measure/stream-meter.js';
+import { errorCode } from './errors.js';
+import { readJsonAnswer } from './json-answer.js';
+
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly stream: Readable;
+}
+
+/** Non-streamed bodies are kept (for usage and error text) up to this size; bigger ones pass unread. */
+const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
+
+const PROTOCOL_BY_ENDPOINT: Readonly<Record<string, string>> = {
+  'chat/completions': 'openai-chat',
+  completions: 'openai-completions',
+};
+
+export interface ForwardOptions {
+  readonly endpoint: string;
+  readonly keepChunkDetail: boolean;
+  readonly idleMs: number;
+}
+
+export function forwardResponse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  res: UpstreamResponse,
+  options: ForwardOptions,
+): void {
+  const m = request.measurement;
+  const body = res.stream;
+  const raw = reply.raw;
+  m.status = res.statusCode;
+  if (Number.isNaN(m.headersAt)) m.headersAt = performance.now();
+  const contentType = String(res.headers['content-type'] ?? '');
+  const protocol = PROTOCOL_BY_ENDPOINT[options.endpoint];
+  const classifier = protocol === undefined ? undefined : classifierFor(protocol);
+  const sse = contentType.startsWith('text/event-stream');
+  let meter: StreamMeter | null = null;
+  if (sse && classifier !== undefined) {
+    meter = new StreamMeter({
+      classifier,
+      keepChunkDetail: options.keepChunkDetail,
+      removeUsageOnlyEvents: m.usageInjected,
+    });
+    m.meter = meter;
+  }
+  if (m.usageInjected && meter !== null) reply.removeHeader('content-length');
+  const kept: Buffer[] | null = sse ? null : [];
+  let keptBytes = 0;
+
+  reply.hijack();
+  raw.writeHead(res.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
+  // Send the headers now, not with the first body chunk: the client's TTFB is the upstream's.
+  raw.flushHeaders();
+
+  const resume = (): void => {
+    body.resume();
+  };
+  body.on('data', (chunk: Buffer) => {
+    const at = performance.now();
+    const out = meter === null ? chunk : meter.onBytes(chunk, at);
+    if (kept !== null && keptBytes + chunk.length <= MAX_KEPT_BODY_BYTES) {
+      kept.push(chunk);
+      keptBytes += chunk.length;
+    }
+    if (out.length > 0 && !raw.write(out)) {
+      body.pause();
+      raw.once('drain', resume);
+    }
+    m.forwardingMs += performance.now() - at;
+  });
+  body.once('end', () => {
+    const at = performance.now();
+    if (meter !== null) {
+      const rest = meter.end(at);
+      if (rest.length > 0) raw.write(rest);
+    }
+    settleOutcome(request, res.statusCode, kept, keptBytes);
+    raw.end();
+  });
+  body.once('error', (error: Error) => {
+    meter?.end(performance.now());
+    if (m.outcome === null) {
+      const code = errorCode(error);
+      if (code === 'UND_ERR_BODY_TIMEOUT') {
+        m.outcome = 'upstream_timeout';
+        m.error = `upstream '${m.upstream}' sent nothing for ${options.idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
+      } else if (code === 'TOKENMETER_TOTAL_TIMEOUT') {
+        m.outcome = 'upstream_timeout';
+        m.error = `upstream '${m.upstream}' did not finish within timeouts.totalMs; the stream was cut`;
+      } else {
+        m.outcome = 'truncated';
+        m.error = `upstream '${m.upstream}' broke off the response (${code ?? 'connection closed'})`;
+      }
+    }
+    raw.destroy();
+  });
+}
+
+function settleOutcome(request: FastifyRequest, status: number, kept: Buffer[] | null, keptBytes: number): void {
+  const m = request.measurement;
+  if (m.outcome !== null) return;
+  const timing = m.meter?.result();
+  if (status >= 400) {
+    m.outcome = 'http_error';
+    if (kept !== null && keptBytes > 0) m.error = Buffer.concat(kept, keptBytes).toString('utf8').slice(0, 2000);
+    return;
+  }
+  if (timing !== undefined) {
+    if (timing.errorMessage !== undefined) {
+      m.outcome = 'upstream_error_body';
+      m.error = timing.errorMessage;
+    } else if (timing.finishReason === undefined && !timing.sawDone && !timing.overflowed) {
+      m.outcome = 'truncated';
+      m.error = 'the stream ended without a finish reason or [DONE]';
+    } else {
+      m.outcome = 'ok';
+    }
+    return;
+  }
+  if (kept !== null && keptBytes > 0 && keptBytes < MAX_KEPT_BODY_BYTES) {
+    m.json = readJsonAnswer(Buffer.concat(kept, keptBytes));
+    if (m.json.errorMessage !== null) {
+      m.outcome = 'upstream_error_body';
+      m.error = m.json.errorMessage;
+      return;
+    }
+  }
+  m.outcome = 'ok';
+}

@@ -1,0 +1,103 @@
+// The gateway's Prometheus metrics, in a Registry of their own (never prom-client's global one: tests start many
+// gateways in one process). Everything is observed once per request when its record is final, never per chunk
+// on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GatewayContext } from './context.js';
+import type { RequestMeasurement } from './measurement.js';
+import { LATENCY_BUCKETS_S, ModelLabels, OVERHEAD_BUCKETS_S, statusClass } from './metric-labels.js';
+import type { RequestRecord } from './record.js';
+
+const UM = ['upstream', 'model'] as const;
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly #labels: ModelLabels;
+  readonly #requests = new Counter({
+    name: 'tokenmeter_requests_total',
+    help: 'Requests finished, by upstream, model, outcome and status class',
+    labelNames: ['upstream', 'model', 'outcome', 'status_class'],
+    registers: [this.registry],
+  });
+  readonly #ttft = histogram(this.registry, 'tokenmeter_time_to_first_token_seconds', 'Received to first content chunk (TTFT)');
+  readonly #ttfb = histogram(this.registry, 'tokenmeter_time_to_first_byte_seconds', 'Received to upstream response headers (TTFB)');
+  readonly #gap = histogram(this.registry, 'tokenmeter_inter_token_gap_seconds', 'Gap between consecutive content chunks (one sample per chunk, as vLLM ITL)');
+  readonly #tpot = histogram(this.registry, 'tokenmeter_time_per_output_token_seconds', 'TPOT: (last token - first token) / (output tokens - 1)');
+  readonly #e2e = histogram(this.registry, 'tokenmeter_request_duration_seconds', 'Received to response closed (E2E)');
+  readonly #overhead = new Histogram({
+    name: 'tokenmeter_gateway_overhead_seconds',
+    help: 'Time spent inside the gateway rather than waiting on the upstream',
+    labelNames: ['upstream'],
+    buckets: OVERHEAD_BUCKETS_S,
+    registers: [this.registry],
+  });
+  readonly #connectWait = new Histogram({
+    name: 'tokenmeter_upstream_connection_wait_seconds',
+    help: 'Request handed to the HTTP client until written to a socket (connection set-up and pool queueing)',
+    labelNames: ['upstream'],
+    buckets: OVERHEAD_BUCKETS_S,
+    registers: [this.registry],
+  });
+  readonly #tokens = new Counter({
+    name: 'tokenmeter_tokens_total',
+    help: 'Tokens by direction (input = prompt, output = completion), from usage or estimated',
+    labelNames: ['upstream', 'model', 'type'],
+    registers: [this.registry],
+  });
+  readonly #pathFixes = new Counter({
+    name: 'tokenmeter_path_fixes_total',
+    help: 'Client paths the gateway had to fix, by kind of fix',
+    labelNames: ['fix'],
+    registers: [this.registry],
+  });
+
+  constructor(context: GatewayContext) {
+    const configured = context.routes.known.map((k) => k.name);
+    this.#labels = new ModelLabels(configured, context.config.metricsMaxModels);
+    new Gauge({
+      name: 'tokenmeter_requests_in_flight',
+      help: 'Requests received and not yet finished',
+      registers: [this.registry],
+      collect() {
+        this.set(context.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'tokenmeter_records_lost',
+      help: 'Request records that could not be written (failed or dropped writes) since start',
+      registers: [this.registry],
+      collect() {
+        const stats = context.records?.stats;
+        this.set(stats === undefined ? 0 : stats.failed + stats.dropped);
+      },
+    });
+    context.recordListeners.push((record, m) => this.observe(record, m));
+    context.pathFixListeners.push((fix) => this.#pathFixes.inc({ fix }));
+  }
+
+  observe(record: RequestRecord, m: RequestMeasurement): void {
+    const upstream = record.upstream ?? 'none';
+    const model = this.#labels.label(record.modelAsked);
+    this.#requests.inc({ upstream, model, outcome: record.outcome, status_class: statusClass(record.status) });
+    this.#e2e.observe({ upstream, model }, record.e2eMs / 1000);
+    this.#overhead.observe({ upstream }, record.gatewayOverheadMs / 1000);
+    if (record.upstreamRequestMs !== null && record.upstreamSocketWriteMs !== null) {
+      this.#connectWait.observe({ upstream }, (record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000);
+    }
+    if (record.ttfbMs !== null) this.#ttfb.observe({ upstream, model }, record.ttfbMs / 1000);
+    if (record.ttftMs !== null) this.#ttft.observe({ upstream, model }, record.ttftMs / 1000);
+    if (record.tpotMs !== null) this.#tpot.observe({ upstream, model }, record.tpotMs / 1000);
+    const times = m.meter?.result().chunkDetail?.atMs;
+    if (times !== undefined && times.length > 1) {
+      const gap = this.#gap.labels(upstream, model);
+      for (let i = 1; i < times.length; i++) gap.observe(((times[i] ?? 0) - (times[i - 1] ?? 0)) / 1000);
+    }
+    if (record.promptTokens !== null) this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
+    if (record.completionTokens !== null) {
+      this.#tokens.inc({ upstream, model, type: 'output' }, record.completionTokens);
+    }
+  }
+}
+
+function histogram(registry: Registry, name: string, help: string): Histogram<(typeof UM)[number]> {
+  return new Histogram({ name, help, labelNames: UM, buckets: LATENCY_BUCKETS_S, registers: [registry] });
+}

@@ -1,0 +1,58 @@
+// Routes a request by the `model` it names: an alias or a listed model picks its upstream (and the alias is
+// replaced by the upstream's model ID); anything else goes to the default upstream unchanged. Built once at start.
+import { nearestNames } from '../shared/nearest-names.js';
+import type { ResolvedUpstream } from './config-resolve.js';
+import { GatewayError } from './errors.js';
+
+export interface ModelRoute {
+  readonly upstream: ResolvedUpstream;
+  /** What the upstream receives in `model`. */
+  readonly upstreamModel: string;
+}
+
+export class ModelRoutes {
+  readonly #routes = new Map<string, ModelRoute>();
+  readonly #default: ResolvedUpstream | undefined;
+  readonly #fallback: ResolvedUpstream | undefined;
+  /** Aliases and listed models, for `GET /v1/models` and "did you mean". */
+  readonly known: readonly { readonly name: string; readonly upstream: string }[];
+
+  constructor(upstreams: readonly ResolvedUpstream[]) {
+    const known: { name: string; upstream: string }[] = [];
+    for (const upstream of upstreams) {
+      for (const model of upstream.models) {
+        const name = typeof model === 'string' ? model : model.alias;
+        const upstreamModel = typeof model === 'string' ? model : model.id;
+        if (!this.#routes.has(name)) {
+          this.#routes.set(name, { upstream, upstreamModel });
+          known.push({ name, upstream: upstream.name });
+        }
+      }
+    }
+    this.known = known;
+    this.#default = upstreams.find((u) => u.isDefault);
+    this.#fallback = this.#default ?? upstreams[0];
+  }
+
+  get defaultUpstream(): ResolvedUpstream | undefined {
+    return this.#default;
+  }
+
+  /** `model` undefined (no body, no model field): the default upstream, else the first configured. */
+  route(model: string | undefined): ModelRoute {
+    if (model !== undefined) {
+      const route = this.#routes.get(model);
+      if (route) return route;
+      if (this.#default) return { upstream: this.#default, upstreamModel: model };
+      const names = this.known.map((k) => k.name);
+      const near = nearestNames(model, names);
+      const hint = near.length > 0 ? `did you mean ${near.map((n) => `'${n}'`).join(' or ')}?` : '';
+      throw new GatewayError(
+        'model_not_found',
+        `model '${model}' is not served here: ${hint || `known models: ${names.slice(0, 10).join(', ')}`} (GET /v1/models lists them)`,
+      );
+    }
+    if (!this.#fallback) throw new GatewayError('internal_error', 'no upstream configured');
+    return { upstream: this.#fallback, upstreamModel: '' };
+  }
+}

@@ -1,0 +1,63 @@
+// The JSON line written for every request, and the outcomes a request can have.
+
+export type Outcome =
+  | 'ok'
+  | 'http_error'
+  | 'upstream_error_body'
+  | 'truncated'
+  | 'upstream_unreachable'
+  | 'upstream_timeout'
+  | 'client_abort'
+  | 'rejected';
+
+export const OUTCOMES: readonly Outcome[] = [
+  'ok',
+  'http_error',
+  'upstream_error_body',
+  'truncated',
+  'upstream_unreachable',
+  'upstream_timeout',
+  'client_abort',
+  'rejected',
+];
+
+export interface RequestRecord {
+  readonly requestId: string;
+  /** Wall-clock ISO time the request arrived. */
+  readonly startedAt: string;
+  /** `performance.now()` at arrival, so in-process tools can align records with their own clocks. */
+  readonly receivedAtMonotonicMs: number;
+  readonly method: string;
+  readonly upstream: string | null;
+  readonly modelAsked: string | null;
+  readonly modelSent: string | null;
+  readonly pathAsked: string;
+  readonly pathSent: string | null;
+  readonly pathFixes: readonly string[];
+  readonly stream: boolean;
+  readonly status: number;
+  readonly outcome: Outcome;
+  /** Milliseconds since arrival; null when the step never happened. */
+  readonly upstreamRequestMs: number | null;
+  readonly upstreamSocketWriteMs: number | null;
+  readonly ttfbMs: number | null;
+  readonly ttftMs: number | null;
+  readonly lastTokenMs: number | null;
+  readonly e2eMs: number;
+  readonly tpotMs: number | null;
+  readonly gatewayOverheadMs: number;
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly completionTokensSource: 'usage' | 'estimate' | null;
+  readonly contentChunks: number;
+  /** Output tokens / content chunks: above 1 when the upstream batches tokens into chunks. */
+  readonly meanTokensPerChunk: number | null;
+  /** Largest estimated token count of one chunk (only with per-chunk detail, i.e. records.gaps). */
+  readonly maxTokensPerChunk: number | null;
+  readonly finishReason: string | null;
+  readonly sseOverflow: boolean;
+  readonly usageInjected: boolean;
+  readonly gapsMs?: readonly number[];
+  readonly error: string | null;
+}
+

@@ -1,0 +1,54 @@
+// Starts a real gateway on 127.0.0.1:0 for a test, capturing its JSON log lines and its records.
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { buildGateway, type Gateway, REDACTED_PATHS } from '../../../src/gateway/app.js';
+import type { GatewayConfigInput } from '../../../src/gateway/config.js';
+import { resolveConfig } from '../../../src/gateway/config-resolve.js';
+import { validateConfig } from '../../../src/gateway/config-validate.js';
+import type { RequestRecord } from '../../../src/gateway/record.js';
+
+export interface TestGateway extends Gateway {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly logs: string[];
+  readonly records: RequestRecord[];
+  /** Resolves with the next `count` records (those already finished included). */
+  recordsAfter(count: number): Promise<RequestRecord[]>;
+  close(): Promise<void>;
+}
+
+export async function startGateway(input: GatewayConfigInput, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
+  const config = await resolveConfig(validateConfig(JSON.parse(JSON.stringify(input))), env);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      done();
+    },
+  });
+  const gateway = await buildGateway(config, { logger: pino({ level: 'info', redact: REDACTED_PATHS }, sink) });
+  const records: RequestRecord[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  gateway.context.recordListeners.push((record) => {
+    records.push(record);
+    for (const w of waiters.splice(0)) {
+      if (records.length >= w.count) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (gateway.app.server.address() as AddressInfo).port;
+  return {
+    ...gateway,
+    url: `http://127.0.0.1:${port}`,
+    logs,
+    records,
+    recordsAfter: (count) =>
+      new Promise((resolve) => {
+        if (records.length >= count) resolve(records.slice(0, count));
+        else waiters.push({ count, resolve: () => resolve(records.slice(0, count)) });
+      }),
+    close: () => gateway.app.close(),
+  };
+}
