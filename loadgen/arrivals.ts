@@ -1,0 +1,93 @@
+// The arrival schedule, computed before the run starts (open loop): request i is due at offsetsMs[i] after the
+// start whatever happened to earlier requests, so a slow server cannot slow the load down and hide its own
+// latency (coordinated omission).
+//
+// Gaps follow vLLM: gamma(shape = burstiness, scale = 1 / (rate x burstiness)), mean 1/rate and coefficient of
+// variation 1/sqrt(burstiness): burstiness 1 is a Poisson process, below 1 burstier, above 1 more even; an
+// infinite burstiness gives constant gaps. Rate `inf` sends everything at t = 0. As vLLM does, the first request
+// also waits one gap, and with a fixed rate the offsets are rescaled so the last lands exactly at N / rate
+// (a sum of N random gaps drifts a percent or two from that, which would make throughput depend on the seed).
+// With a ramp-up, request i gets the rate start + (end - start) x i/(N-1) (linear) or
+// start x (end/start)^(i/(N-1)) (exponential), and no rescaling is done.
+
+import { hashSeed, SeededRandom } from '../src/shared/random.js';
+import { UserFacingError } from '../src/shared/user-facing-error.js';
+
+export type RampUpStrategy = 'linear' | 'exponential';
+
+export interface RampUp {
+  strategy: RampUpStrategy;
+  startRps: number;
+  endRps: number;
+}
+
+export interface ArrivalOptions {
+  /** Requests per second; Infinity sends all at once (vLLM's default `inf`). Ignored with a ramp-up. */
+  requestRate: number;
+  /** Gamma shape (vLLM default 1 = Poisson). */
+  burstiness: number;
+  seed: number;
+  rampUp?: RampUp;
+}
+
+export interface ArrivalSchedule {
+  /** Intended send time of each request, in ms after the run starts; non-decreasing. */
+  offsetsMs: number[];
+  /** Target rate in force for each request (requests per second). */
+  ratesRps: number[];
+}
+
+function validate(options: ArrivalOptions): void {
+  if (!(options.burstiness > 0))
+    throw new UserFacingError(`--burstiness must be above 0, got ${options.burstiness}`);
+  const ramp = options.rampUp;
+  if (ramp === undefined) {
+    if (!(options.requestRate > 0)) {
+      throw new UserFacingError(`--request-rate must be above 0 (or inf), got ${options.requestRate}`);
+    }
+    return;
+  }
+  if (
+    !Number.isFinite(ramp.startRps) ||
+    !Number.isFinite(ramp.endRps) ||
+    ramp.startRps < 0 ||
+    ramp.endRps <= 0
+  ) {
+    throw new UserFacingError('--ramp-up-start-rps must be >= 0 and --ramp-up-end-rps above 0, both finite');
+  }
+  if (ramp.strategy === 'exponential' && ramp.startRps === 0) {
+    throw new UserFacingError('--ramp-up-strategy exponential needs --ramp-up-start-rps above 0');
+  }
+}
+
+/** Target rate for request `index` of `count` (the ramp-up rule, or the fixed rate). */
+export function rateAt(index: number, count: number, options: ArrivalOptions): number {
+  const ramp = options.rampUp;
+  if (ramp === undefined) return options.requestRate;
+  const progress = index / Math.max(count - 1, 1);
+  if (ramp.strategy === 'linear') return ramp.startRps + (ramp.endRps - ramp.startRps) * progress;
+  return ramp.startRps * (ramp.endRps / ramp.startRps) ** progress;
+}
+
+export function arrivalSchedule(count: number, options: ArrivalOptions): ArrivalSchedule {
+  validate(options);
+  const random = new SeededRandom(hashSeed('arrivals', options.seed));
+  const offsetsMs: number[] = [];
+  const ratesRps: number[] = [];
+  let elapsedS = 0;
+  for (let i = 0; i < count; i++) {
+    const rate = rateAt(i, count, options);
+    ratesRps.push(rate);
+    // A ramp may start at 0 rps: that first gap would be infinite, so the request goes at once instead.
+    if (rate === Number.POSITIVE_INFINITY || rate === 0) elapsedS += 0;
+    else if (options.burstiness === Number.POSITIVE_INFINITY) elapsedS += 1 / rate;
+    else elapsedS += random.gamma(options.burstiness, 1 / (rate * options.burstiness));
+    offsetsMs.push(elapsedS * 1000);
+  }
+  const last = offsetsMs[count - 1] ?? 0;
+  if (options.rampUp === undefined && Number.isFinite(options.requestRate) && last > 0) {
+    const factor = ((count / options.requestRate) * 1000) / last;
+    for (let i = 0; i < count; i++) offsetsMs[i] = (offsetsMs[i] as number) * factor;
+  }
+  return { offsetsMs, ratesRps };
+}

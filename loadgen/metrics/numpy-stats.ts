@@ -1,0 +1,98 @@
+// Statistics computed the way numpy computes them, so our numbers match vLLM's (which calls np.mean, np.std,
+// np.median and np.percentile) to the last printed digit:
+// - sums use numpy's pairwise summation (blocks of up to 128 summed with 8 accumulators, halves beyond), which
+//   also keeps rounding error low on long series;
+// - std is the population std (ddof = 0): sqrt(mean((x - mean)^2));
+// - percentiles use numpy's default 'linear' method: index (n - 1) x p/100 between the sorted neighbours,
+//   interpolated with numpy's two-sided lerp (from the nearer end when the fraction is >= 0.5);
+// - the median of an even count is the mean of the two middle values.
+
+const BLOCK = 128;
+
+function pairwiseSum(values: ArrayLike<number>, start: number, n: number): number {
+  if (n < 8) {
+    let sum = 0;
+    for (let i = start; i < start + n; i++) sum += values[i] as number;
+    return sum;
+  }
+  if (n <= BLOCK) {
+    const r = [0, 0, 0, 0, 0, 0, 0, 0];
+    for (let j = 0; j < 8; j++) r[j] = values[start + j] as number;
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) {
+      for (let j = 0; j < 8; j++) r[j] = (r[j] as number) + (values[start + i + j] as number);
+    }
+    const [r0, r1, r2, r3, r4, r5, r6, r7] = r as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    let sum = r0 + r1 + (r2 + r3) + (r4 + r5 + (r6 + r7));
+    for (; i < n; i++) sum += values[start + i] as number;
+    return sum;
+  }
+  let half = Math.floor(n / 2);
+  half -= half % 8;
+  return pairwiseSum(values, start, half) + pairwiseSum(values, start + half, n - half);
+}
+
+/** numpy's `np.sum` of a float64 array. */
+export function sum(values: ArrayLike<number>): number {
+  return pairwiseSum(values, 0, values.length);
+}
+
+/** `np.mean`; NaN for no values (numpy warns and returns nan). */
+export function mean(values: ArrayLike<number>): number {
+  return values.length === 0 ? Number.NaN : sum(values) / values.length;
+}
+
+/** `np.std` (population, ddof = 0). */
+export function std(values: ArrayLike<number>): number {
+  if (values.length === 0) return Number.NaN;
+  const m = mean(values);
+  const squares = Array.from(values, (v) => (v - m) * (v - m));
+  return Math.sqrt(sum(squares) / values.length);
+}
+
+function sortedCopy(values: ArrayLike<number>): Float64Array {
+  return Float64Array.from(values).sort();
+}
+
+/** numpy's `_lerp`: exact at both ends, monotonic in t. */
+function lerp(a: number, b: number, t: number): number {
+  const diff = b - a;
+  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+/** `np.percentile(values, p)` with the default linear method; p in [0, 100]. */
+export function percentile(values: ArrayLike<number>, p: number): number {
+  return percentiles(values, [p])[0] as number;
+}
+
+/** Several percentiles of the same values, sorting once. */
+export function percentiles(values: ArrayLike<number>, ps: readonly number[]): number[] {
+  if (values.length === 0) return ps.map(() => Number.NaN);
+  const sorted = sortedCopy(values);
+  const last = sorted.length - 1;
+  return ps.map((p) => {
+    if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be within [0, 100], got ${p}`);
+    const virtual = (p / 100) * last;
+    const below = Math.floor(virtual);
+    if (below >= last) return sorted[last] as number;
+    return lerp(sorted[below] as number, sorted[below + 1] as number, virtual - below);
+  });
+}
+
+/** `np.median`. */
+export function median(values: ArrayLike<number>): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = sortedCopy(values);
+  const middle = sorted.length >> 1;
+  if (sorted.length % 2 === 1) return sorted[middle] as number;
+  return ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

@@ -1,0 +1,105 @@
+// Aggregates per-request records into exactly the metrics vLLM's serving benchmark reports:
+// - completed = requests with outcome ok; failed = all others;
+// - total input = prompt tokens of completed requests; total output = their output tokens;
+// - throughputs = completed / duration, output / duration, (input + output) / duration;
+// - TPOT per request = (E2EL - TTFT) / (output tokens - 1), only for requests with more than one output token;
+//   stats average per request; ITL stats pool every gap of every completed request;
+// - goodput = completed requests meeting every given SLO (<=) / duration; for the TPOT SLO a request with one
+//   output token counts as TPOT 0, as in vLLM;
+// - peaks from 1-second bins (see peaks.ts).
+// Durations are in ms here (vLLM keeps seconds and multiplies by 1000 when reporting).
+
+import type { RequestRecord } from '../record.js';
+import type { GoodputSlos, LatencyMetric } from './metric-options.js';
+import { type MetricStats, metricStats } from './metric-stats.js';
+import { peaks } from './peaks.js';
+
+export interface VllmMetricsOptions {
+  /** Wall time from the run's start until every request finished (ms). */
+  durationMs: number;
+  /** --metric-percentiles. */
+  metricPercentiles: readonly number[];
+  /** --goodput; undefined or empty means not asked for (request_goodput null). */
+  goodput?: GoodputSlos;
+}
+
+export interface VllmMetrics {
+  completed: number;
+  failed: number;
+  totalInput: number;
+  totalOutput: number;
+  durationS: number;
+  requestThroughput: number;
+  requestGoodput: number | null;
+  outputThroughput: number;
+  totalTokenThroughput: number;
+  maxOutputTokensPerS: number;
+  maxConcurrentRequests: number;
+  latency: Record<LatencyMetric, MetricStats>;
+}
+
+/** TPOT of one request in ms, or undefined when it has fewer than two output tokens. */
+export function tpotMs(record: RequestRecord): number | undefined {
+  if (record.outputTokens <= 1 || record.e2elMs === null || record.ttftMs === null) return undefined;
+  return (record.e2elMs - record.ttftMs) / (record.outputTokens - 1);
+}
+
+function meetsSlos(record: RequestRecord, slos: GoodputSlos): boolean {
+  if (slos.ttft !== undefined && !((record.ttftMs ?? Number.POSITIVE_INFINITY) <= slos.ttft)) return false;
+  if (slos.tpot !== undefined && !((tpotMs(record) ?? 0) <= slos.tpot)) return false;
+  if (slos.e2el !== undefined && !((record.e2elMs ?? Number.POSITIVE_INFINITY) <= slos.e2el)) return false;
+  return true;
+}
+
+function perSecond(count: number, durationS: number): number {
+  return durationS > 0 ? count / durationS : 0;
+}
+
+export function vllmMetrics(records: readonly RequestRecord[], options: VllmMetricsOptions): VllmMetrics {
+  const ttfts: number[] = [];
+  const tpots: number[] = [];
+  const itls: number[] = [];
+  const e2els: number[] = [];
+  let completed = 0;
+  let totalInput = 0;
+  let totalOutput = 0;
+  let good = 0;
+  const slos = options.goodput;
+  const goodputAsked = slos !== undefined && Object.keys(slos).length > 0;
+
+  for (const record of records) {
+    if (record.outcome !== 'ok') continue;
+    completed++;
+    totalInput += record.promptTokens;
+    totalOutput += record.outputTokens;
+    if (record.ttftMs !== null) ttfts.push(record.ttftMs);
+    if (record.e2elMs !== null) e2els.push(record.e2elMs);
+    const tpot = tpotMs(record);
+    if (tpot !== undefined) tpots.push(tpot);
+    for (const gap of record.itlMs) itls.push(gap);
+    if (goodputAsked && meetsSlos(record, slos)) good++;
+  }
+
+  const durationS = options.durationMs / 1000;
+  const wanted = options.metricPercentiles;
+  const { maxOutputTokensPerS, maxConcurrentRequests } = peaks(records);
+  return {
+    completed,
+    failed: records.length - completed,
+    totalInput,
+    totalOutput,
+    durationS,
+    requestThroughput: perSecond(completed, durationS),
+    requestGoodput: goodputAsked ? perSecond(good, durationS) : null,
+    outputThroughput: perSecond(totalOutput, durationS),
+    totalTokenThroughput: perSecond(totalInput + totalOutput, durationS),
+    maxOutputTokensPerS,
+    maxConcurrentRequests,
+    latency: {
+      ttft: metricStats(ttfts, wanted),
+      tpot: metricStats(tpots, wanted),
+      itl: metricStats(itls, wanted),
+      e2el: metricStats(e2els, wanted),
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// One record per request, filled by whichever engine sent it (open-loop scheduler, closed-loop, replay) and
+// read by the metrics and reports. All times are milliseconds; offsets are from the run's start (the instant
+// the schedule's t = 0 was anchored), durations from `sentAtMs`, the moment just before the request was
+// written (after any concurrency slot was acquired), as vLLM measures.
+
+/** How the request ended. Only `ok` counts as completed in vLLM's metrics. */
+export type RequestOutcome =
+  /** HTTP 200 and at least one chunk with choices, stream finished normally. */
+  | 'ok'
+  /** Non-2xx status. */
+  | 'http_error'
+  /** HTTP 200 but the stream carried an `{"error": ...}` event (vLLM silently ignores these). */
+  | 'upstream_error_body'
+  /** The connection or stream ended before the final chunk / [DONE]. */
+  | 'truncated'
+  /** Our own deadline (first byte, first token or total) passed. */
+  | 'timeout'
+  /** No connection could be made (refused, DNS, TLS). */
+  | 'connect_error'
+  /** Cancelled by us (run stopped, Ctrl-C) before it finished. */
+  | 'aborted';
+
+export const REQUEST_OUTCOMES: readonly RequestOutcome[] = Object.freeze([
+  'ok',
+  'http_error',
+  'upstream_error_body',
+  'truncated',
+  'timeout',
+  'connect_error',
+  'aborted',
+]);
+
+/** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
+export type OutputTokenSource = 'usage' | 'tokenizer';
+
+export interface RequestRecord {
+  /** Position in the dataset / schedule. */
+  index: number;
+  /** When the schedule wanted it sent (ms after run start). */
+  intendedOffsetMs: number;
+  /** When it was actually written (ms after run start); null if it never was (aborted while queued). */
+  sentAtMs: number | null;
+  /** Time spent waiting for a --max-concurrency slot; excluded from TTFT like vLLM's client_queue_time. */
+  clientQueueMs: number;
+  /** First response byte (headers) after sentAtMs. */
+  ttfbMs: number | null;
+  /** First chunk carrying choices after sentAtMs. */
+  ttftMs: number | null;
+  /** Gaps between successive token-bearing chunks (one per chunk, not per token). */
+  itlMs: number[];
+  /** Last token-bearing chunk after sentAtMs (usage chunk and [DONE] excluded). */
+  e2elMs: number | null;
+  outputTokens: number;
+  outputTokensSource: OutputTokenSource;
+  promptTokens: number;
+  /** Token-bearing chunks received. */
+  chunkCount: number;
+  outcome: RequestOutcome;
+  /** HTTP status, null when no response arrived. */
+  status: number | null;
+  /** One-line reason ("404 Not Found", "connect ECONNREFUSED 127.0.0.1:8000"), null when ok. */
+  error: string | null;
+  /** The start of the error body (HTTP error body or mid-stream error event), so users see why. */
+  errorBodyExcerpt: string | null;
+  /** Characters of generated text. */
+  generatedTextLength: number;
+  /** The generated text itself, kept only when detailed results are saved. */
+  generatedText?: string;
+}
+
+/** How late the scheduler itself was: actual send minus intended send, less the concurrency wait. */
+export function scheduleLagMs(record: RequestRecord): number | null {
+  if (record.sentAtMs === null) return null;
+  return record.sentAtMs - record.intendedOffsetMs - record.clientQueueMs;
+}

@@ -1,0 +1,30 @@
+// Our extra figures, printed after vLLM's block in the same row format so the eye reads them the same way.
+
+import type { ExtraMetrics } from '../metrics/extra-metrics.js';
+import type { MetricStats } from '../metrics/metric-stats.js';
+import { centre, padRight, percentileWord } from './python-format.js';
+import { floatRow, intRow } from './vllm-summary.js';
+
+function statRows(name: string, unit: string, stats: MetricStats): string[] {
+  if (stats.count === 0) return [`${padRight(`${name}:`, 40)} no data`];
+  const suffix = unit === '' ? '' : ` (${unit})`;
+  return [
+    floatRow(`Mean ${name}${suffix}:`, stats.mean),
+    floatRow(`Median ${name}${suffix}:`, stats.median),
+    ...stats.percentiles.map(([p, value]) => floatRow(`P${percentileWord(p)} ${name}${suffix}:`, value)),
+  ];
+}
+
+export function formatExtraSummary(extra: ExtraMetrics): string {
+  const lines = [
+    centre(' tokenmeter extras ', 50, '='),
+    floatRow('Success rate (%):', extra.successRate * 100),
+    ...statRows('TTFB', 'ms', extra.ttfb),
+    ...statRows('tokens per chunk', '', extra.tokensPerChunk),
+    ...statRows('schedule lag', 'ms', extra.scheduleLag),
+    ...statRows('client queue time', 'ms', extra.clientQueue),
+    intRow('Requests with server usage counts:', extra.outputTokenSources.usage),
+    intRow('Requests counted by our tokenizer:', extra.outputTokenSources.tokenizer),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,66 @@
+// The summary block of vLLM's serving benchmark, byte for byte: people compare it with runs made with vLLM's
+// own script, and scripts grep it. Rows are Python's "{:<40} {:<10}" (whole numbers) and "{:<40} {:<10.2f}"
+// (everything else, including "Peak concurrent requests", which vLLM prints as a float); section headers are
+// 50 wide, centred with '-'. Which latency sections appear follows --percentile-metrics.
+
+import type { LatencyMetric } from '../metrics/metric-options.js';
+import type { VllmMetrics } from '../metrics/vllm-metrics.js';
+import { centre, fixed2, padRight, percentileWord } from './python-format.js';
+
+const WIDTH = 50;
+
+export interface VllmSummaryOptions {
+  /** --max-concurrency; the row is printed only when set. */
+  maxConcurrency?: number;
+  /** --request-rate; the row is printed only when finite. */
+  requestRate: number;
+  /** --percentile-metrics, in the order given (vLLM prints sections in its own fixed order regardless). */
+  percentileMetrics: readonly LatencyMetric[];
+}
+
+const SECTIONS: ReadonlyArray<{ metric: LatencyMetric; name: string; header: string }> = [
+  { metric: 'ttft', name: 'TTFT', header: 'Time to First Token' },
+  { metric: 'tpot', name: 'TPOT', header: 'Time per Output Token (excl. 1st token)' },
+  { metric: 'itl', name: 'ITL', header: 'Inter-token Latency' },
+  { metric: 'e2el', name: 'E2EL', header: 'End-to-end Latency' },
+];
+
+export function intRow(label: string, value: number): string {
+  return `${padRight(label, 40)} ${padRight(String(value), 10)}`;
+}
+
+export function floatRow(label: string, value: number): string {
+  return `${padRight(label, 40)} ${padRight(fixed2(value), 10)}`;
+}
+
+/** The summary as printed, one line per row, ending with a newline. */
+export function formatVllmSummary(metrics: VllmMetrics, options: VllmSummaryOptions): string {
+  const lines: string[] = [centre(' Serving Benchmark Result ', WIDTH, '=')];
+  lines.push(intRow('Successful requests:', metrics.completed));
+  lines.push(intRow('Failed requests:', metrics.failed));
+  if (options.maxConcurrency !== undefined)
+    lines.push(intRow('Maximum request concurrency:', options.maxConcurrency));
+  if (Number.isFinite(options.requestRate))
+    lines.push(floatRow('Request rate configured (RPS):', options.requestRate));
+  lines.push(floatRow('Benchmark duration (s):', metrics.durationS));
+  lines.push(intRow('Total input tokens:', metrics.totalInput));
+  lines.push(intRow('Total generated tokens:', metrics.totalOutput));
+  lines.push(floatRow('Request throughput (req/s):', metrics.requestThroughput));
+  if (metrics.requestGoodput !== null)
+    lines.push(floatRow('Request goodput (req/s):', metrics.requestGoodput));
+  lines.push(floatRow('Output token throughput (tok/s):', metrics.outputThroughput));
+  lines.push(floatRow('Peak output token throughput (tok/s):', metrics.maxOutputTokensPerS));
+  lines.push(floatRow('Peak concurrent requests:', metrics.maxConcurrentRequests));
+  lines.push(floatRow('Total token throughput (tok/s):', metrics.totalTokenThroughput));
+  for (const { metric, name, header } of SECTIONS) {
+    if (!options.percentileMetrics.includes(metric)) continue;
+    const stats = metrics.latency[metric];
+    lines.push(centre(header, WIDTH, '-'));
+    lines.push(floatRow(`Mean ${name} (ms):`, stats.mean));
+    lines.push(floatRow(`Median ${name} (ms):`, stats.median));
+    for (const [p, value] of stats.percentiles)
+      lines.push(floatRow(`P${percentileWord(p)} ${name} (ms):`, value));
+  }
+  lines.push('='.repeat(WIDTH));
+  return `${lines.join('\n')}\n`;
+}
