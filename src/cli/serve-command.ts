@@ -1,0 +1,91 @@
+// `tokenmeter serve`: the gateway. One upstream from flags, or many from a config file; flags override the
+// file's listen address and records file.
+import type { AddressInfo } from 'node:net';
+import { buildGateway } from '../gateway/app.js';
+import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
+import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
+import { loadConfigFile } from '../gateway/config-file.js';
+import { resolveConfig } from '../gateway/config-resolve.js';
+import { validateConfig } from '../gateway/config-validate.js';
+import { shutDownOnSignals } from '../gateway/shutdown.js';
+import type { Command } from './command.js';
+import type { ParsedCommandLine } from './options.js';
+import { UsageError } from './usage-error.js';
+
+const GATEWAY_KEYS_ENV = 'TOKENMETER_GATEWAY_KEYS';
+
+function str(commandLine: ParsedCommandLine, name: string): string | undefined {
+  const value = commandLine.options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfigInput> {
+  const configPath = str(commandLine, 'config');
+  const upstreamUrl = str(commandLine, 'upstream');
+  if (configPath === undefined && upstreamUrl === undefined) {
+    throw new UsageError('give an upstream: --upstream URL (e.g. http://127.0.0.1:8000/v1) or --config FILE');
+  }
+  const base: GatewayConfigInput = configPath === undefined ? { upstreams: [] } : await loadConfigFile(configPath);
+  const keyEnv = str(commandLine, 'upstream-key-env');
+  const upstreams: readonly UpstreamInput[] =
+    upstreamUrl === undefined
+      ? base.upstreams
+      : [
+          {
+            name: str(commandLine, 'upstream-name') ?? 'upstream',
+            baseUrl: upstreamUrl,
+            ...(keyEnv === undefined ? { keyless: true } : { keyEnv }),
+          },
+        ];
+  const given = commandLine.given;
+  const port = commandLine.options['port'];
+  const records = str(commandLine, 'records');
+  const merged = {
+    ...base,
+    upstreams,
+    ...(given.has('host') || base.host === undefined ? { host: str(commandLine, 'host') ?? DEFAULT_HOST } : {}),
+    ...(given.has('port') || base.port === undefined ? { port: typeof port === 'number' ? port : DEFAULT_PORT } : {}),
+    records: {
+      ...base.records,
+      ...(records === undefined ? {} : { file: records }),
+      ...(commandLine.options['record-gaps'] === true ? { gaps: true } : {}),
+    },
+    ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
+    ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
+    ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined ? { gatewayKeysEnv: GATEWAY_KEYS_ENV } : {}),
+  };
+  return validateConfig(merged);
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the measurement gateway in front of an OpenAI-compatible upstream',
+  usage: [
+    'serve --upstream http://127.0.0.1:8000/v1 [--upstream-key-env VAR] [--host H] [--port P] [--records FILE]',
+    'serve --config tokenmeter.config.json',
+  ],
+  options: [
+    { name: 'upstream', type: 'string', valueName: 'URL', env: 'TOKENMETER_UPSTREAM', help: 'Upstream base URL (with or without /v1)' },
+    { name: 'upstream-key-env', type: 'string', valueName: 'VAR', env: 'TOKENMETER_UPSTREAM_KEY_ENV', help: 'Environment variable holding the upstream key (omit for a keyless upstream)' },
+    { name: 'upstream-name', type: 'string', valueName: 'NAME', help: 'Name of the --upstream in records and metrics', default: 'upstream' },
+    { name: 'config', type: 'string', valueName: 'FILE', env: 'TOKENMETER_CONFIG', help: 'Configuration file (several upstreams, models, timeouts, keys)' },
+    { name: 'host', type: 'string', valueName: 'HOST', env: 'TOKENMETER_HOST', default: DEFAULT_HOST, help: 'Address to listen on' },
+    { name: 'port', type: 'integer', valueName: 'PORT', env: 'TOKENMETER_PORT', default: DEFAULT_PORT, min: 0, max: 65535, help: 'Port to listen on (0 = any free port)' },
+    { name: 'records', type: 'string', valueName: 'FILE', env: 'TOKENMETER_RECORDS', help: 'Append one JSON line per request to FILE' },
+    { name: 'record-gaps', type: 'boolean', help: 'Also record every inter-chunk gap of each request' },
+    { name: 'no-usage-injection', type: 'boolean', help: 'Never add stream_options.include_usage to streamed requests' },
+    { name: 'log-level', type: 'string', valueName: 'LEVEL', env: 'TOKENMETER_LOG_LEVEL', choices: LOG_LEVELS, default: 'info', help: 'Log level' },
+  ],
+  details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
+  async run(commandLine) {
+    const config = await resolveConfig(await configFrom(commandLine));
+    const gateway = await buildGateway(config);
+    await gateway.app.listen({ host: config.host, port: config.port });
+    const address = gateway.app.server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
+    process.stdout.write(`tokenmeter gateway listening on http://${host}:${address.port}/v1 -> ${targets}\n`);
+    await shutDownOnSignals(gateway, config.shutdownGraceMs);
+    return 0;
+  },
+};
