@@ -7,9 +7,13 @@ import { request } from 'undici';
 import { startSimulator } from '../../src/sim/index.js';
 import { chatBody } from '../helpers/sse-capture.js';
 
-test('a client that disconnects mid-stream is noticed within milliseconds and generation stops', async () => {
+// Tokens are 1 s apart, so a simulator that only noticed the departure on its next write would take ~1 s; the
+// 250 ms bound leaves room for a loaded CI machine and still fails that bug.
+const NOTICE_BOUND_MS = 250;
+
+test('a client that disconnects mid-stream is noticed at once and generation stops', async () => {
   const sim = await startSimulator({
-    timing: { ttftMs: 5, itlMs: 20, jitter: 0, maxNumSeqs: 1, batchSlowdown: 0 },
+    timing: { ttftMs: 5, itlMs: 1000, jitter: 0, maxNumSeqs: 1, batchSlowdown: 0 },
   });
   try {
     const controller = new AbortController();
@@ -23,7 +27,7 @@ test('a client that disconnects mid-stream is noticed within milliseconds and ge
     let abortedAt = 0;
     try {
       for await (const _ of res.body) {
-        if (++chunks === 3) {
+        if (++chunks === 1) {
           abortedAt = performance.now();
           controller.abort();
         }
@@ -41,8 +45,11 @@ test('a client that disconnects mid-stream is noticed within milliseconds and ge
     const truth = sim.truth('leaver');
     assert.ok(truth?.cancelled, 'the cancel is in the ground truth');
     const noticeMs = (truth.cancelledAtMs ?? 0) - abortedAt;
-    assert.ok(noticeMs >= 0 && noticeMs < 50, `noticed ${noticeMs.toFixed(2)} ms after the abort`);
-    assert.ok(truth.completionTokens < 10, `generation stopped (${truth.completionTokens} tokens written)`);
+    assert.ok(
+      noticeMs >= 0 && noticeMs < NOTICE_BOUND_MS,
+      `noticed ${noticeMs.toFixed(2)} ms after the abort`,
+    );
+    assert.equal(truth.completionTokens, 1, 'generation stopped after the one token the client saw');
     assert.ok((sim.truth('next')?.queueMs ?? 1e9) < 20, 'the seat was released');
     const metrics = await (await request(`${sim.url}/metrics`)).body.text();
     assert.match(metrics, /tokenmeter_sim_cancelled_requests_total 1/);
