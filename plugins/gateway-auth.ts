@@ -10,7 +10,6 @@ export interface GatewayAuthOptions {
   readonly context: GatewayContext;
 }
 
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 const HOW = "send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
 
 function presentedKey(authorization: string | undefined, apiKey: string | string[] | undefined): string | undefined {
@@ -24,7 +23,7 @@ async function gatewayAuthPlugin(fastify: FastifyInstance, options: GatewayAuthO
   const keys = options.context.config.gatewayKeys;
   if (keys.length === 0) return;
   fastify.addHook('onRequest', (request, _reply, done) => {
-    if (OPEN_PATHS.has(request.measurement.pathAsked)) return done();
+    if (request.measurement.ownEndpoint) return done();
     const key = presentedKey(request.headers.authorization, request.headers['x-api-key']);
     if (key === undefined) {
       return done(new GatewayError('missing_gateway_key', `this gateway requires a gateway key: ${HOW}`));

@@ -12,6 +12,9 @@ export interface MeasurementPluginOptions {
   readonly context: GatewayContext;
 }
 
+/** The gateway's own endpoints: probes and scrapes are not traffic, so they get no record, metric or log line. */
+export const OWN_ENDPOINTS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 const CLIENT_GONE = Object.assign(new Error('the client closed the connection'), { code: 'TOKENMETER_CLIENT_GONE' });
 
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
@@ -24,6 +27,7 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   if (!raw.writableFinished) m.abortController?.abort(CLIENT_GONE);
   m.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
+  if (m.ownEndpoint) return;
   context.inFlight--;
   const record = m.toRecord(context.config.recordGaps);
   for (const listener of context.recordListeners) listener(record, m);
@@ -53,8 +57,9 @@ async function measurementPlugin(fastify: FastifyInstance, options: MeasurementP
     m.method = request.method;
     const query = request.url.indexOf('?');
     m.pathAsked = query >= 0 ? request.url.slice(0, query) : request.url;
+    m.ownEndpoint = OWN_ENDPOINTS.has(m.pathAsked);
     request.measurement = m;
-    context.inFlight++;
+    if (!m.ownEndpoint) context.inFlight++;
     for (const listener of context.requestListeners) listener();
     reply.raw.once('close', () => finalize(context, request, reply));
     done();

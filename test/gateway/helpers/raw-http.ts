@@ -1,0 +1,27 @@
+// Sends a hand-written HTTP/1.1 request over a plain socket: for request targets that HTTP clients normalize or
+// refuse (`..`, absolute-form, odd Host headers).
+import { connect } from 'node:net';
+
+export interface RawResponse {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+export function rawRequest(url: string, requestHead: string, body = ''): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const head = text.slice(0, split);
+      resolve({ status: Number(head.split(' ')[1]), head, body: text.slice(split + 4) });
+    });
+    const length = Buffer.byteLength(body);
+    socket.write(`${requestHead}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n${body}`);
+  });
+}
