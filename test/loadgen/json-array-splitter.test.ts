@@ -6,7 +6,7 @@ import {
   type SplitterNotice,
   splitJsonArray,
 } from '../../loadgen/datasets/json-array-splitter.js';
-import { collect, inChunks } from './chunked.js';
+import { collect, inChunks } from './helpers/chunked.js';
 
 // Strings holding brackets, quotes, escaped backslashes and multi-byte characters, plus scalar elements.
 const ELEMENTS = [

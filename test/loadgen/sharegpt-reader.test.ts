@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ShareGptReader } from '../../loadgen/datasets/sharegpt-reader.js';
-import { collect } from './chunked.js';
+import { collect } from './helpers/chunked.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-reader-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
