@@ -12,11 +12,13 @@ export interface GatewayAuthOptions {
 
 const HOW = "send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
 
-function presentedKey(authorization: string | undefined, apiKey: string | string[] | undefined): string | undefined {
-  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  return match?.[1];
+/** Keys the client presented: `x-api-key` and/or a Bearer token (either one may be the gateway key). */
+function presentedKeys(authorization: string | undefined, apiKey: string | string[] | undefined): string[] {
+  const keys: string[] = [];
+  if (typeof apiKey === 'string' && apiKey !== '') keys.push(apiKey);
+  const bearer = authorization === undefined ? undefined : /^Bearer\s+(.+)$/i.exec(authorization.trim())?.[1];
+  if (bearer !== undefined) keys.push(bearer);
+  return keys;
 }
 
 async function gatewayAuthPlugin(fastify: FastifyInstance, options: GatewayAuthOptions): Promise<void> {
@@ -24,11 +26,11 @@ async function gatewayAuthPlugin(fastify: FastifyInstance, options: GatewayAuthO
   if (keys.length === 0) return;
   fastify.addHook('onRequest', (request, _reply, done) => {
     if (request.measurement.ownEndpoint) return done();
-    const key = presentedKey(request.headers.authorization, request.headers['x-api-key']);
-    if (key === undefined) {
+    const presented = presentedKeys(request.headers.authorization, request.headers['x-api-key']);
+    if (presented.length === 0) {
       return done(new GatewayError('missing_gateway_key', `this gateway requires a gateway key: ${HOW}`));
     }
-    if (!matchesGatewayKey(key, keys)) {
+    if (!presented.some((key) => matchesGatewayKey(key, keys))) {
       return done(new GatewayError('invalid_gateway_key', `the gateway key is not valid: check it, and ${HOW}`));
     }
     done();

@@ -46,7 +46,8 @@ function isObject(value: unknown): value is Json {
 function checkKeys(value: Json, allowed: readonly string[], field: string): void {
   for (const key of Object.keys(value)) {
     if (allowed.includes(key)) continue;
-    const near = nearestNames(key, allowed);
+    const sameLetters = allowed.filter((a) => a.toLowerCase() === key.toLowerCase());
+    const near = sameLetters.length > 0 ? sameLetters : nearestNames(key, allowed);
     const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : ` (known: ${allowed.join(', ')})`;
     fail(`${field}${field === '' ? '' : '.'}${key}`.replace(/^\./, ''), `is not a known setting${hint}`);
   }
