@@ -5,10 +5,9 @@ import type { ServerResponse } from 'node:http';
 import type { SeededRandom } from '../shared/random.js';
 import type { PlannedAnswer } from './answer-text.js';
 import type { BatchScheduler, Seat } from './batch-scheduler.js';
-import type { CompletionRequest } from './completion-request.js';
 import type { TimingModel } from './config.js';
 import type { EmissionClock, ScheduledEmission } from './emission-clock.js';
-import { completionBody, StreamWire, usageOf } from './openai-wire.js';
+import type { AnswerWire, GenerationRequest, SimProtocol } from './protocols/protocol.js';
 import type { RequestTruth, TruthStore } from './request-truth.js';
 import type { SimMetrics } from './sim-metrics.js';
 
@@ -27,9 +26,7 @@ export interface StreamFaults {
 }
 
 export class Generation {
-  private readonly wire: StreamWire;
-  private readonly created = Math.floor(Date.now() / 1000);
-  private readonly responseId: string;
+  private readonly wire: AnswerWire;
   private seat: Seat | undefined;
   private pending: ScheduledEmission | undefined;
   private sent = 0;
@@ -40,7 +37,8 @@ export class Generation {
 
   constructor(
     private readonly env: GenerationEnvironment,
-    private readonly request: CompletionRequest,
+    protocol: SimProtocol,
+    private readonly request: GenerationRequest,
     private readonly model: string,
     private readonly answer: PlannedAnswer,
     private readonly jitter: SeededRandom,
@@ -48,8 +46,13 @@ export class Generation {
     private readonly truth: RequestTruth,
     private readonly res: ServerResponse,
   ) {
-    this.responseId = `${request.endpoint === 'chat' ? 'chatcmpl' : 'cmpl'}-${truth.requestId}`;
-    this.wire = new StreamWire(request.endpoint, this.responseId, this.created, model);
+    this.wire = protocol.wire({
+      id: `${protocol.idPrefix}-${truth.requestId}`,
+      created: Math.floor(Date.now() / 1000),
+      model,
+      request,
+      roleChunk: env.timing.roleChunk,
+    });
     res.on('close', () => {
       if (!this.done) this.cancel(performance.now());
     });
@@ -64,9 +67,8 @@ export class Generation {
       });
       this.res.flushHeaders();
       this.truth.headersAtMs = performance.now();
-      if (this.request.endpoint === 'chat' && this.env.timing.roleChunk === 'immediately') {
-        this.res.write(this.wire.roleEvent());
-      }
+      const opening = this.wire.opening();
+      if (opening !== '') this.res.write(opening);
     }
     this.seat = this.env.scheduler.admit(() => this.prefill());
   }
@@ -108,8 +110,8 @@ export class Generation {
     this.pending = undefined;
     const count = this.chunkTokens();
     if (count === 0) {
-      // An answer cut to nothing by a stop string: the role delta (chat), then straight to the finish.
-      if (this.request.stream && this.request.endpoint === 'chat') this.res.write(this.wire.roleEvent());
+      // An answer cut to nothing by a stop string: straight to the finish.
+      if (this.request.stream) this.res.write(this.wire.beforeFirstContent());
       this.finish(now);
       return;
     }
@@ -119,10 +121,9 @@ export class Generation {
     this.sent += count;
     this.text += chunkText;
     if (this.request.stream) {
-      if (first && this.request.endpoint === 'chat' && this.env.timing.roleChunk === 'with-first-token') {
-        this.res.write(this.wire.roleEvent());
-      }
-      this.res.write(this.wire.contentEvent(chunkText));
+      this.res.write(
+        first ? this.wire.beforeFirstContent() + this.wire.content(chunkText) : this.wire.content(chunkText),
+      );
     }
     this.recordChunk(now, plannedMs, count, first);
     const { cutAfterTokens } = this.faults;
@@ -156,21 +157,11 @@ export class Generation {
 
   private finish(now: number): void {
     const { answer, request, truth } = this;
-    const usage = usageOf(request.promptTokens, this.sent);
+    const usage = { promptTokens: request.promptTokens, completionTokens: this.sent };
     if (request.stream) {
-      this.res.write(this.wire.finishEvent(answer.finishReason));
-      if (request.includeUsage) this.res.write(this.wire.usageEvent(usage));
-      this.res.end(StreamWire.DONE);
+      this.res.end(this.wire.closing(answer.finishReason, usage));
     } else {
-      const body = completionBody(
-        request.endpoint,
-        this.responseId,
-        this.created,
-        this.model,
-        this.text,
-        answer.finishReason,
-        usage,
-      );
+      const body = this.wire.body(this.text, answer.finishReason, usage);
       this.res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': truth.requestId });
       this.res.end(JSON.stringify(body));
     }

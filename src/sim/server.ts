@@ -1,24 +1,21 @@
 // The simulator's HTTP surface, on node:http directly: it must write thousands of chunks per second on time, and
 // nothing between the timer and the socket should add latency of its own.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { openAIError } from '../shared/openai-error.js';
 import { hashSeed, SeededRandom } from '../shared/random.js';
-import { naturalLength, planAnswer } from './answer-text.js';
 import { BatchScheduler } from './batch-scheduler.js';
-import {
-  type CompletionRequest,
-  type Endpoint,
-  parseCompletionRequest,
-  RequestRejection,
-} from './completion-request.js';
 import type { SimConfig } from './config.js';
 import { EmissionClock } from './emission-clock.js';
-import { Generation, type GenerationEnvironment } from './generation.js';
+import type { GenerationEnvironment } from './generation.js';
 import { LatenessStats } from './lateness-stats.js';
-import { errorInsteadOfChoices } from './openai-wire.js';
-import { newTruth, TruthStore } from './request-truth.js';
+import { anthropicMessages } from './protocols/anthropic-messages.js';
+import { openAIChat, openAICompletions } from './protocols/openai.js';
+import { openAIResponses } from './protocols/openai-responses.js';
+import { type GenerationRequest, RequestRejection, type SimProtocol } from './protocols/protocol.js';
+import { TruthStore } from './request-truth.js';
+import { sendJson } from './send-json.js';
 import { SimMetrics } from './sim-metrics.js';
+import { startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -27,6 +24,7 @@ export interface SimulatorState {
   readonly env: GenerationEnvironment;
   readonly lateness: LatenessStats;
   readonly faultRandom: SeededRandom;
+  readonly protocols: ReadonlyMap<string, SimProtocol>;
   ordinal: number;
 }
 
@@ -34,37 +32,35 @@ export function createSimulatorState(config: SimConfig): SimulatorState {
   const metrics = new SimMetrics();
   const lateness = new LatenessStats();
   const modelLabel = { model_name: config.servedModelNames[0] as string };
-  const scheduler = new BatchScheduler(
-    config.timing.maxNumSeqs,
-    config.timing.batchSlowdown,
-    (running, waiting) => {
-      metrics.running.set(modelLabel, running);
-      metrics.waiting.set(modelLabel, waiting);
-    },
-  );
+  const { maxNumSeqs, batchSlowdown } = config.timing;
+  const scheduler = new BatchScheduler(maxNumSeqs, batchSlowdown, (running, waiting) => {
+    metrics.running.set(modelLabel, running);
+    metrics.waiting.set(modelLabel, waiting);
+  });
   const clock = new EmissionClock((lateMs) => {
     lateness.record(lateMs);
     metrics.lateness.observe(lateMs / 1000);
   });
-  const truths = new TruthStore(config.truthCapacity, config.truthLog);
+  const served = [
+    openAIChat,
+    ...(config.chatOnly ? [] : [openAICompletions]),
+    anthropicMessages,
+    openAIResponses,
+  ];
   return {
     config,
-    env: { timing: config.timing, clock, scheduler, metrics, truths },
+    env: {
+      timing: config.timing,
+      clock,
+      scheduler,
+      metrics,
+      truths: new TruthStore(config.truthCapacity, config.truthLog),
+    },
     lateness,
     faultRandom: new SeededRandom(hashSeed(config.seed, 'faults')),
+    protocols: new Map(served.map((p) => [p.path, p])),
     ordinal: 0,
   };
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(text);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -78,12 +74,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(parts)));
     req.on('error', () => resolve(undefined));
   });
-}
-
-function authorized(config: SimConfig, req: IncomingMessage): boolean {
-  if (config.apiKey === undefined) return true;
-  const header = req.headers.authorization ?? '';
-  return header === `Bearer ${config.apiKey}`;
 }
 
 function modelsList(config: SimConfig): object {
@@ -101,17 +91,18 @@ function modelsList(config: SimConfig): object {
   };
 }
 
-function notFound(res: ServerResponse, path: string, config: SimConfig): void {
-  const paths = [
-    '/v1/models',
-    '/v1/chat/completions',
-    ...(config.chatOnly ? [] : ['/v1/completions']),
-    '/health',
-  ];
+function notFound(res: ServerResponse, path: string, state: SimulatorState): void {
+  const paths = ['/v1/models', ...state.protocols.keys(), '/health', '/metrics'];
+  const message = `${path} not found; this server answers ${paths.join(', ')}`;
+  sendJson(res, 404, openAIError(message, 'invalid_request_error', 'not_found'));
+}
+
+function rejectAuth(res: ServerResponse, protocol: SimProtocol): void {
+  const how = protocol === anthropicMessages ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"';
   sendJson(
     res,
-    404,
-    openAIError(`${path} not found; this server answers ${paths.join(', ')}`, 'not_found', null),
+    401,
+    protocol.error(401, `Incorrect API key provided. Send it as ${how}.`, 'invalid_api_key'),
   );
 }
 
@@ -119,9 +110,8 @@ export function createSimulatorServer(state: SimulatorState): Server {
   return createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
       // A bug in the simulator must not look like a model answer: say so plainly.
-      if (!res.headersSent)
-        sendJson(res, 500, openAIError(`simulator error: ${String(error)}`, 'server_error', null));
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      sendJson(res, 500, openAIError(`simulator error: ${String(error)}`, 'server_error', null));
     });
   });
 }
@@ -130,188 +120,72 @@ async function handle(state: SimulatorState, req: IncomingMessage, res: ServerRe
   const { config } = state;
   const receivedAtMs = performance.now();
   const path = (req.url ?? '/').split('?')[0] ?? '/';
-  if (req.method === 'GET') {
-    if (path === '/health') return void res.writeHead(200).end();
-    if (path === '/metrics') {
-      const { registry } = state.env.metrics;
-      res.writeHead(200, { 'content-type': registry.contentType });
-      return void res.end(await registry.metrics());
-    }
-    if (path === '/v1/models') {
-      if (!authorized(config, req)) return rejectAuth(res);
-      return sendJson(res, 200, modelsList(config));
-    }
-    if (path === '/sim/stats') return sendJson(res, 200, stats(state));
-    if (path.startsWith('/sim/truth/')) {
-      const truth = state.env.truths.get(decodeURIComponent(path.slice('/sim/truth/'.length)));
-      return truth
-        ? sendJson(res, 200, truth)
-        : sendJson(res, 404, openAIError('no such request id', 'not_found', null));
-    }
-  }
+  if (req.method === 'GET' && (await handleGet(state, req, res, path))) return;
   if (req.method === 'DELETE' && path === '/sim/stats') {
     // Lets a benchmark measure steady state: reset once every stream is open, read again at the end.
     state.lateness.reset();
     res.writeHead(204).end();
     return;
   }
-  const endpoint: Endpoint | undefined =
-    path === '/v1/chat/completions'
-      ? 'chat'
-      : path === '/v1/completions' && !config.chatOnly
-        ? 'completions'
-        : undefined;
-  if (req.method !== 'POST' || endpoint === undefined) return notFound(res, path, config);
-  if (!authorized(config, req)) return rejectAuth(res);
+  const protocol = state.protocols.get(path);
+  if (req.method !== 'POST' || protocol === undefined) return notFound(res, path, state);
+  if (config.apiKey !== undefined && !protocol.hasKey(req, config.apiKey)) return rejectAuth(res, protocol);
   const raw = await readBody(req);
   if (raw === undefined) {
     return sendJson(
       res,
       413,
-      openAIError('request body too large or unreadable', 'invalid_request_error', null),
+      protocol.error(413, 'request body too large or unreadable', 'request_too_large'),
     );
   }
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch {
-    return sendJson(
-      res,
-      400,
-      openAIError('the request body is not valid JSON', 'invalid_request_error', null),
-    );
+    return sendJson(res, 400, protocol.error(400, 'the request body is not valid JSON', 'invalid_json'));
   }
-  let request: CompletionRequest;
+  let request: GenerationRequest;
   try {
-    request = parseCompletionRequest(endpoint, body);
+    request = protocol.parse(body);
   } catch (error) {
     if (!(error instanceof RequestRejection)) throw error;
     const code = error.status === 422 ? 'unprocessable_entity' : 'invalid_value';
-    return sendJson(
-      res,
-      error.status,
-      openAIError(error.message, 'invalid_request_error', code, error.param),
-    );
+    return sendJson(res, error.status, protocol.error(error.status, error.message, code, error.param));
   }
-  startGeneration(state, req, res, request, receivedAtMs);
+  startGeneration(state, protocol, request, req, res, receivedAtMs);
 }
 
-function rejectAuth(res: ServerResponse): void {
-  sendJson(
-    res,
-    401,
-    openAIError(
-      'Incorrect API key provided. Send it as "Authorization: Bearer <key>".',
-      'invalid_request_error',
-      'invalid_api_key',
-    ),
-  );
-}
-
-function startGeneration(
+/** The read-only endpoints; true when the path was one of them. */
+async function handleGet(
   state: SimulatorState,
   req: IncomingMessage,
   res: ServerResponse,
-  request: CompletionRequest,
-  receivedAtMs: number,
-): void {
-  const { config, env } = state;
-  const model = request.model ?? (config.servedModelNames[0] as string);
-  if (!config.servedModelNames.includes(model)) {
-    const known = config.servedModelNames.join(', ');
-    sendJson(
-      res,
-      404,
-      openAIError(
-        `The model \`${model}\` does not exist. Served models: ${known}`,
-        'invalid_request_error',
-        'model_not_found',
-        'model',
-      ),
-    );
-    return;
+  path: string,
+): Promise<boolean> {
+  const { config } = state;
+  if (path === '/health') {
+    res.writeHead(200).end();
+  } else if (path === '/metrics') {
+    const { registry } = state.env.metrics;
+    res.writeHead(200, { 'content-type': registry.contentType });
+    res.end(await registry.metrics());
+  } else if (path === '/v1/models') {
+    if (config.apiKey !== undefined && !openAIChat.hasKey(req, config.apiKey)) rejectAuth(res, openAIChat);
+    else sendJson(res, 200, modelsList(config));
+  } else if (path === '/sim/stats') {
+    const { scheduler, clock } = state.env;
+    sendJson(res, 200, {
+      running: scheduler.running,
+      waiting: scheduler.waiting,
+      pendingEmissions: clock.pending,
+      emissionLateness: state.lateness.summary(),
+    });
+  } else if (path.startsWith('/sim/truth/')) {
+    const truth = state.env.truths.get(decodeURIComponent(path.slice('/sim/truth/'.length)));
+    if (truth) sendJson(res, 200, truth);
+    else sendJson(res, 404, openAIError('no such request id', 'invalid_request_error', 'not_found'));
+  } else {
+    return false;
   }
-  const maxLen = config.timing.maxModelLen;
-  const maxTokens = request.maxTokens ?? maxLen - request.promptTokens;
-  if (request.promptTokens + maxTokens > maxLen) {
-    const message = `This model's maximum context length is ${maxLen} tokens. However, you requested ${request.promptTokens + maxTokens} tokens (${request.promptTokens} in the messages, ${maxTokens} in the completion).`;
-    sendJson(res, 400, openAIError(message, 'invalid_request_error', 'context_length_exceeded'));
-    return;
-  }
-  const ordinal = state.ordinal++;
-  const headerId = req.headers['x-request-id'];
-  const requestId = typeof headerId === 'string' && headerId !== '' ? headerId : randomUUID();
-  const truth = newTruth(requestId, request.endpoint, model, request.stream, receivedAtMs);
-  truth.promptTokens = request.promptTokens;
-  env.truths.add(truth);
-  env.metrics.promptTokens.inc({ model_name: model }, request.promptTokens);
-
-  const fault = drawFault(state);
-  if (fault) {
-    truth.fault = fault.name;
-    truth.status = fault.status;
-    truth.endedAtMs = performance.now();
-    env.truths.finish(truth);
-    sendJson(res, fault.status, fault.body, { 'x-request-id': requestId, ...fault.headers });
-    return;
-  }
-  // Greedy decoding (temperature 0) answers a prompt the same way every time; sampling varies with each request,
-  // and both are reproducible under the same --seed.
-  const variant = request.temperature === 0 ? 'greedy' : ordinal;
-  const textRandom = new SeededRandom(hashSeed(config.seed, model, request.promptText, variant));
-  const eosAfter = naturalLength(textRandom, config.timing.eosMedianTokens);
-  const answer = planAnswer(textRandom, maxTokens, eosAfter, request.ignoreEos, request.stop);
-  const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', ordinal));
-  new Generation(env, request, model, answer, jitter, config.faults, truth, res).start();
-}
-
-interface DrawnFault {
-  readonly name: string;
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers: Record<string, string>;
-}
-
-/** Faults decided per request from a seeded sequence, so a failing run can be replayed exactly. */
-function drawFault(state: SimulatorState): DrawnFault | undefined {
-  const f = state.config.faults;
-  const roll = state.faultRandom.next();
-  if (roll < f.errorRate) {
-    return {
-      name: `error ${f.errorStatus}`,
-      status: f.errorStatus,
-      body: openAIError(
-        `simulated upstream failure (status ${f.errorStatus})`,
-        'server_error',
-        'simulated_error',
-      ),
-      headers: {},
-    };
-  }
-  if (roll < f.errorRate + f.rateLimitRate) {
-    return {
-      name: 'rate limited',
-      status: 429,
-      body: openAIError(
-        'Rate limit reached: retry after the time in Retry-After.',
-        'rate_limit_error',
-        'rate_limit_exceeded',
-      ),
-      headers: { 'retry-after': String(f.retryAfterS) },
-    };
-  }
-  if (roll < f.errorRate + f.rateLimitRate + f.errorBodyRate) {
-    return { name: 'error body with 200', status: 200, body: errorInsteadOfChoices(), headers: {} };
-  }
-  return undefined;
-}
-
-function stats(state: SimulatorState): object {
-  const { scheduler, clock } = state.env;
-  return {
-    running: scheduler.running,
-    waiting: scheduler.waiting,
-    pendingEmissions: clock.pending,
-    emissionLateness: state.lateness.summary(),
-  };
+  return true;
 }

@@ -4,6 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 
 export interface CapturedEvent {
+  /** The `event:` field, when the block has one (Anthropic and Responses streams). */
+  readonly event: string | undefined;
   readonly data: string;
   readonly atMs: number;
 }
@@ -44,8 +46,10 @@ export async function postAndCapture(
       while (end >= 0) {
         const block = pending.slice(0, end);
         pending = pending.slice(end + 2);
-        for (const line of block.split('\n')) {
-          if (line.startsWith('data: ')) events.push({ data: line.slice(6), atMs });
+        const lines = block.split('\n');
+        const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
+        for (const line of lines) {
+          if (line.startsWith('data: ')) events.push({ event, data: line.slice(6), atMs });
         }
         end = pending.indexOf('\n\n');
       }

@@ -103,13 +103,21 @@ test('stall: one pause of stallMs after n tokens, then the stream resumes', asyn
 
 test('HTTP 200 with an error object instead of choices (the "reading choices" failure)', async () => {
   await withSim({ faults: { errorBodyRate: 1 } }, async (url) => {
-    const res = await request(`${url}/v1/chat/completions`, {
+    const plain = await request(`${url}/v1/chat/completions`, {
       method: 'POST',
-      body: JSON.stringify(chatBody()),
+      body: JSON.stringify(chatBody({ stream: false })),
     });
-    const json = (await res.body.json()) as Record<string, unknown>;
-    assert.equal(res.statusCode, 200);
+    const json = (await plain.body.json()) as Record<string, unknown>;
+    assert.equal(plain.statusCode, 200);
     assert.ok(json['error']);
     assert.equal(json['choices'], undefined);
+
+    const streamed = await postAndCapture(`${url}/v1/chat/completions`, chatBody());
+    assert.equal(streamed.status, 200);
+    const events = payloads(streamed);
+    assert.equal(events.length, 1, 'one event, and it carries no choices');
+    const [only] = events as Array<Record<string, unknown>>;
+    assert.ok(only?.['error']);
+    assert.equal(only?.['choices'], undefined);
   });
 });

@@ -18,23 +18,31 @@ test('more concurrent requests than seats: the rest queue and their TTFT grows b
         }),
       ),
     );
-    const truths = ids.map((id) => sim.truth(id));
-    const ttfts = truths.map((t) => (t?.contentChunkEmittedAtMs[0] ?? 0) - (t?.receivedAtMs ?? 0));
-    const queued = truths.map((t) => t?.queueMs ?? 0).sort((a, b) => a - b);
-    // One answer takes 20 + 4 x 10 = 60 ms: requests 3-4 wait ~one answer, requests 5-6 ~two.
-    assert.ok((queued[1] as number) < 15, `first two start at once (${queued.slice(0, 2).join(', ')})`);
+    const truths = ids.map((id) => {
+      const t = sim.truth(id);
+      assert.ok(t?.startedAtMs !== undefined && t.endedAtMs !== undefined);
+      return {
+        start: t.startedAtMs,
+        end: t.endedAtMs,
+        queue: t.queueMs ?? 0,
+        ttft: (t.contentChunkEmittedAtMs[0] ?? 0) - t.receivedAtMs,
+      };
+    });
+    // Never more than two sequences at once: every start after the first two happens when a seat frees.
+    const ends = truths.map((t) => t.end).sort((a, b) => a - b);
+    const starts = truths.map((t) => t.start).sort((a, b) => a - b);
+    for (let i = 2; i < starts.length; i++) {
+      assert.ok((starts[i] as number) >= (ends[i - 2] as number) - 1e-6, `start ${i} waits for a free seat`);
+    }
+    // One answer takes 20 + 4 x 10 = 60 ms, so at least four requests queue (how long depends on arrival spread).
     assert.ok(
-      (queued[3] as number) >= 50,
-      `third and fourth wait one answer (${(queued[3] as number).toFixed(1)} ms)`,
+      truths.filter((t) => t.queue > 20).length >= 4,
+      `queued: ${truths.map((t) => t.queue.toFixed(0))}`,
     );
+    const ttfts = truths.map((t) => t.ttft).sort((a, b) => a - b);
     assert.ok(
-      (queued[5] as number) >= 110,
-      `fifth and sixth wait two answers (${(queued[5] as number).toFixed(1)} ms)`,
-    );
-    const sorted = [...ttfts].sort((a, b) => a - b);
-    assert.ok(
-      (sorted[5] as number) > 2.5 * (sorted[0] as number),
-      `TTFT climbs under load: ${sorted.map((x) => x.toFixed(0))}`,
+      (ttfts[5] as number) > 2.5 * (ttfts[0] as number),
+      `TTFT climbs under load: ${ttfts.map((x) => x.toFixed(0))}`,
     );
   } finally {
     await sim.close();

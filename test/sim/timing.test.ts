@@ -50,7 +50,9 @@ test('first token at ttftMs, then one token every itlMs: planned exactly, writte
     );
   });
   const ttft = (contentArrivals[0] as number) - captured.sentAtMs;
-  assert.ok(ttft >= 200 && ttft < 200 + 2 * WRITE_TOLERANCE_MS, `client TTFT ${ttft.toFixed(1)} ms`);
+  // From the client's side TTFT also holds connection setup and request parsing; 100 ms of slack still fails a
+  // doubled TTFT.
+  assert.ok(ttft >= 200 && ttft < 300, `client TTFT ${ttft.toFixed(1)} ms`);
 });
 
 test('tokens per chunk: 3 tokens every 3 steps, the first chunk waiting for its 3 tokens', async () => {

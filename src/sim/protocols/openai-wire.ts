@@ -1,88 +1,77 @@
-// The bytes vLLM's OpenAI server writes, for chat and completions, streamed and not. Each stream builds its
+// The bytes vLLM's OpenAI server writes, for chat and completions, streamed and not. Each answer builds its
 // constant JSON prefix once, so a content event costs one string concatenation and one JSON.stringify of the text.
-import type { Endpoint } from './completion-request.js';
+import type { AnswerWire, FinishReason, TokenUsage, WireContext } from './protocol.js';
 
-export interface Usage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly total_tokens: number;
-}
-
-export function usageOf(promptTokens: number, completionTokens: number): Usage {
+export function openAIUsage(usage: TokenUsage) {
   return {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
   };
 }
 
-export class StreamWire {
+export class OpenAIWire implements AnswerWire {
   private readonly head: string;
   private readonly isChat: boolean;
 
-  constructor(endpoint: Endpoint, id: string, created: number, model: string) {
-    this.isChat = endpoint === 'chat';
+  constructor(private readonly context: WireContext) {
+    this.isChat = context.request.protocol === 'openai-chat';
     const object = this.isChat ? 'chat.completion.chunk' : 'text_completion';
-    this.head = `data: {"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},`;
+    this.head = `data: {"id":${JSON.stringify(context.id)},"object":"${object}","created":${context.created},"model":${JSON.stringify(context.model)},`;
   }
 
-  /** Chat only: the first delta, carrying the role and no text. */
-  roleEvent(): string {
+  private roleEvent(): string {
     return `${this.head}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`;
   }
 
-  contentEvent(text: string): string {
+  opening(): string {
+    return this.isChat && this.context.roleChunk === 'immediately' ? this.roleEvent() : '';
+  }
+
+  beforeFirstContent(): string {
+    return this.isChat && this.context.roleChunk === 'with-first-token' ? this.roleEvent() : '';
+  }
+
+  content(text: string): string {
     const quoted = JSON.stringify(text);
     return this.isChat
       ? `${this.head}"choices":[{"index":0,"delta":{"content":${quoted}},"logprobs":null,"finish_reason":null}]}\n\n`
       : `${this.head}"choices":[{"index":0,"text":${quoted},"logprobs":null,"finish_reason":null}]}\n\n`;
   }
 
-  finishEvent(finishReason: string): string {
-    const reason = JSON.stringify(finishReason);
-    return this.isChat
+  closing(finish: FinishReason, usage: TokenUsage): string {
+    const reason = JSON.stringify(finish);
+    const finishEvent = this.isChat
       ? `${this.head}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":${reason},"stop_reason":null}]}\n\n`
       : `${this.head}"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":${reason},"stop_reason":null}]}\n\n`;
+    // The usage-only chunk (empty choices) only when the client asked for stream_options.include_usage.
+    const usageEvent = this.context.request.includeUsage
+      ? `${this.head}"choices":[],"usage":${JSON.stringify(openAIUsage(usage))}}\n\n`
+      : '';
+    return `${finishEvent}${usageEvent}data: [DONE]\n\n`;
   }
 
-  /** The usage-only chunk (empty choices) sent when the client asked for `stream_options.include_usage`. */
-  usageEvent(usage: Usage): string {
-    return `${this.head}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`;
+  streamError(message: string): string {
+    return `data: ${JSON.stringify(errorInsteadOfChoices(message))}\n\n`;
   }
 
-  static readonly DONE = 'data: [DONE]\n\n';
-}
-
-export function completionBody(
-  endpoint: Endpoint,
-  id: string,
-  created: number,
-  model: string,
-  text: string,
-  finishReason: string,
-  usage: Usage,
-): object {
-  const choice =
-    endpoint === 'chat'
+  body(text: string, finish: FinishReason, usage: TokenUsage): object {
+    const { id, created, model } = this.context;
+    const choice = this.isChat
       ? { index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null }
       : { index: 0, text, logprobs: null };
-  return {
-    id,
-    object: endpoint === 'chat' ? 'chat.completion' : 'text_completion',
-    created,
-    model,
-    choices: [{ ...choice, finish_reason: finishReason, stop_reason: null }],
-    usage,
-  };
+    return {
+      id,
+      object: this.isChat ? 'chat.completion' : 'text_completion',
+      created,
+      model,
+      choices: [{ ...choice, finish_reason: finish, stop_reason: null }],
+      usage: openAIUsage(usage),
+    };
+  }
 }
 
-/** The body of a 200 answer that carries an error instead of choices (the article's "reading choices" failure). */
-export function errorInsteadOfChoices(): object {
-  return {
-    error: {
-      message: 'The upstream provider returned an error: model overloaded, please retry',
-      type: 'upstream_error',
-      code: 'provider_error',
-    },
-  };
+/** A 200 answer that carries an error instead of choices (the article's "reading choices" failure). */
+export function errorInsteadOfChoices(message: string): object {
+  return { error: { message, type: 'upstream_error', code: 'provider_error' } };
 }

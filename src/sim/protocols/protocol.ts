@@ -1,0 +1,78 @@
+// What the simulator needs to know about an API protocol: where it is served, how its request reads, how its
+// answer is written (streamed and not), how its errors look and how its clients send a key. The timing model,
+// the queue, faults and ground truth are shared by every protocol, so all of them are timed the same way.
+import type { IncomingMessage } from 'node:http';
+
+export type ProtocolName = 'openai-chat' | 'openai-completions' | 'anthropic-messages' | 'openai-responses';
+
+/** Why an answer ended, before each protocol names it (`length` / `max_tokens` / `incomplete`...). */
+export type FinishReason = 'stop' | 'length';
+
+export interface GenerationRequest {
+  readonly protocol: ProtocolName;
+  readonly model: string | undefined;
+  readonly promptText: string;
+  readonly promptTokens: number;
+  readonly stream: boolean;
+  /** OpenAI's `stream_options.include_usage`; protocols whose streams always carry usage set it true. */
+  readonly includeUsage: boolean;
+  readonly maxTokens: number | undefined;
+  readonly ignoreEos: boolean;
+  readonly stop: readonly string[];
+  readonly temperature: number;
+}
+
+export interface TokenUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** The bytes of one answer. Streamed events are complete SSE events, `\n\n` included. */
+export interface AnswerWire {
+  /** Events written with the response headers, before any token (lifecycle events; '' when none). */
+  opening(): string;
+  /** Events written just before the first content chunk (the OpenAI chat role delta; '' elsewhere). */
+  beforeFirstContent(): string;
+  content(text: string): string;
+  /** Events after the last content chunk: finish, usage where asked for, end marker. */
+  closing(finish: FinishReason, usage: TokenUsage): string;
+  /** An error event inside a stream that already answered 200. */
+  streamError(message: string): string;
+  /** The whole non-streamed answer. */
+  body(text: string, finish: FinishReason, usage: TokenUsage): object;
+}
+
+export interface WireContext {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+  readonly request: GenerationRequest;
+  readonly roleChunk: 'with-first-token' | 'immediately';
+}
+
+export interface SimProtocol {
+  readonly name: ProtocolName;
+  readonly path: string;
+  /** Prefix of response ids (`chatcmpl`, `msg`...). */
+  readonly idPrefix: string;
+  parse(body: unknown): GenerationRequest;
+  wire(context: WireContext): AnswerWire;
+  /** An error body in this protocol's format. */
+  error(status: number, message: string, code: string | null, param?: string | null): object;
+  hasKey(req: IncomingMessage, key: string): boolean;
+}
+
+/** A request the protocol cannot serve: 400 for values it rejects, 422 for a body of the wrong shape. */
+export class RequestRejection extends Error {
+  constructor(
+    readonly status: 400 | 422,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export function bearerKey(req: IncomingMessage, key: string): boolean {
+  return req.headers.authorization === `Bearer ${key}`;
+}

@@ -1,0 +1,95 @@
+// Request fields read the same way by every protocol, with the same checks.
+import { estimateTokens } from '../../shared/token-estimate.js';
+import { RequestRejection } from './protocol.js';
+
+export type Json = Record<string, unknown>;
+
+/** Tokens a chat template adds around each message and before the answer (Llama/Qwen-like templates). */
+const TEMPLATE_TOKENS_PER_MESSAGE = 4;
+const TEMPLATE_TOKENS_FOR_REPLY = 3;
+
+export function asObject(body: unknown): Json {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new RequestRejection(422, 'the request body must be a JSON object');
+  }
+  return body as Json;
+}
+
+export function optionalNumber(body: Json, name: string): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new RequestRejection(422, `${name} must be a number`, name);
+  }
+  return value;
+}
+
+export function optionalModel(body: Json): string | undefined {
+  const model = body['model'];
+  if (model !== undefined && typeof model !== 'string')
+    throw new RequestRejection(422, 'model must be a string');
+  return model;
+}
+
+export function maxTokensField(body: Json, name: string): number | undefined {
+  const value = optionalNumber(body, name);
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new RequestRejection(400, `${name} must be a positive integer`, name);
+  }
+  return value;
+}
+
+export function temperatureField(body: Json): number {
+  const temperature = optionalNumber(body, 'temperature') ?? 1;
+  if (temperature < 0 || temperature > 2) {
+    throw new RequestRejection(400, 'temperature must be between 0 and 2', 'temperature');
+  }
+  return temperature;
+}
+
+export function stopStrings(value: unknown, name: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return value;
+  throw new RequestRejection(422, `${name} must be a string or a list of strings`, name);
+}
+
+/** Message content as a string or a list of text parts; `textTypes` names the part types that carry text. */
+export function contentText(content: unknown, where: string, textTypes: readonly string[]): string {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown, index) => {
+        const p = part as Json;
+        if (p && textTypes.includes(String(p['type'])) && typeof p['text'] === 'string') return p['text'];
+        throw new RequestRejection(
+          422,
+          `${where}[${index}] must be a text part {"type": "${textTypes[0]}", "text": "..."}`,
+          where,
+        );
+      })
+      .join('\n');
+  }
+  throw new RequestRejection(422, `${where} must be a string or a list of text parts`, where);
+}
+
+/** A conversation's text and its token count under the built-in rule, with chat-template overhead. */
+export function conversationPrompt(texts: readonly string[]): { text: string; tokens: number } {
+  const tokens =
+    texts.reduce((sum, t) => sum + estimateTokens(t) + TEMPLATE_TOKENS_PER_MESSAGE, 0) +
+    TEMPLATE_TOKENS_FOR_REPLY;
+  return { text: texts.join('\n'), tokens };
+}
+
+export function messageTexts(messages: unknown, where: string, textTypes: readonly string[]): string[] {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new RequestRejection(422, `${where} must be a non-empty list`, where);
+  }
+  return messages.map((m: unknown, i) => {
+    if (typeof m !== 'object' || m === null || typeof (m as Json)['role'] !== 'string') {
+      throw new RequestRejection(422, `${where}[${i}] must be an object with a string "role"`, where);
+    }
+    return contentText((m as Json)['content'], `${where}[${i}].content`, textTypes);
+  });
+}

@@ -1,0 +1,97 @@
+// From a valid request to a running Generation: model check, context length, request id and ground truth, an
+// immediate fault if one is drawn, then the planned answer.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hashSeed, SeededRandom } from '../shared/random.js';
+import { naturalLength, planAnswer } from './answer-text.js';
+import { drawImmediateFault, faultName, type ImmediateFault } from './faults.js';
+import { Generation } from './generation.js';
+import type { GenerationRequest, SimProtocol } from './protocols/protocol.js';
+import { newTruth, type RequestTruth } from './request-truth.js';
+import { sendJson } from './send-json.js';
+import type { SimulatorState } from './server.js';
+
+export function startGeneration(
+  state: SimulatorState,
+  protocol: SimProtocol,
+  request: GenerationRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  receivedAtMs: number,
+): void {
+  const { config, env } = state;
+  const model = request.model ?? (config.servedModelNames[0] as string);
+  if (!config.servedModelNames.includes(model)) {
+    const message = `The model \`${model}\` does not exist. Served models: ${config.servedModelNames.join(', ')}`;
+    sendJson(res, 404, protocol.error(404, message, 'model_not_found', 'model'));
+    return;
+  }
+  const maxLen = config.timing.maxModelLen;
+  const maxTokens = request.maxTokens ?? maxLen - request.promptTokens;
+  if (request.promptTokens + maxTokens > maxLen) {
+    const message = `This model's maximum context length is ${maxLen} tokens. However, you requested ${request.promptTokens + maxTokens} tokens (${request.promptTokens} in the messages, ${maxTokens} in the completion).`;
+    sendJson(res, 400, protocol.error(400, message, 'context_length_exceeded'));
+    return;
+  }
+  const ordinal = state.ordinal++;
+  const headerId = req.headers['x-request-id'];
+  const requestId = typeof headerId === 'string' && headerId !== '' ? headerId : randomUUID();
+  const truth = newTruth(requestId, protocol.name, model, request.stream, receivedAtMs);
+  truth.promptTokens = request.promptTokens;
+  env.truths.add(truth);
+  env.metrics.promptTokens.inc({ model_name: model }, request.promptTokens);
+
+  const fault = drawImmediateFault(config.faults, state.faultRandom);
+  if (fault) {
+    answerWithFault(protocol, request, model, fault, truth, res);
+    env.truths.finish(truth);
+    return;
+  }
+  // Greedy decoding (temperature 0) answers a prompt the same way every time; sampling varies with each request,
+  // and both are reproducible under the same --seed.
+  const variant = request.temperature === 0 ? 'greedy' : ordinal;
+  const textRandom = new SeededRandom(hashSeed(config.seed, model, request.promptText, variant));
+  const eosAfter = naturalLength(textRandom, config.timing.eosMedianTokens);
+  const answer = planAnswer(textRandom, maxTokens, eosAfter, request.ignoreEos, request.stop);
+  const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', ordinal));
+  new Generation(env, protocol, request, model, answer, jitter, config.faults, truth, res).start();
+}
+
+function answerWithFault(
+  protocol: SimProtocol,
+  request: GenerationRequest,
+  model: string,
+  fault: ImmediateFault,
+  truth: RequestTruth,
+  res: ServerResponse,
+): void {
+  truth.fault = faultName(fault);
+  truth.endedAtMs = performance.now();
+  const headers = { 'x-request-id': truth.requestId };
+  if (fault.kind === 'error') {
+    truth.status = fault.status;
+    const message = `simulated upstream failure (status ${fault.status})`;
+    sendJson(res, fault.status, protocol.error(fault.status, message, 'simulated_error'), headers);
+  } else if (fault.kind === 'rate-limit') {
+    truth.status = 429;
+    const message = 'Rate limit reached: retry after the time in Retry-After.';
+    sendJson(res, 429, protocol.error(429, message, 'rate_limit_exceeded'), {
+      ...headers,
+      'retry-after': String(fault.retryAfterS),
+    });
+  } else if (request.stream) {
+    // HTTP 200, then an error where the answer should be: the stream carries no choices at all.
+    const wire = protocol.wire({
+      id: truth.requestId,
+      created: 0,
+      model,
+      request,
+      roleChunk: 'with-first-token',
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
+    res.end(wire.opening() + wire.streamError('The upstream provider returned an error: model overloaded'));
+  } else {
+    const message = 'The upstream provider returned an error: model overloaded, please retry';
+    sendJson(res, 200, protocol.error(500, message, 'provider_error'), headers);
+  }
+}
