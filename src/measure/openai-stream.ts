@@ -3,6 +3,7 @@
 // inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
 
 import type { SseEvent } from '../sse/sse-parser.js';
+import { capErrorMessage } from './error-message.js';
 import type { EventFacts } from './event-classifier.js';
 import {
   countField,
@@ -17,9 +18,6 @@ import {
 export type ChoiceTextReader = (choice: JsonObject) => string;
 
 type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
-
-// Long enough for any real provider message; bounds what one bad upstream can put into a record.
-const MAX_ERROR_MESSAGE_CHARS = 2000;
 
 const DONE: EventFacts = Object.freeze({ done: true });
 const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
@@ -71,5 +69,5 @@ function errorMessageOf(chunk: JsonObject | undefined, rawData: string): string 
     message = stringField(error, 'message');
   else if (error !== undefined) message = JSON.stringify(error);
   else message = rawData;
-  return message.length > MAX_ERROR_MESSAGE_CHARS ? message.slice(0, MAX_ERROR_MESSAGE_CHARS) : message;
+  return capErrorMessage(message);
 }

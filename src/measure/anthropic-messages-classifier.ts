@@ -1,0 +1,89 @@
+// Anthropic Messages streams (`/v1/messages`). Content is a `content_block_delta` carrying text, thinking or tool
+// input (`text_delta`, `thinking_delta`, `input_json_delta`). `message_start`, `content_block_start` and `ping`
+// arrive before the model produced anything: stamping the first token on them gives a fake ~1 ms TTFT.
+// Usage comes in two halves: input tokens in `message_start`, output tokens (cumulative) in `message_delta`.
+
+import type { SseEvent } from '../sse/sse-parser.js';
+import { capErrorMessage } from './error-message.js';
+import { type EventClassifier, type EventFacts, NO_FACTS } from './event-classifier.js';
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from './json-object.js';
+
+const DONE: EventFacts = Object.freeze({ done: true });
+const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
+
+type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
+
+const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
+  text_delta: 'text',
+  thinking_delta: 'thinking',
+  input_json_delta: 'partial_json',
+};
+
+export const anthropicMessagesClassifier: EventClassifier = {
+  protocol: 'anthropic-messages',
+  classify(event: SseEvent): EventFacts {
+    const data = parseJsonObject(event.data);
+    if (data === undefined) {
+      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE;
+    }
+    const type = stringField(data, 'type') || event.event;
+    switch (type) {
+      case 'content_block_delta':
+        return contentOf(field(data, 'delta'));
+      case 'message_start': {
+        const message = field(data, 'message');
+        return isJsonObject(message) ? usageOf(field(message, 'usage'), false) : NO_FACTS;
+      }
+      case 'message_delta':
+        return messageDelta(data);
+      case 'message_stop':
+        return DONE;
+      case 'error':
+        return { errorMessage: errorMessageOf(data) };
+      default:
+        // ping, content_block_start, content_block_stop and anything new: no measurement in them.
+        return NO_FACTS;
+    }
+  },
+};
+
+function contentOf(delta: unknown): EventFacts {
+  if (!isJsonObject(delta)) return NO_FACTS;
+  const textField = DELTA_TEXT_FIELDS[stringField(delta, 'type')];
+  const text = textField === undefined ? '' : stringField(delta, textField);
+  return text === '' ? NO_FACTS : { contentText: text };
+}
+
+function usageOf(usage: unknown, withOutput: boolean): MutableFacts {
+  const facts: MutableFacts = {};
+  if (!isJsonObject(usage)) return facts;
+  const input = countField(usage, 'input_tokens');
+  if (input !== undefined) facts.promptTokens = input;
+  // message_start reports output_tokens as 1 or so before anything was generated: only message_delta's counts.
+  const output = withOutput ? countField(usage, 'output_tokens') : undefined;
+  if (output !== undefined) facts.completionTokens = output;
+  return facts;
+}
+
+function messageDelta(data: JsonObject): EventFacts {
+  const facts = usageOf(field(data, 'usage'), true);
+  const delta = field(data, 'delta');
+  if (isJsonObject(delta)) {
+    const reason = stringField(delta, 'stop_reason');
+    if (reason !== '') facts.finishReason = reason;
+  }
+  return facts;
+}
+
+function errorMessageOf(data: JsonObject): string {
+  const error = field(data, 'error');
+  const message = isJsonObject(error) ? stringField(error, 'message') : '';
+  return capErrorMessage(message || JSON.stringify(error ?? data));
+}

@@ -1,0 +1,72 @@
+// OpenAI Responses streams (`/v1/responses`). Content is a delta of output text, reasoning text, a refusal or
+// function-call arguments. `response.created`, `response.in_progress`, `*.added` and `*.done` events carry no new
+// output (the `*.done` events repeat text already streamed, so counting them would count it twice). Usage and the
+// end come with `response.completed` (or `response.incomplete`); `response.failed` and `error` carry errors.
+
+import type { SseEvent } from '../sse/sse-parser.js';
+import { capErrorMessage } from './error-message.js';
+import { type EventClassifier, type EventFacts, NO_FACTS } from './event-classifier.js';
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from './json-object.js';
+
+const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
+
+const CONTENT_DELTAS: ReadonlySet<string> = new Set([
+  'response.output_text.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.refusal.delta',
+  'response.function_call_arguments.delta',
+]);
+
+type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
+
+export const openAiResponsesClassifier: EventClassifier = {
+  protocol: 'openai-responses',
+  classify(event: SseEvent): EventFacts {
+    const data = parseJsonObject(event.data);
+    if (data === undefined) {
+      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE;
+    }
+    const type = stringField(data, 'type') || (event.event ?? '');
+    if (CONTENT_DELTAS.has(type)) {
+      const text = stringField(data, 'delta');
+      return text === '' ? NO_FACTS : { contentText: text };
+    }
+    if (type === 'response.completed' || type === 'response.incomplete')
+      return finished(field(data, 'response'));
+    if (type === 'response.failed') return failed(field(data, 'response'));
+    if (type === 'error') {
+      return { errorMessage: capErrorMessage(stringField(data, 'message') || JSON.stringify(data)) };
+    }
+    return NO_FACTS;
+  },
+};
+
+function finished(response: unknown): EventFacts {
+  const facts: MutableFacts = { done: true };
+  if (!isJsonObject(response)) return facts;
+  const usage = field(response, 'usage');
+  if (isJsonObject(usage)) {
+    const input = countField(usage, 'input_tokens');
+    const output = countField(usage, 'output_tokens');
+    if (input !== undefined) facts.promptTokens = input;
+    if (output !== undefined) facts.completionTokens = output;
+  }
+  const details = field(response, 'incomplete_details');
+  const reason = isJsonObject(details) ? stringField(details, 'reason') : '';
+  facts.finishReason = reason || stringField(response, 'status') || 'completed';
+  return facts;
+}
+
+function failed(response: unknown): EventFacts {
+  const error = isJsonObject(response) ? field(response, 'error') : undefined;
+  const message = isJsonObject(error) ? stringField(error as JsonObject, 'message') : '';
+  return { done: true, errorMessage: capErrorMessage(message || 'response.failed') };
+}
