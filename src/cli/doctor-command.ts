@@ -1,0 +1,79 @@
+// `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
+import type { Backend } from '../doctor/endpoint-checks.js';
+import { formatChecklist } from '../doctor/format-checklist.js';
+import { runDoctor } from '../doctor/run-doctor.js';
+import type { Command } from './command.js';
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary:
+    'Check an endpoint the way the troubleshooting guide does: key, proxy, URL, auth, model, backend, stream',
+  usage: [
+    'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai]',
+  ],
+  options: [
+    {
+      name: 'base-url',
+      type: 'string',
+      default: 'http://127.0.0.1:8000',
+      valueName: 'URL',
+      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway',
+    },
+    {
+      name: 'api-key-env',
+      type: 'string',
+      valueName: 'VAR',
+      help: 'Variable holding the key (default: OPENAI_API_KEY)',
+    },
+    {
+      name: 'api-key',
+      type: 'string',
+      valueName: 'KEY',
+      help: 'The key itself (prefer --api-key-env: command lines end up in shell history)',
+    },
+    {
+      name: 'model',
+      type: 'string',
+      valueName: 'ID',
+      help: 'Model ID to check (default: the first one listed)',
+    },
+    {
+      name: 'backend',
+      type: 'string',
+      choices: ['openai-chat', 'openai'],
+      default: 'openai-chat',
+      valueName: 'NAME',
+      help: 'Request format: chat (messages) or completions (prompt)',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'integer',
+      min: 100,
+      default: 15_000,
+      valueName: 'MS',
+      help: 'Timeout of each request',
+    },
+    { name: 'json', type: 'boolean', help: 'Print the results as JSON' },
+  ],
+  details:
+    'Exit status: 0 when nothing fails (warnings allowed), 1 otherwise. Guide: docs/troubleshooting.md',
+  async run({ options: o }) {
+    const results = await runDoctor({
+      baseUrl: o['base-url'] as string,
+      apiKey: o['api-key'] as string | undefined,
+      apiKeyEnv: o['api-key-env'] as string | undefined,
+      model: o['model'] as string | undefined,
+      backend: o['backend'] as Backend,
+      timeoutMs: o['timeout-ms'] as number,
+      env: process.env,
+    });
+    const failed = results.some((r) => r.status === 'fail');
+    if (o['json']) {
+      process.stdout.write(`${JSON.stringify({ ok: !failed, checks: results }, null, 2)}\n`);
+    } else {
+      const heading = `tokenmeter doctor: ${String(o['base-url'])} (backend ${String(o['backend'])})`;
+      process.stdout.write(formatChecklist(heading, results));
+    }
+    return failed ? 1 : 0;
+  },
+};

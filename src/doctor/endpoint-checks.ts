@@ -1,0 +1,179 @@
+// The checks that talk to the endpoint, in the article's order: reachable and authorized (GET /v1/models), the
+// model, which endpoints answer and which backend fits them.
+import type { UpstreamBase } from '../gateway/upstream-url.js';
+import { nearestNames } from '../shared/nearest-names.js';
+import { hintForUpstreamStatus, looksLikeFilesystemPath } from '../shared/upstream-hints.js';
+import { type CheckResult, check } from './check.js';
+import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
+
+export type Backend = 'openai-chat' | 'openai';
+
+export interface EndpointContext {
+  readonly base: UpstreamBase;
+  readonly headers: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly keyVariable: string | undefined;
+}
+
+export function endpointUrl(base: UpstreamBase, endpoint: string): string {
+  return `${base.origin}${base.apiPrefix}${endpoint}`;
+}
+
+function failedAnswer(
+  id: string,
+  title: string,
+  answer: ProbeAnswer,
+  where: string,
+  ctx: EndpointContext,
+  path: string,
+): CheckResult {
+  if (answer.kind === 'error') {
+    const { detail, fix } = describeNetworkError(answer.code, where);
+    return check(id, title, 'fail', detail, fix);
+  }
+  const hint = hintForUpstreamStatus(answer.status, {
+    path,
+    ...(ctx.keyVariable ? { keyVariable: ctx.keyVariable } : {}),
+  });
+  const detail = `${where} answered ${answer.status}: ${errorMessageIn(answer.body)}`;
+  return check(id, title, 'fail', detail, hint ?? 'see the message above');
+}
+
+/** GET /v1/models: reachable, authorized, and the list of model IDs (undefined when the endpoint has no list). */
+export async function checkModelsList(
+  ctx: EndpointContext,
+): Promise<{ result: CheckResult; models: string[] | undefined; reachable: boolean }> {
+  const path = `${ctx.base.apiPrefix}/models`;
+  const url = `${ctx.base.origin}${path}`;
+  const answer = await probe(url, { headers: ctx.headers, timeoutMs: ctx.timeoutMs });
+  const title = 'reachable and authorized';
+  if (answer.kind === 'response' && answer.status === 200) {
+    const models = modelIds(answer.body);
+    return {
+      result: check('auth', title, 'pass', `GET ${url}: 200, ${models.length} model(s)`),
+      models,
+      reachable: true,
+    };
+  }
+  if (answer.kind === 'response' && answer.status === 404) {
+    const detail = `GET ${url}: 404 (this endpoint does not list models; auth is checked with the requests below)`;
+    return {
+      result: check('auth', title, 'warn', detail, 'pass --model with the ID the provider registered'),
+      models: undefined,
+      reachable: true,
+    };
+  }
+  return {
+    result: failedAnswer('auth', title, answer, `GET ${url}`, ctx, path),
+    models: undefined,
+    reachable: answer.kind === 'response',
+  };
+}
+
+function modelIds(body: string): string[] {
+  try {
+    const parsed = JSON.parse(body) as { data?: Array<{ id?: unknown }> };
+    return (parsed.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/** The model to use and whether the endpoint serves it. */
+export function checkModel(
+  asked: string | undefined,
+  models: string[] | undefined,
+): { model: string | undefined; result: CheckResult } {
+  const title = 'model';
+  if (asked === undefined) {
+    const first = models?.[0];
+    if (first === undefined)
+      return {
+        model: undefined,
+        result: check('model', title, 'fail', 'no --model given and none listed', 'pass --model <model ID>'),
+      };
+    return {
+      model: first,
+      result: check('model', title, 'pass', `no --model given: using '${first}', the first listed`),
+    };
+  }
+  const isPath = looksLikeFilesystemPath(asked);
+  if (models === undefined || models.includes(asked)) {
+    return isPath && models === undefined
+      ? {
+          model: asked,
+          result: check(
+            'model',
+            title,
+            'warn',
+            `'${asked}' is a filesystem path`,
+            'servers register a model ID; a local weights path only works where vLLM was started with that path',
+          ),
+        }
+      : { model: asked, result: check('model', title, 'pass', `'${asked}' is served`) };
+  }
+  const nearest = nearestNames(asked.split('/').pop() ?? asked, models);
+  const suggestions = (nearest.length > 0 ? nearest : models.slice(0, 3)).map((m) => `'${m}'`).join(', ');
+  const what = isPath ? `'${asked}' is a local weights path, not a model ID` : `'${asked}' is not served`;
+  return {
+    model: asked,
+    result: check(
+      'model',
+      title,
+      'fail',
+      `${what}; served: ${suggestions}`,
+      `use --model ${nearest[0] ?? models[0] ?? '<id from GET /v1/models>'}`,
+    ),
+  };
+}
+
+/** Which of the chat and completions endpoints answer, and whether the chosen backend fits. */
+export async function checkEndpoints(
+  ctx: EndpointContext,
+  model: string,
+  backend: Backend,
+): Promise<CheckResult[]> {
+  const chatUrl = endpointUrl(ctx.base, '/chat/completions');
+  const completionsUrl = endpointUrl(ctx.base, '/completions');
+  const common = { method: 'POST' as const, headers: ctx.headers, timeoutMs: ctx.timeoutMs };
+  const [chat, completions] = await Promise.all([
+    probe(chatUrl, {
+      ...common,
+      body: { model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
+    }),
+    probe(completionsUrl, { ...common, body: { model, prompt: 'ping', max_tokens: 1 } }),
+  ]);
+  const ok = (a: ProbeAnswer) => a.kind === 'response' && a.status >= 200 && a.status < 300;
+  const show = (a: ProbeAnswer) => (a.kind === 'response' ? String(a.status) : a.code);
+  const summary = `/v1/chat/completions: ${show(chat)}, /v1/completions: ${show(completions)}`;
+  const results = [check('endpoints', 'endpoints', ok(chat) || ok(completions) ? 'pass' : 'fail', summary)];
+  const [mine, other, mineUrl, otherBackend] =
+    backend === 'openai-chat'
+      ? [chat, completions, chatUrl, 'openai']
+      : [completions, chat, completionsUrl, 'openai-chat'];
+  const title = `backend ${backend} fits`;
+  if (ok(mine)) {
+    results.push(
+      check(
+        'backend',
+        title,
+        'pass',
+        `a ${backend === 'openai-chat' ? 'chat' : 'completions'} body to ${new URL(mineUrl).pathname} works`,
+      ),
+    );
+  } else if (ok(other)) {
+    const endpoint = otherBackend === 'openai-chat' ? '/v1/chat/completions' : '/v1/completions';
+    results.push(
+      check(
+        'backend',
+        title,
+        'fail',
+        `${new URL(mineUrl).pathname} answered ${show(mine)} but the other endpoint works`,
+        `use --backend ${otherBackend} --endpoint ${endpoint}`,
+      ),
+    );
+  } else {
+    results.push(failedAnswer('backend', title, mine, `POST ${mineUrl}`, ctx, new URL(mineUrl).pathname));
+  }
+  return results;
+}

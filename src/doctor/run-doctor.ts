@@ -1,0 +1,115 @@
+// The article's troubleshooting routine as a program: key, proxy variables, base URL shape, reachability and
+// auth, model, endpoints and backend, a streamed answer, and its timing. Later steps are skipped once an earlier
+// one makes them meaningless (no point streaming from a host that refuses connections).
+import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import { type CheckResult, check } from './check.js';
+import {
+  type Backend,
+  checkEndpoints,
+  checkModel,
+  checkModelsList,
+  type EndpointContext,
+} from './endpoint-checks.js';
+import { checkKey } from './key-check.js';
+import { checkProxy } from './proxy-check.js';
+import { checkStream } from './stream-check.js';
+
+export interface DoctorOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly apiKeyEnv: string | undefined;
+  readonly model: string | undefined;
+  readonly backend: Backend;
+  readonly timeoutMs: number;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+function checkBaseUrl(raw: string): { base: UpstreamBase | undefined; result: CheckResult } {
+  const title = 'base URL';
+  let base: UpstreamBase;
+  try {
+    base = normalizeUpstreamBase(raw, '--base-url');
+  } catch (error) {
+    if (error instanceof UserFacingError)
+      return { base: undefined, result: check('base-url', title, 'fail', error.message, 'fix --base-url') };
+    throw error;
+  }
+  const path = new URL(raw.trim()).pathname.replace(/\/+$/, '');
+  if (path.endsWith('/v1')) {
+    const detail = `${raw} ends in /v1: clients that append /v1/chat/completions themselves (vLLM's benchmark with --base-url) will request /v1/v1/... and get 404`;
+    return {
+      base,
+      result: check(
+        'base-url',
+        title,
+        'warn',
+        detail,
+        `give those clients ${base.display}; SDKs (OpenAI, Cline) want ${base.display}/v1`,
+      ),
+    };
+  }
+  if (path !== base.basePath) {
+    return {
+      base,
+      result: check(
+        'base-url',
+        title,
+        'warn',
+        `${raw} includes an endpoint path`,
+        `use ${base.display} as the base URL`,
+      ),
+    };
+  }
+  return { base, result: check('base-url', title, 'pass', `API at ${base.display}/v1`) };
+}
+
+const skipped = (id: string, title: string, why: string) => check(id, title, 'skip', why);
+
+export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const { key, result: keyResult } = checkKey(
+    { variable: options.apiKeyEnv, flagValue: options.apiKey },
+    options.env,
+  );
+  results.push(keyResult);
+  const { base, result: urlResult } = checkBaseUrl(options.baseUrl);
+  results.push(urlResult);
+  if (!base) return results;
+  results.push(await checkProxy(new URL(base.origin), options.env));
+
+  const ctx: EndpointContext = {
+    base,
+    headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    timeoutMs: options.timeoutMs,
+    keyVariable: options.apiKey === undefined ? (options.apiKeyEnv ?? 'OPENAI_API_KEY') : undefined,
+  };
+  const listed = await checkModelsList(ctx);
+  results.push(listed.result);
+  if (!listed.reachable || listed.result.status === 'fail') {
+    const why = 'skipped: the endpoint must be reachable and accept the key first';
+    results.push(
+      skipped('model', 'model', why),
+      skipped('endpoints', 'endpoints', why),
+      skipped('stream', 'streamed answer', why),
+    );
+    return results;
+  }
+  const { model, result: modelResult } = checkModel(options.model, listed.models);
+  results.push(modelResult);
+  if (model === undefined || modelResult.status === 'fail') {
+    results.push(
+      skipped('endpoints', 'endpoints', 'skipped: needs a served model'),
+      skipped('stream', 'streamed answer', 'skipped: needs a served model'),
+    );
+    return results;
+  }
+  const endpointResults = await checkEndpoints(ctx, model, options.backend);
+  results.push(...endpointResults);
+  if (endpointResults.some((r) => r.status === 'fail')) {
+    results.push(skipped('stream', 'streamed answer', 'skipped: the backend must fit an endpoint first'));
+    return results;
+  }
+  results.push(...(await checkStream(ctx, model, options.backend)));
+  return results;
+}

@@ -1,0 +1,153 @@
+// A real streamed request, read the way a benchmark reads it: every chunk must carry `choices` (the usage-only
+// chunk carries an empty list), the usage chunk must come when asked for, `[DONE]` must end the stream, and an
+// error object inside a 200 (the "reading choices" failure) is caught and shown. Then the first-token time and
+// the stream rate, as a sanity check.
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { classifierFor } from '../measure/classifiers.js';
+import { deriveLatencies } from '../measure/derive-latencies.js';
+import type { EventClassifier } from '../measure/event-classifier.js';
+import { StreamMeter } from '../measure/stream-meter.js';
+import { type CheckResult, check } from './check.js';
+import { type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
+import { describeNetworkError, errorMessageIn } from './http-probe.js';
+
+const MAX_TOKENS = 32;
+
+/** Wraps a classifier to count events that have no `choices` at all (what crashes vLLM's benchmark). */
+function choicesWatcher(inner: EventClassifier) {
+  const seen = { withoutChoices: 0, example: '' };
+  const classifier: EventClassifier = {
+    protocol: inner.protocol,
+    classify(event) {
+      const facts = inner.classify(event);
+      if (event.data !== '[DONE]' && !facts.unparseable && !/"choices"\s*:/.test(event.data)) {
+        if (seen.withoutChoices++ === 0) seen.example = event.data.slice(0, 300);
+      }
+      return facts;
+    },
+  };
+  return { classifier, seen };
+}
+
+export async function checkStream(
+  ctx: EndpointContext,
+  model: string,
+  backend: Backend,
+): Promise<CheckResult[]> {
+  const chat = backend === 'openai-chat';
+  const url = endpointUrl(ctx.base, chat ? '/chat/completions' : '/completions');
+  const prompt = 'Write a short paragraph about measuring latency.';
+  const body = {
+    model,
+    ...(chat ? { messages: [{ role: 'user', content: prompt }] } : { prompt }),
+    max_tokens: MAX_TOKENS,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const inner = classifierFor(chat ? 'openai-chat' : 'openai-completions');
+  if (!inner) throw new Error('OpenAI classifiers are always registered');
+  const { classifier, seen } = choicesWatcher(inner);
+  const meter = new StreamMeter({ classifier });
+  const start = performance.now();
+  let status: number;
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...ctx.headers },
+      body: JSON.stringify(body),
+      headersTimeout: ctx.timeoutMs,
+      bodyTimeout: ctx.timeoutMs,
+    });
+    status = res.statusCode;
+    if (status !== 200) {
+      const detail = `POST ${url} (stream) answered ${status}: ${errorMessageIn(await res.body.text())}`;
+      return [check('stream', 'streamed answer', 'fail', detail, 'fix the steps above first')];
+    }
+    for await (const chunk of res.body) meter.onBytes(chunk as Buffer, performance.now());
+  } catch (error) {
+    meter.end(performance.now());
+    const code = (error as { code?: string }).code ?? 'UNKNOWN';
+    const timing = meter.result();
+    if (timing.firstByteMs !== undefined) {
+      const detail = `the stream broke after ${timing.contentEvents} chunk(s) (${code}) with no finish and no [DONE]`;
+      return [
+        check(
+          'stream',
+          'streamed answer',
+          'fail',
+          detail,
+          'the upstream cut the answer: check its logs, timeouts of proxies in between',
+        ),
+      ];
+    }
+    const { detail, fix } = describeNetworkError(code, `POST ${url}`);
+    return [check('stream', 'streamed answer', 'fail', detail, fix)];
+  }
+  meter.end(performance.now());
+  return [streamVerdict(meter, seen), timingVerdict(meter, start)];
+}
+
+function streamVerdict(meter: StreamMeter, seen: { withoutChoices: number; example: string }): CheckResult {
+  const t = meter.result();
+  const title = 'streamed answer';
+  if (t.errorMessage !== undefined) {
+    return check(
+      'stream',
+      title,
+      'fail',
+      `HTTP 200, but the stream carries an error instead of choices: "${t.errorMessage}"`,
+      'the provider failed this request: retry, or check the model and quota at the provider; benchmark scripts that read choices[0] crash here ("reading choices")',
+    );
+  }
+  if (seen.withoutChoices > 0) {
+    return check(
+      'stream',
+      title,
+      'fail',
+      `${seen.withoutChoices} chunk(s) without "choices", e.g. ${seen.example}`,
+      'scripts that read choices[0] crash on these; tokenmeter bench handles them',
+    );
+  }
+  const missing: string[] = [];
+  if (t.contentEvents === 0) missing.push('no content chunk');
+  if (t.usageOutputTokens === undefined)
+    missing.push('no usage chunk (stream_options.include_usage ignored: token counts will be estimated)');
+  if (!t.sawDone) missing.push('no data: [DONE] (the stream ended without its end marker)');
+  if (t.contentEvents === 0 || !t.sawDone) {
+    return check(
+      'stream',
+      title,
+      'fail',
+      missing.join('; '),
+      'the stream is not OpenAI-compatible: check the endpoint and backend',
+    );
+  }
+  const detail = `${t.contentEvents} content chunks with choices, finish_reason ${t.finishReason ?? 'missing'}, [DONE]`;
+  return missing.length > 0
+    ? check(
+        'stream',
+        title,
+        'warn',
+        `${detail}; ${missing.join('; ')}`,
+        'tokenmeter counts tokens itself when usage is missing',
+      )
+    : check('stream', title, 'pass', `${detail}, usage chunk`);
+}
+
+function timingVerdict(meter: StreamMeter, start: number): CheckResult {
+  const l = deriveLatencies(meter.result(), start);
+  if (l.ttftMs === undefined) return check('timing', 'first token and rate', 'skip', 'no content arrived');
+  const rate = l.tpotMs !== undefined && l.tpotMs > 0 ? 1000 / l.tpotMs : undefined;
+  const detail = `TTFT ${l.ttftMs.toFixed(0)} ms, ${l.outputTokens} tokens${rate === undefined ? '' : `, ${rate.toFixed(1)} tokens/s after the first`}`;
+  if (l.ttftMs > 10_000) {
+    return check(
+      'timing',
+      'first token and rate',
+      'warn',
+      detail,
+      'a first token after 10 s suggests a cold start or a queue: check load before benchmarking',
+    );
+  }
+  return check('timing', 'first token and rate', 'pass', detail);
+}

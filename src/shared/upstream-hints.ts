@@ -1,0 +1,46 @@
+// What an upstream's 401, 403, 404, 422 or 429 most often means, and what to change. The doctor prints these and
+// the gateway puts the same text in its error records and log lines, so both tell the user the same thing.
+
+export interface HintContext {
+  /** The path that was requested upstream, e.g. `/api/v1/chat/completions`. */
+  readonly path?: string;
+  /** The model sent upstream. */
+  readonly model?: string;
+  /** Name of the variable the key came from, if any. */
+  readonly keyVariable?: string;
+}
+
+export function looksLikeFilesystemPath(model: string): boolean {
+  return /^(\/|\.{1,2}\/|~\/|[A-Za-z]:\\)/.test(model);
+}
+
+export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
+  const { path = '', model, keyVariable } = context;
+  switch (status) {
+    case 401:
+      return keyVariable
+        ? `the upstream rejected the key: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`
+        : 'the upstream wants a key: set one (an environment variable, sent as "Authorization: Bearer <key>")';
+    case 403:
+      return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";
+    case 404:
+      if (path.includes('/v1/v1/')) {
+        return 'the path has /v1 twice: the base URL already ends in /v1 and the client adds /v1 again; drop /v1 from the base URL';
+      }
+      if (model && looksLikeFilesystemPath(model)) {
+        return `the model '${model}' is a local weights path: send the model ID the server registered (see GET /v1/models)`;
+      }
+      if (path.endsWith('/completions') && !path.endsWith('/chat/completions')) {
+        return 'this endpoint may serve only chat: use /v1/chat/completions (vLLM benchmark: --backend openai-chat)';
+      }
+      return 'not found: check the model ID against GET /v1/models, and that the base URL has no extra path';
+    case 422:
+      return path.endsWith('/chat/completions')
+        ? 'the body does not fit the chat endpoint: send "messages" (vLLM benchmark: --backend openai-chat), not "prompt"'
+        : 'the body does not fit this endpoint: a completions body ("prompt") goes to /v1/completions, a chat body ("messages") to /v1/chat/completions';
+    case 429:
+      return 'rate limited: lower the request rate or concurrency, or raise the limit at the provider';
+    default:
+      return undefined;
+  }
+}
