@@ -1,7 +1,17 @@
 import type { Command } from './command.js';
+import { compareCommand } from './compare-command.js';
 import { demoCommand } from './demo-command.js';
+import { doctorCommand } from './doctor-command.js';
+import { reportCommand } from './report-command.js';
 import { serveCommand } from './serve-command.js';
 import { simCommand } from './sim-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
-export const commands: readonly Command[] = [demoCommand, simCommand, serveCommand];
+export const commands: readonly Command[] = [
+  demoCommand,
+  simCommand,
+  serveCommand,
+  doctorCommand,
+  compareCommand,
+  reportCommand,
+];

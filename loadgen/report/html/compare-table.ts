@@ -1,0 +1,56 @@
+// The comparison table as HTML: the same rows, values and deltas as the terminal table (same formatting
+// functions), with better deltas in green, worse in red, and the best run's value in bold.
+
+import type { Comparison, ComparisonRow } from '../../compare/compare-runs.js';
+import { formatDelta, formatValue } from '../../compare/format-comparison.js';
+import { escapeHtml } from './escape.js';
+import { colourOf } from './svg-chart.js';
+
+function cells(row: ComparisonRow): string {
+  return row.values
+    .map((value, i) => {
+      const best = row.best === i ? ' best' : '';
+      const valueCell = `<td class="num${best}">${escapeHtml(formatValue(value, row.integer))}</td>`;
+      if (i === 0) return valueCell;
+      const d = row.deltas[i] ?? null;
+      const tone = d?.verdict === 'better' || d?.verdict === 'worse' ? ` ${d.verdict}` : '';
+      return `${valueCell}<td class="num${tone}">${escapeHtml(formatDelta(d, row.integer))}</td>`;
+    })
+    .join('');
+}
+
+export function comparisonTable(comparison: Comparison): string {
+  const head = comparison.runs
+    .map((run, i) => {
+      const swatch = `<span class="swatch" style="background:${colourOf({ name: '', kind: 'line', points: [] }, i)}"></span>`;
+      const column = `<th class="num">${swatch}${escapeHtml(run.letter)}</th>`;
+      return i === 0 ? column : `${column}<th class="num">${escapeHtml(run.letter)} vs A</th>`;
+    })
+    .join('');
+  const body = comparison.rows
+    .map((row) => {
+      const label = row.unit === '' ? row.label : `${row.label} (${row.unit})`;
+      const direction =
+        row.better === null ? '' : row.better === 'lower' ? 'lower is better' : 'higher is better';
+      return `<tr data-key="${escapeHtml(row.key)}"><th title="${direction}">${escapeHtml(label)}</th>${cells(row)}</tr>`;
+    })
+    .join('');
+  return `<table class="comparison"><thead><tr><th>Metric</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+export function runLegend(comparison: Comparison): string {
+  const rows = comparison.runs
+    .map((run, i) => {
+      const swatch = `<span class="swatch" style="background:${colourOf({ name: '', kind: 'line', points: [] }, i)}"></span>`;
+      const cellsText = [run.name, run.model, run.backend, run.date, run.path].map(
+        (text) => `<td>${text === null ? '—' : escapeHtml(text)}</td>`,
+      );
+      const role = i === 0 ? ' (baseline)' : '';
+      return `<tr><th>${swatch}${escapeHtml(run.letter)}${role}</th>${cellsText.join('')}</tr>`;
+    })
+    .join('');
+  return (
+    '<table><thead><tr><th>Run</th><th>Name</th><th>Model</th><th>Backend</th><th>Date</th><th>File</th>' +
+    `</tr></thead><tbody>${rows}</tbody></table>`
+  );
+}

@@ -1,0 +1,53 @@
+// The report of one run: what was run, the key figures, the verdicts, then the charts. A file saved without
+// --save-detailed has only summary figures, so the page says which charts need the per-request arrays
+// instead of drawing guesses from three percentiles.
+
+import type { JsonObject } from '../read-result-file.js';
+import { stringField } from '../result-fields.js';
+import { recordsFromResult } from '../result-records.js';
+import { resultVerdicts } from '../result-verdicts.js';
+import { keyValueTable, renderPage, section, verdictList } from './page.js';
+import { runCharts } from './run-charts.js';
+import { figureRows, settingsRows } from './run-settings.js';
+import { renderChart } from './svg-chart.js';
+
+export interface RunReportData {
+  /** The result object as written by --save-result (buildResultJson), ideally with detailed arrays. */
+  result: JsonObject;
+  /** Where it came from, shown under the title. */
+  source?: string;
+}
+
+const INCOMPLETE =
+  'This file was saved without --save-detailed, so the TTFT-spread and schedule-lag checks could not be made.';
+
+export function renderRunReport(data: RunReportData): string {
+  const { result } = data;
+  const records = recordsFromResult(result);
+  const verdicts = resultVerdicts(result, records);
+  const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
+  const about = [
+    stringField(result, 'model_id'),
+    stringField(result, 'backend'),
+    stringField(result, 'date'),
+  ];
+  const subtitle = [...about.filter((part) => part !== null), data.source].filter(Boolean).join(' · ');
+  const charts =
+    records === null
+      ? '<p class="message">No per-request data: run the benchmark with --save-result --save-detailed ' +
+        '(or bench --html) to get the distribution and time charts.</p>'
+      : `<div class="charts">${runCharts(records).map(renderChart).join('\n')}</div>`;
+  return renderPage({
+    title: `tokenmeter run report: ${name}`,
+    subtitle,
+    sections: [
+      section(
+        'Run',
+        `<div class="panels">${keyValueTable('Settings', settingsRows(result))}` +
+          `${keyValueTable('Key figures', figureRows(result))}</div>`,
+      ),
+      section('Verdicts', verdictList(verdicts.list, verdicts.complete ? undefined : INCOMPLETE)),
+      section('Charts', charts),
+    ],
+  });
+}

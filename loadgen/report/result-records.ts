@@ -1,0 +1,89 @@
+// Per-request records rebuilt from a result file saved with --save-detailed, so the HTML report draws from a
+// saved file exactly what the live run would have shown, through the same metrics and verdict code.
+// vLLM's own detailed files have the arrays but not our `tokenmeter` ones: outcome then comes from `errors`
+// (empty = success, as vLLM writes it) and missing figures stay null. vLLM's start_times are absolute
+// perf_counter readings; ours are offsets from the run's start; both are shifted to start at 0.
+
+import { REQUEST_OUTCOMES, type RequestOutcome, type RequestRecord } from '../record.js';
+import type { JsonObject } from './read-result-file.js';
+import { tokenmeterSection } from './result-fields.js';
+import type { JsonValue } from './result-json.js';
+
+const REQUIRED_ARRAYS = ['ttfts', 'itls', 'latencies', 'start_times', 'output_lens'] as const;
+
+function arrayOf(json: JsonObject, key: string): readonly JsonValue[] | null {
+  const value = json[key];
+  return Array.isArray(value) ? value : null;
+}
+
+function num(value: JsonValue | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): RequestOutcome {
+  if (typeof saved === 'string' && (REQUEST_OUTCOMES as readonly string[]).includes(saved)) {
+    return saved as RequestOutcome;
+  }
+  return typeof error === 'string' && error !== '' ? 'http_error' : 'ok';
+}
+
+/** True when the file carries the per-request arrays the distribution charts need. */
+export function hasDetailedArrays(json: JsonObject): boolean {
+  const lengths = REQUIRED_ARRAYS.map((key) => arrayOf(json, key)?.length ?? -1);
+  return lengths.every((n) => n >= 0 && n === lengths[0]);
+}
+
+/** The run's records, or null when the file was saved without --save-detailed. */
+export function recordsFromResult(json: JsonObject): RequestRecord[] | null {
+  if (!hasDetailedArrays(json)) return null;
+  const ours = tokenmeterSection(json);
+  const col = (key: string): readonly JsonValue[] => arrayOf(json, key) ?? arrayOf(ours, key) ?? [];
+  const [ttfts, itls, latencies, starts, outputs] = REQUIRED_ARRAYS.map(col) as [
+    readonly JsonValue[],
+    readonly JsonValue[],
+    readonly JsonValue[],
+    readonly JsonValue[],
+    readonly JsonValue[],
+  ];
+  const inputs = col('input_lens');
+  const errors = col('errors');
+  const texts = col('generated_texts');
+  const outcomes = col('outcomes');
+  const intended = col('intended_offsets_ms');
+  const queues = col('client_queue_ms');
+  const ttfbs = col('ttfbs_ms');
+  const chunks = col('chunk_counts');
+  const statuses = col('statuses');
+  const sources = col('output_token_sources');
+  const firstStart = Math.min(...starts.map((s) => num(s) ?? Number.POSITIVE_INFINITY));
+  const origin = intended.length > 0 || !Number.isFinite(firstStart) ? 0 : firstStart;
+
+  return ttfts.map((_, i): RequestRecord => {
+    const outcome = outcomeOf(outcomes[i], errors[i]);
+    const ok = outcome === 'ok';
+    const gaps = itls[i];
+    const itlMs = Array.isArray(gaps) ? gaps.map((g) => (num(g) ?? 0) * 1000) : [];
+    const sentAtMs = ((num(starts[i]) ?? origin) - origin) * 1000;
+    const error = errors[i];
+    const text = texts[i];
+    return {
+      index: i,
+      intendedOffsetMs: num(intended[i]) ?? sentAtMs,
+      sentAtMs,
+      clientQueueMs: num(queues[i]) ?? 0,
+      ttfbMs: num(ttfbs[i]),
+      ttftMs: ok ? (num(ttfts[i]) ?? 0) * 1000 : null,
+      itlMs: ok ? itlMs : [],
+      e2elMs: ok ? (num(latencies[i]) ?? 0) * 1000 : null,
+      outputTokens: num(outputs[i]) ?? 0,
+      outputTokensSource: sources[i] === 'tokenizer' ? 'tokenizer' : 'usage',
+      promptTokens: num(inputs[i]) ?? 0,
+      chunkCount: num(chunks[i]) ?? (ok ? itlMs.length + 1 : 0),
+      outcome,
+      status: num(statuses[i]),
+      error: typeof error === 'string' && error !== '' ? error : null,
+      errorBodyExcerpt: null,
+      generatedTextLength: typeof text === 'string' ? text.length : 0,
+    };
+  });
+}

@@ -1,0 +1,94 @@
+// What a sweep report draws: one row per offered rate, and the knee. Levels come either from result files
+// (one per rate, as `sweep` saves them) or from a sweep summary JSON. The summary's exact shape belongs to
+// the sweep command, so it is read tolerantly: a list under `levels`, `runs` or `results`, each entry a
+// result object or flat figures under the names below, and the knee as a rate or an object with a sentence.
+
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { isJsonObject, isResultJson, type JsonObject } from './read-result-file.js';
+import { numberField, rateField, stringField, successRate } from './result-fields.js';
+
+export interface SweepLevel {
+  /** Offered request rate (req/s); Infinity for "all at once". */
+  offeredRate: number;
+  /** Completed requests per second actually achieved. */
+  achievedRate: number | null;
+  /** 0..1. */
+  successRate: number | null;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
+  itlP99Ms: number | null;
+  outputThroughput: number | null;
+}
+
+export interface SweepKnee {
+  offeredRate: number;
+  /** The sweep's own sentence ("throughput stops following the offered rate at 8 req/s"). */
+  sentence: string;
+}
+
+export interface SweepReportData {
+  levels: SweepLevel[];
+  knee: SweepKnee | null;
+  /** Settings shared by every level (model, backend, ...), shown in the report's header table. */
+  settings?: Record<string, string | number | null>;
+  source?: string;
+}
+
+function first(json: JsonObject, keys: readonly string[]): number | null {
+  for (const key of keys) {
+    const value = key.endsWith('rate') ? rateField(json, key) : numberField(json, key);
+    if (value !== null) return value;
+  }
+  return null;
+}
+
+/** One level from a result file, or from a summary entry with flat figures. */
+export function sweepLevelFrom(json: JsonObject): SweepLevel | null {
+  const offeredRate = first(json, ['offered_rate', 'request_rate', 'rate']);
+  if (offeredRate === null) return null;
+  const success = isResultJson(json) ? successRate(json) : first(json, ['success_rate']);
+  return {
+    offeredRate,
+    achievedRate: first(json, ['achieved_rate', 'request_throughput']),
+    successRate: success !== null && success > 1 ? success / 100 : success,
+    ttftP50Ms: first(json, ['median_ttft_ms', 'p50_ttft_ms', 'ttft_p50_ms']),
+    ttftP99Ms: first(json, ['p99_ttft_ms', 'ttft_p99_ms']),
+    itlP99Ms: first(json, ['p99_itl_ms', 'itl_p99_ms']),
+    outputThroughput: first(json, ['output_throughput', 'output_tok_s', 'output_tokens_per_s']),
+  };
+}
+
+function kneeFrom(value: unknown): SweepKnee | null {
+  if (typeof value === 'number') return { offeredRate: value, sentence: `Knee at ${value} req/s.` };
+  if (!isJsonObject(value)) return null;
+  const rate = first(value, ['offered_rate', 'rate', 'request_rate']);
+  if (rate === null) return null;
+  const sentence =
+    stringField(value, 'sentence') ?? stringField(value, 'message') ?? stringField(value, 'reason');
+  return { offeredRate: rate, sentence: sentence ?? `Knee at ${rate} req/s.` };
+}
+
+export function isSweepSummary(value: unknown): value is JsonObject {
+  return isJsonObject(value) && ['levels', 'runs', 'results'].some((key) => Array.isArray(value[key]));
+}
+
+/** A sweep summary JSON as report data; throws a UserFacingError naming the file when it has no levels. */
+export function sweepFromSummary(path: string, json: JsonObject): SweepReportData {
+  const list = ['levels', 'runs', 'results'].map((key) => json[key]).find(Array.isArray) ?? [];
+  const levels = list
+    .filter(isJsonObject)
+    .map(sweepLevelFrom)
+    .filter((level): level is SweepLevel => level !== null)
+    .sort((a, b) => a.offeredRate - b.offeredRate);
+  if (levels.length === 0) {
+    throw new UserFacingError(`'${path}' is a sweep summary without any level that names its offered rate`);
+  }
+  const settings: Record<string, string | number | null> = {};
+  for (const key of ['model_id', 'model', 'backend', 'base_url', 'date', 'label']) {
+    const value = json[key];
+    if (typeof value === 'string' || typeof value === 'number') settings[key] = value;
+  }
+  const knee =
+    kneeFrom(json['knee']) ?? kneeFrom({ rate: json['knee_rate'], sentence: json['knee_sentence'] });
+  return { levels, knee, settings, source: path };
+}

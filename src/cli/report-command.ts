@@ -1,0 +1,57 @@
+// `tokenmeter report FILE... -o report.html`: an HTML report from saved files. One result file gives a run
+// report; a sweep summary gives a sweep report; several result files give a comparison (the first is the
+// baseline), like `compare --html`.
+
+import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
+import { asResult, isResultJson, readJsonFile } from '../../loadgen/report/read-result-file.js';
+import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-data.js';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import type { Command } from './command.js';
+import { UsageError } from './usage-error.js';
+
+const WHAT = 'a result file (--save-result) or a sweep summary';
+
+export const reportCommand: Command = {
+  name: 'report',
+  summary:
+    'Write a self-contained HTML report (charts, settings, verdicts) of a run, a sweep or several runs',
+  usage: [
+    'report RESULT.json -o report.html',
+    'report SWEEP_SUMMARY.json -o sweep.html',
+    'report A.json B.json [...] -o compare.html',
+  ],
+  options: [
+    {
+      name: 'output',
+      short: 'o',
+      type: 'string',
+      valueName: 'FILE',
+      help: 'Where to write the HTML file (required)',
+    },
+  ],
+  details:
+    'The page opens offline (no scripts, no network requests). Per-request charts need the result saved with ' +
+    '--save-detailed; without it the report shows the figures and says what is missing.',
+  allowPositionals: true,
+  async run({ options, positionals }) {
+    const output = options['output'];
+    if (typeof output !== 'string' || output === '') throw new UsageError('-o/--output FILE is required');
+    if (positionals.length === 0)
+      throw new UsageError('give a result file, a sweep summary, or several result files');
+    const parsed = await Promise.all(positionals.map((path) => readJsonFile(path, WHAT)));
+    if (parsed.length === 1) {
+      const [path, json] = [positionals[0] as string, parsed[0]];
+      if (isResultJson(json)) await writeHtmlReport('run', { result: json, source: path }, output);
+      else if (isSweepSummary(json)) await writeHtmlReport('sweep', sweepFromSummary(path, json), output);
+      else
+        throw new UserFacingError(
+          `'${path}' is neither a benchmark result nor a sweep summary; expected ${WHAT}`,
+        );
+    } else {
+      const results = parsed.map((json, i) => asResult(positionals[i] as string, json));
+      await writeHtmlReport('compare', { results }, output);
+    }
+    process.stdout.write(`Wrote ${output}\n`);
+    return 0;
+  },
+};
