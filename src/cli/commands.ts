@@ -2,6 +2,7 @@ import type { Command } from './command.js';
 import { compareCommand } from './compare-command.js';
 import { demoCommand } from './demo-command.js';
 import { doctorCommand } from './doctor-command.js';
+import { printConfigCommand } from './print-config-command.js';
 import { reportCommand } from './report-command.js';
 import { serveCommand } from './serve-command.js';
 import { simCommand } from './sim-command.js';
@@ -12,6 +13,7 @@ export const commands: readonly Command[] = [
   simCommand,
   serveCommand,
   doctorCommand,
+  printConfigCommand,
   compareCommand,
   reportCommand,
 ];
