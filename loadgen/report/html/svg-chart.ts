@@ -154,7 +154,7 @@ export function renderChart(spec: ChartSpec): string {
     all.map(([, b]) => b),
     [0, 1],
   );
-  const x = linearScale(spec.xMin ?? dataXMin - half, spec.xMax ?? dataXMax + half, LEFT, WIDTH - RIGHT, 6);
+  const x = linearScale(spec.xMin ?? dataXMin - half, spec.xMax ?? dataXMax + half, LEFT, WIDTH - RIGHT, 8);
   const y = linearScale(spec.yMin ?? 0, spec.yMax ?? dataYMax, HEIGHT - BOTTOM, TOP, 5);
   const id = escapeHtml(spec.id);
   const marks = spec.series.map((s, i) => drawSeries(s, colourOf(s, i), x, y, y(y.domain[0]))).join('');
