@@ -1,3 +1,4 @@
+import { benchCommand } from './bench-command.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare-command.js';
 import { demoCommand } from './demo-command.js';
@@ -12,6 +13,7 @@ export const commands: readonly Command[] = [
   demoCommand,
   simCommand,
   serveCommand,
+  benchCommand,
   doctorCommand,
   printConfigCommand,
   compareCommand,

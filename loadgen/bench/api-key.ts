@@ -1,0 +1,43 @@
+// Which key goes in `Authorization: Bearer ...`: --api-key, else the variable named by --api-key-env, else
+// OPENAI_API_KEY (what vLLM's script reads), else none. vLLM's script sent the literal "Bearer None" when the
+// variable was unset and the server answered 401 with no hint; here an empty or unset source is named instead.
+
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+
+export interface KeyInput {
+  /** --api-key as typed; '' when the shell expanded an unset variable. */
+  readonly apiKey?: string;
+  readonly apiKeyEnv?: string;
+}
+
+export interface ResolvedKey {
+  readonly key: string | undefined;
+  /** Where it came from, for the run's header lines (never the key itself). */
+  readonly source: string;
+}
+
+export function resolveApiKey(input: KeyInput, env: NodeJS.ProcessEnv): ResolvedKey {
+  if (input.apiKey !== undefined) {
+    if (input.apiKey.trim() === '') {
+      throw new UserFacingError(
+        '--api-key is empty: the shell variable you passed (e.g. "$TAOTOKEN_API_KEY") is probably not set in this ' +
+          'shell. Export it, or use --api-key-env VAR so tokenmeter names the variable it could not find.',
+      );
+    }
+    return { key: input.apiKey.trim(), source: '--api-key' };
+  }
+  if (input.apiKeyEnv !== undefined) {
+    const value = env[input.apiKeyEnv];
+    if (value === undefined || value.trim() === '') {
+      throw new UserFacingError(
+        `--api-key-env ${input.apiKeyEnv}: the variable ${input.apiKeyEnv} is ${value === undefined ? 'not set' : 'empty'}, so ` +
+          `there is no key to send (vLLM's script would send "Bearer None" and get 401). Run: export ${input.apiKeyEnv}=...`,
+      );
+    }
+    return { key: value.trim(), source: `$${input.apiKeyEnv}` };
+  }
+  const fallback = env['OPENAI_API_KEY'];
+  if (fallback !== undefined && fallback.trim() !== '')
+    return { key: fallback.trim(), source: '$OPENAI_API_KEY' };
+  return { key: undefined, source: 'none (no Authorization header is sent)' };
+}

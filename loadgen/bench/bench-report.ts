@@ -1,0 +1,86 @@
+// What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
+// our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
+
+import type { MetricStats } from '../metrics/metric-stats.js';
+import { formatExtraSummary } from '../report/extra-summary.js';
+import { centre, padRight } from '../report/python-format.js';
+import { formatVerdicts } from '../report/verdicts.js';
+import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
+import type { GatewayComparison } from './gateway-timings.js';
+import { intendedLatency } from './intended-latency.js';
+import type { BenchRunResult } from './run-bench.js';
+import type { BenchSettings } from './settings.js';
+
+function statRows(label: string, stats: MetricStats): string[] {
+  if (stats.count === 0) return [`${padRight(`${label}:`, 40)} no data`];
+  const rows = [floatRow(`Mean ${label} (ms):`, stats.mean), floatRow(`Median ${label} (ms):`, stats.median)];
+  for (const [p, value] of stats.percentiles) rows.push(floatRow(`P${p} ${label} (ms):`, value));
+  return rows;
+}
+
+function intendedSection(result: BenchRunResult, settings: BenchSettings): string[] {
+  if (settings.engine === 'closed-loop') return [];
+  const latency = intendedLatency(result.records, settings.metricPercentiles);
+  return [
+    centre('From intended send (no coordinated omission)', 50, '-'),
+    ...statRows('TTFT', latency.ttft),
+    ...statRows('E2EL', latency.e2el),
+  ];
+}
+
+function gatewaySection(comparison: GatewayComparison | undefined): string[] {
+  if (comparison === undefined) return [];
+  return [
+    centre(' Client vs tokenmeter gateway ', 50, '-'),
+    `${padRight('Requests matched by x-request-id:', 40)} ${comparison.matched}`,
+    ...statRows('client TTFT', comparison.clientTtft),
+    ...statRows('gateway TTFT', comparison.gatewayTtft),
+    ...statRows('TTFT added before the gateway', comparison.addedTtft),
+    ...statRows('gateway overhead', comparison.gatewayOverhead),
+  ];
+}
+
+export function formatBenchReport(
+  result: BenchRunResult,
+  settings: BenchSettings,
+  gateway?: GatewayComparison,
+): string {
+  const parts = [
+    formatVllmSummary(result.metrics, {
+      requestRate: settings.requestRate,
+      percentileMetrics: settings.percentileMetrics,
+      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    }),
+    formatExtraSummary(result.extra),
+  ];
+  const more = [...intendedSection(result, settings), ...gatewaySection(gateway)];
+  if (more.length > 0) parts.push(`${more.join('\n')}\n`);
+  parts.push(formatVerdicts(result.verdicts));
+  if (result.interrupted) {
+    parts.push(
+      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as aborted); ` +
+        'the figures above describe only the part that ran.\n',
+    );
+  }
+  return parts.join('');
+}
+
+/** --smoke's closing words: the whole answer of the first failure, or the first answer when all went well. */
+export function formatSmokeOutcome(result: BenchRunResult): string {
+  const failure = result.smokeFailure;
+  if (failure !== undefined) {
+    return [
+      `Smoke test FAILED at request #${failure.index}: ${failure.outcome}${failure.status === null ? '' : ` (HTTP ${failure.status})`}`,
+      `  ${failure.error ?? ''}`,
+      'The upstream answered:',
+      failure.errorBodyExcerpt ?? failure.generatedText ?? '(no body)',
+      '',
+    ].join('\n');
+  }
+  const ok = result.records.filter((r) => r.outcome === 'ok');
+  const first = ok[0];
+  const lines = [`Smoke test passed: ${ok.length} of ${result.planned} requests succeeded.`];
+  if (first?.generatedText !== undefined)
+    lines.push(`First answer (request #${first.index}):`, first.generatedText);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,92 @@
+// --dataset-name and its flags -> the requests to send. Without --dataset-path, ShareGPT means the bundled
+// sample (loadgen/data/sharegpt-sample.json), so a first run needs no download.
+
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { sampleJsonl } from '../datasets/jsonl-dataset.js';
+import { sampleRandom } from '../datasets/random-dataset.js';
+import type { SampledDataset } from '../datasets/sample-request.js';
+import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { sampleGatewayRecords } from './records-dataset.js';
+
+export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;
+export type DatasetName = (typeof DATASET_NAMES)[number];
+
+/** dist/loadgen/bench -> loadgen/data (the data folder is shipped, not compiled). */
+export const BUNDLED_SHAREGPT_SAMPLE = fileURLToPath(
+  new URL('../../../loadgen/data/sharegpt-sample.json', import.meta.url),
+);
+
+export interface DatasetSettings {
+  readonly name: DatasetName;
+  readonly path?: string;
+  readonly numPrompts: number;
+  readonly seed: number;
+  readonly sharegptOutputLen?: number;
+  readonly randomInputLen?: number;
+  readonly randomOutputLen?: number;
+  readonly randomRangeRatio?: number;
+  readonly randomPrefixLen?: number;
+  readonly customOutputLen?: number;
+  readonly replaySpeed: number;
+}
+
+export interface LoadedDataset extends SampledDataset {
+  /** Only for replays: the recorded schedule. */
+  readonly recordedOffsetsMs?: number[];
+  /** What was read, for the run's header lines. */
+  readonly description: string;
+}
+
+function needPath(settings: DatasetSettings): string {
+  if (settings.path === undefined)
+    throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
+  return settings.path;
+}
+
+export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
+  const common = { numPrompts: settings.numPrompts, seed: settings.seed, tokenizer };
+  switch (settings.name) {
+    case 'sharegpt': {
+      const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
+      const sample = await sampleShareGpt({
+        ...common,
+        path,
+        ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+      });
+      const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
+      return { ...sample, description: which };
+    }
+    case 'random': {
+      const sample = sampleRandom({
+        ...common,
+        ...(settings.randomInputLen === undefined ? {} : { inputLen: settings.randomInputLen }),
+        ...(settings.randomOutputLen === undefined ? {} : { outputLen: settings.randomOutputLen }),
+        ...(settings.randomRangeRatio === undefined ? {} : { rangeRatio: settings.randomRangeRatio }),
+        ...(settings.randomPrefixLen === undefined ? {} : { prefixLen: settings.randomPrefixLen }),
+      });
+      return { ...sample, description: 'random prompts' };
+    }
+    case 'jsonl':
+    case 'custom': {
+      const path = needPath(settings);
+      const sample = await sampleJsonl({
+        ...common,
+        path,
+        ...(settings.customOutputLen === undefined ? {} : { defaultOutputTokens: settings.customOutputLen }),
+      });
+      return { ...sample, description: `JSONL prompts ${path}` };
+    }
+    case 'records': {
+      const path = needPath(settings);
+      const replay = await sampleGatewayRecords({ ...common, path, speed: settings.replaySpeed });
+      return {
+        requests: replay.requests,
+        notes: replay.notes,
+        recordedOffsetsMs: replay.offsetsMs,
+        description: `gateway records ${path}`,
+      };
+    }
+  }
+}

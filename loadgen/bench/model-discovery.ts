@@ -1,0 +1,35 @@
+// vLLM's benchmark asks the server which model it serves when --model is left out; so do we, and when the
+// server cannot say, the message names the flag to add.
+
+import { request } from 'undici';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import type { ResolvedTarget } from './target-url.js';
+
+const TIMEOUT_MS = 10_000;
+
+function modelsUrl(target: ResolvedTarget): string {
+  // /v1/chat/completions -> /v1/models, keeping any prefix the base URL had (https://host/api/v1/...).
+  const at = target.path.search(/\/v1\//);
+  const prefix = at >= 0 ? target.path.slice(0, at) : '';
+  return `${target.origin}${prefix}/v1/models`;
+}
+
+export async function discoverModel(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+): Promise<string> {
+  const url = modelsUrl(target);
+  try {
+    const response = await request(url, { headers, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    const text = await response.body.text();
+    if (response.statusCode === 200) {
+      const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;
+      if (typeof id === 'string' && id !== '') return id;
+    }
+    throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
+  } catch (error) {
+    throw new UserFacingError(
+      `no --model given and ${url} did not name one (${(error as Error).message}); add --model MODEL_ID`,
+    );
+  }
+}

@@ -1,0 +1,105 @@
+// Replays the gateway's own request records (`tokenmeter serve --records FILE`): real traffic becomes a
+// repeatable benchmark, at the recorded pace (or scaled with --replay-speed).
+//
+// What the records hold, and so what can be replayed: the arrival time, the endpoint, the model, and the prompt
+// and completion token counts. They do NOT hold the request body (prompt text, messages, max_tokens, sampling
+// parameters), so each request is re-created as synthetic text of the recorded prompt length asking for the
+// recorded completion length. Requests without token counts (failed before the upstream answered) are skipped
+// and counted.
+
+import { readFile } from 'node:fs/promises';
+import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import { hashSeed, SeededRandom } from '../../src/shared/random.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
+import { textOfTokens } from '../datasets/text-of-length.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+
+export interface RecordsReplayOptions {
+  readonly path: string;
+  /** At most this many records, in recorded order. */
+  readonly numPrompts: number;
+  readonly seed: number;
+  readonly tokenizer: Tokenizer;
+  /** 2 = twice as fast as recorded. */
+  readonly speed: number;
+}
+
+export interface RecordsReplay extends SampledDataset {
+  /** Intended send times, ms after the first recorded request, divided by the speed. */
+  readonly offsetsMs: number[];
+}
+
+type Replayable = Pick<
+  GatewayRecord,
+  'requestId' | 'startedAt' | 'receivedAtMonotonicMs' | 'promptTokens' | 'completionTokens' | 'pathAsked'
+>;
+
+function arrivalMs(record: Replayable): number {
+  const wall = Date.parse(record.startedAt);
+  return Number.isFinite(wall) ? wall : record.receivedAtMonotonicMs;
+}
+
+export async function sampleGatewayRecords(options: RecordsReplayOptions): Promise<RecordsReplay> {
+  let text: string;
+  try {
+    text = await readFile(options.path, 'utf8');
+  } catch (error) {
+    throw new UserFacingError(`--dataset-path ${options.path}: ${(error as Error).message}`);
+  }
+  const usable: Replayable[] = [];
+  let malformed = 0;
+  let withoutTokens = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: Replayable;
+    try {
+      value = JSON.parse(line) as Replayable;
+    } catch {
+      malformed++;
+      continue;
+    }
+    if (typeof value.requestId !== 'string' || typeof value.startedAt !== 'string') malformed++;
+    else if (
+      !(
+        typeof value.promptTokens === 'number' &&
+        typeof value.completionTokens === 'number' &&
+        value.completionTokens > 0
+      )
+    )
+      withoutTokens++;
+    else usable.push(value);
+  }
+  if (usable.length === 0) {
+    throw new UserFacingError(
+      `--dataset-path ${options.path}: no gateway record with prompt and completion token counts to replay ` +
+        `(${malformed} malformed lines, ${withoutTokens} records without token counts)`,
+    );
+  }
+  usable.sort((a, b) => arrivalMs(a) - arrivalMs(b));
+  const chosen = usable.slice(0, options.numPrompts);
+  const first = arrivalMs(chosen[0] as Replayable);
+  const random = new SeededRandom(hashSeed('records-replay', options.seed));
+  const requests: SampleRequest[] = [];
+  const offsetsMs: number[] = [];
+  for (const record of chosen) {
+    const prompt = textOfTokens(options.tokenizer, Math.max(1, record.promptTokens ?? 1), random);
+    requests.push({
+      prompt,
+      promptTokens: options.tokenizer.count(prompt, { addSpecialTokens: true }),
+      outputTokens: record.completionTokens ?? 1,
+      sourceId: record.requestId,
+    });
+    offsetsMs.push((arrivalMs(record) - first) / options.speed);
+  }
+  const notes = [
+    `replaying ${chosen.length} gateway records at ${options.speed}x the recorded pace; the records hold no request ` +
+      'bodies, so prompts are synthetic text of the recorded prompt lengths',
+  ];
+  if (malformed > 0 || withoutTokens > 0) {
+    notes.push(`skipped ${malformed} malformed lines and ${withoutTokens} records without token counts`);
+  }
+  if (chosen.length < options.numPrompts)
+    notes.push(`only ${chosen.length} records available (asked for ${options.numPrompts})`);
+  return { requests, notes, offsetsMs };
+}

@@ -1,0 +1,157 @@
+// One benchmark run, start to finish, with no printing of its own: tokenizer and dataset, bodies, schedule,
+// engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
+// this and decide what to show.
+
+import { arrivalSchedule } from '../arrivals.js';
+import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
+import type { Engine, PreparedRequest } from '../engine/engine.js';
+import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
+import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
+import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
+import type { RequestRecord } from '../record.js';
+import { type Verdict, verdicts } from '../report/verdicts.js';
+import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { prepareRequests } from './prepare-requests.js';
+import { ProgressDisplay, type ProgressStream } from './progress.js';
+import { RecordsFile } from './records-file.js';
+import type { BenchSettings } from './settings.js';
+
+/** Default closed-loop concurrency when --max-concurrency is not given. */
+export const DEFAULT_CLOSED_LOOP_CONCURRENCY = 8;
+const ERROR_BODY_BYTES = 2048;
+const SMOKE_BODY_BYTES = 64 * 1024;
+
+export interface BenchRunInput {
+  readonly settings: BenchSettings;
+  /** The `model` field sent (resolved before: --served-model-name, --model, or the server's). */
+  readonly model: string;
+  /** Where records stream to, or null. */
+  readonly recordsPath: string | null;
+  readonly signal: AbortSignal;
+  readonly progressStream: ProgressStream;
+  /** Loaded once by a sweep and shared by its levels. */
+  readonly tokenizer?: Tokenizer;
+  readonly dataset?: LoadedDataset;
+}
+
+export interface BenchRunResult {
+  readonly records: RequestRecord[];
+  readonly durationMs: number;
+  readonly metrics: VllmMetrics;
+  readonly extra: ExtraMetrics;
+  readonly verdicts: Verdict[];
+  readonly tokenizer: Tokenizer;
+  readonly dataset: LoadedDataset;
+  readonly planned: number;
+  /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
+  readonly interrupted: boolean;
+  /** --smoke: the first failing request, with as much of its answer as was kept. */
+  readonly smokeFailure?: RequestRecord;
+  readonly recordsPath: string | null;
+}
+
+function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
+  if (settings.engine === 'closed-loop') {
+    return createClosedLoopEngine(settings.maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
+  }
+  return createOpenLoopEngine({
+    offsetsMs,
+    ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+  });
+}
+
+function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number): number[] {
+  if (
+    dataset.recordedOffsetsMs !== undefined &&
+    !Number.isFinite(settings.requestRate) &&
+    settings.rampUp === undefined
+  ) {
+    return dataset.recordedOffsetsMs;
+  }
+  return arrivalSchedule(count, {
+    requestRate: settings.requestRate,
+    burstiness: settings.burstiness,
+    seed: settings.seed,
+    ...(settings.rampUp === undefined ? {} : { rampUp: settings.rampUp }),
+  }).offsetsMs;
+}
+
+export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
+  const { settings } = input;
+  const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
+  const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
+  const requests: PreparedRequest[] = prepareRequests(
+    dataset.requests,
+    { ...settings.payload, protocol: settings.target.protocol, model: input.model },
+    settings.requestIdPrefix,
+  );
+  const offsetsMs = schedule(settings, dataset, requests.length);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...settings.headers };
+  if (settings.apiKey.key !== undefined) headers['authorization'] = `Bearer ${settings.apiKey.key}`;
+
+  const stop = new AbortController();
+  const onOuterAbort = (): void => stop.abort();
+  input.signal.addEventListener('abort', onOuterAbort, { once: true });
+  const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
+  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
+  const records: RequestRecord[] = [];
+  let smokeFailure: RequestRecord | undefined;
+  let result: Awaited<ReturnType<Engine['run']>>;
+  try {
+    result = await chooseEngine(settings, offsetsMs).run({
+      target: {
+        origin: settings.target.origin,
+        path: settings.target.path,
+        headers,
+        protocol: settings.target.protocol,
+      },
+      requests,
+      tokenizer,
+      keepText: settings.save.detailed || settings.smoke,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      errorBodyBytes: settings.smoke ? SMOKE_BODY_BYTES : ERROR_BODY_BYTES,
+      signal: stop.signal,
+      onSent: () => progress.onSent(),
+      onRecord: (record) => {
+        records.push(record);
+        file?.write(record);
+        progress.onRecord(record);
+        if (
+          settings.smoke &&
+          record.outcome !== 'ok' &&
+          record.outcome !== 'aborted' &&
+          smokeFailure === undefined
+        ) {
+          smokeFailure = record;
+          stop.abort();
+        }
+      },
+    });
+  } finally {
+    progress.stop();
+    file?.close();
+    input.signal.removeEventListener('abort', onOuterAbort);
+  }
+  records.sort((a, b) => a.index - b.index);
+  const metrics = vllmMetrics(records, {
+    durationMs: result.durationMs,
+    metricPercentiles: settings.metricPercentiles,
+    ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+  });
+  const extra = extraMetrics(records, settings.metricPercentiles);
+  return {
+    records,
+    durationMs: result.durationMs,
+    metrics,
+    extra,
+    verdicts: verdicts(records, extra),
+    tokenizer,
+    dataset,
+    planned: requests.length,
+    interrupted: input.signal.aborted,
+    ...(smokeFailure === undefined ? {} : { smokeFailure }),
+    recordsPath: input.recordsPath,
+  };
+}

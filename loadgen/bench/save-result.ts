@@ -1,0 +1,45 @@
+// --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
+import type { BenchRunResult } from './run-bench.js';
+import type { BenchSettings } from './settings.js';
+
+export function describeRun(
+  settings: BenchSettings,
+  modelId: string,
+  tokenizerId: string,
+  date: Date,
+  planned: number,
+): RunDescription {
+  return {
+    date,
+    backend: settings.target.backend,
+    ...(settings.save.label === undefined ? {} : { label: settings.save.label }),
+    modelId,
+    tokenizerId,
+    numPrompts: planned,
+    requestRate: settings.requestRate,
+    burstiness: settings.burstiness,
+    ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    metadata: { ...settings.save.metadata },
+    percentileMetrics: settings.percentileMetrics,
+  };
+}
+
+/** The result file's path (also used to name the records file next to it). */
+export function resultPath(settings: BenchSettings, run: RunDescription): string {
+  return join(settings.save.dir, settings.save.filename ?? resultFileName(run));
+}
+
+export function saveResult(
+  path: string,
+  run: RunDescription,
+  result: BenchRunResult,
+  detailed: boolean,
+): void {
+  const json = buildResultJson(run, result.metrics, result.extra, result.records, detailed);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+}

@@ -1,0 +1,55 @@
+// Everything one benchmark run needs, resolved and validated (from flags, the --config file and the
+// environment) before anything is sent. The bench and sweep commands build it; run-bench.ts consumes it.
+
+import type { RampUp } from '../arrivals.js';
+import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { ResolvedKey } from './api-key.js';
+import type { DatasetSettings } from './load-dataset.js';
+import type { PayloadOptions } from './payload.js';
+import type { ResolvedTarget } from './target-url.js';
+
+export const ENGINE_NAMES = ['open-loop', 'closed-loop'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export interface SaveSettings {
+  readonly result: boolean;
+  readonly detailed: boolean;
+  readonly dir: string;
+  readonly filename?: string;
+  readonly label?: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+export interface BenchSettings {
+  readonly target: ResolvedTarget;
+  readonly apiKey: ResolvedKey;
+  /** --header pairs, sent with every request. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** --model: what the report and file names show; undefined = ask the server's /v1/models. */
+  readonly model?: string;
+  /** --served-model-name: what goes in the body's `model` (falls back to --model). */
+  readonly servedModelName?: string;
+  readonly tokenizer?: string;
+  readonly dataset: DatasetSettings;
+  readonly requestRate: number;
+  readonly burstiness: number;
+  readonly maxConcurrency?: number;
+  readonly rampUp?: RampUp;
+  readonly seed: number;
+  readonly engine: EngineName;
+  readonly payload: Omit<PayloadOptions, 'protocol' | 'model'>;
+  readonly idleTimeoutMs: number;
+  /** x-request-id of request i is `${requestIdPrefix}${i}`. */
+  readonly requestIdPrefix: string;
+  /** Stop at the first failure and print the whole answer. */
+  readonly smoke: boolean;
+  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly metricPercentiles: readonly number[];
+  readonly goodput?: GoodputSlos;
+  readonly save: SaveSettings;
+  /** Where records stream to; null = not written. undefined = next to the result file. */
+  readonly recordsFile?: string | null;
+  /** A tokenmeter gateway's records file, to show its timings beside ours. */
+  readonly gatewayRecords?: string;
+  readonly progress: boolean;
+}

@@ -1,0 +1,64 @@
+// The one interface every engine implements: given prepared requests and how to pace them, send them, time every
+// chunk, and hand back one RequestRecord per request as each finishes. Engines know nothing about datasets,
+// metrics or display; the bench and sweep commands compose those around an engine.
+
+import type { RequestRecord } from '../record.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+
+export type WireProtocol = 'openai-chat' | 'openai-completions';
+
+/** One request ready to go on the wire. */
+export interface PreparedRequest {
+  /** Position in the dataset; the record carries it. */
+  readonly index: number;
+  /** Sent as `x-request-id`, so the server's (or gateway's) logs and records can be matched to ours. */
+  readonly requestId: string;
+  /** The JSON body, serialized once before the run so the send path does no work. */
+  readonly body: Buffer;
+  /** Prompt length by the run's tokenizer (vLLM reports the dataset's count, not the server's). */
+  readonly promptTokens: number;
+}
+
+export interface EngineTarget {
+  /** `http://host:port` */
+  readonly origin: string;
+  /** Path (and query) of the endpoint, e.g. `/v1/chat/completions`. */
+  readonly path: string;
+  /** Headers sent with every request (authorization, --header, content-type). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly protocol: WireProtocol;
+}
+
+export interface EngineRunOptions {
+  readonly target: EngineTarget;
+  readonly requests: readonly PreparedRequest[];
+  /** Counts output tokens when the server sends no usage (vLLM re-tokenizes the generated text). */
+  readonly tokenizer: Tokenizer;
+  /** Keep each request's generated text in its record (for --save-detailed and --smoke). */
+  readonly keepText: boolean;
+  /** Longest silence (no header, no body byte) tolerated before a request is failed as a timeout. */
+  readonly idleTimeoutMs: number;
+  /** How many bytes of a failed response's body to keep in the record. */
+  readonly errorBodyBytes: number;
+  /** Called once per request, as it finishes, in completion order. */
+  readonly onRecord: (record: RequestRecord) => void;
+  /** Called when a request is written, for progress display. */
+  readonly onSent?: (index: number) => void;
+  /** Aborting stops new sends and cancels in-flight requests (recorded as `aborted`). */
+  readonly signal: AbortSignal;
+}
+
+export interface EngineResult {
+  /** performance.now() of the run's t = 0 (record offsets are relative to it). */
+  readonly startedAtMs: number;
+  /** From t = 0 until the last request finished (vLLM's benchmark duration). */
+  readonly durationMs: number;
+  /** Records produced: equals the request count unless the run was aborted before some were due. */
+  readonly recorded: number;
+  readonly aborted: boolean;
+}
+
+export interface Engine {
+  readonly name: string;
+  run(options: EngineRunOptions): Promise<EngineResult>;
+}

@@ -1,0 +1,99 @@
+// The open-loop engine: requests leave on a schedule computed before the run (arrivals.ts), whatever happened
+// to earlier ones, so a slow server cannot slow the load down and hide its own latency (coordinated omission).
+// The only thing a send may wait for is a --max-concurrency slot, and that wait is recorded as client queue time.
+// Schedule lag (actual send minus intended, less that wait) is recorded for every request, so a run where the
+// load generator itself fell behind can be told apart from one where the server did.
+//
+// Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
+// concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
+// where its wait would look like server latency.
+
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import type { RequestRecord } from '../record.js';
+import { AbortHub } from './abort-hub.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
+import { MeasuredRequest } from './measured-request.js';
+import { waitUntil } from './precise-wait.js';
+import { sendWithUndici } from './undici-send.js';
+
+export interface OpenLoopOptions {
+  /** Intended send time of each request, ms after t = 0, same order as the requests. */
+  readonly offsetsMs: readonly number[];
+  /** --max-concurrency; undefined = no cap. */
+  readonly maxConcurrency?: number;
+}
+
+export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
+  return { name: 'open-loop', run: (options) => runOpenLoop(options, pacing) };
+}
+
+async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): Promise<EngineResult> {
+  const { target, requests, signal } = options;
+  const cap = pacing.maxConcurrency;
+  const pool = new Pool(target.origin, {
+    connections: cap ?? null,
+    pipelining: 1,
+    // Our idle timeout, applied by undici to the wait for headers and to each gap between body chunks.
+    headersTimeout: options.idleTimeoutMs,
+    bodyTimeout: options.idleTimeoutMs,
+    keepAliveTimeout: 60_000,
+  });
+  const gate = cap === undefined ? undefined : new ConcurrencyGate(cap);
+  const aborts = new AbortHub(signal);
+  aborts.add(() => gate?.drain());
+  const inFlight: Array<Promise<void>> = [];
+  let recorded = 0;
+  let lastEndMs = 0;
+  const startedAtMs = performance.now();
+
+  const launch = async (i: number, dueAtMs: number): Promise<void> => {
+    const request = requests[i];
+    if (request === undefined) return;
+    const measured = new MeasuredRequest({
+      index: request.index,
+      promptTokens: request.promptTokens,
+      runStartMs: startedAtMs,
+      intendedOffsetMs: pacing.offsetsMs[i] ?? 0,
+      protocol: target.protocol,
+      tokenizer: options.tokenizer,
+      keepText: options.keepText,
+      errorBodyBytes: options.errorBodyBytes,
+    });
+    const waiting = gate?.acquire();
+    if (waiting !== undefined) await waiting;
+    const now = performance.now();
+    // Queue time counts from when the scheduler reached this request, so lag and queue never overlap.
+    const queuedMs = waiting === undefined ? 0 : now - dueAtMs;
+    let record: RequestRecord;
+    if (signal.aborted) {
+      record = measured.abortUnsent(queuedMs);
+    } else {
+      measured.markSent(now, queuedMs);
+      options.onSent?.(request.index);
+      record = await sendWithUndici(pool, target, request, measured, options.idleTimeoutMs, aborts);
+      gate?.release();
+    }
+    lastEndMs = Math.max(lastEndMs, performance.now());
+    recorded++;
+    options.onRecord(record);
+  };
+
+  for (let i = 0; i < requests.length; i++) {
+    if (signal.aborted) break;
+    const dueAt = startedAtMs + (pacing.offsetsMs[i] ?? 0);
+    if (performance.now() < dueAt) await waitUntil(dueAt, signal);
+    if (signal.aborted) break;
+    inFlight.push(launch(i, performance.now()));
+  }
+  await Promise.all(inFlight);
+  aborts.dispose();
+  await pool.destroy();
+  return {
+    startedAtMs,
+    durationMs: Math.max(0, (lastEndMs || performance.now()) - startedAtMs),
+    recorded,
+    aborted: signal.aborted,
+  };
+}

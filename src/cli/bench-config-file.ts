@@ -1,0 +1,83 @@
+// --config bench_config.json: the file the article tells people to keep (keys like base_url, api_key_env,
+// num_prompts). Every key is a flag name with '_' for '-', so any flag can live in the file; flags typed on the
+// command line win. Unknown keys and wrong types are errors that name the key, never silently ignored.
+
+import { readFileSync } from 'node:fs';
+import { nearestNames } from '../shared/nearest-names.js';
+import { UserFacingError } from '../shared/user-facing-error.js';
+import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+
+function readConfig(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UserFacingError(`--config ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UserFacingError(`--config ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UserFacingError(`--config ${path}: the top level must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function convert(spec: OptionSpec, key: string, value: unknown, path: string): OptionValue {
+  const wrong = (expected: string): UserFacingError =>
+    new UserFacingError(`--config ${path}: "${key}" must be ${expected} (got ${JSON.stringify(value)})`);
+  switch (spec.type) {
+    case 'boolean':
+      if (typeof value !== 'boolean') throw wrong('true or false');
+      return value;
+    case 'list':
+      if (typeof value === 'string')
+        return value
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== '');
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'))
+        return value.map(String);
+      throw wrong('a list of strings');
+    case 'number':
+    case 'integer': {
+      const number = value === 'inf' ? Number.POSITIVE_INFINITY : value;
+      if (typeof number !== 'number' || Number.isNaN(number)) throw wrong('a number');
+      if (spec.type === 'integer' && !Number.isInteger(number)) throw wrong('a whole number');
+      if (spec.min !== undefined && number < spec.min) throw wrong(`at least ${spec.min}`);
+      if (spec.max !== undefined && number > spec.max) throw wrong(`at most ${spec.max}`);
+      return number;
+    }
+    case 'string': {
+      if (typeof value !== 'string') throw wrong('a string');
+      if (spec.choices !== undefined && !spec.choices.includes(value))
+        throw wrong(`one of ${spec.choices.join(', ')}`);
+      return value;
+    }
+  }
+}
+
+/** The command line's options with the file's values filled in wherever the flag was not typed. */
+export function withConfigFile(commandLine: ParsedCommandLine, specs: readonly OptionSpec[]): ParsedOptions {
+  const path = commandLine.options['config'];
+  if (typeof path !== 'string') return commandLine.options;
+  const merged: ParsedOptions = { ...commandLine.options };
+  for (const [key, value] of Object.entries(readConfig(path))) {
+    const name = key.replace(/_/g, '-');
+    const spec = specs.find((s) => s.name === name);
+    if (spec === undefined || name === 'config') {
+      const near = nearestNames(
+        name,
+        specs.map((s) => s.name),
+      ).map((n) => n.replace(/-/g, '_'));
+      const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '';
+      throw new UserFacingError(`--config ${path}: unknown key "${key}".${hint}`);
+    }
+    if (commandLine.given.has(name) || value === null) continue;
+    merged[name] = convert(spec, key, value, path);
+  }
+  return merged;
+}

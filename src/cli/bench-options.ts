@@ -1,0 +1,340 @@
+// The flags of `tokenmeter bench` (and, minus the rate, of `tokenmeter sweep`): vLLM's benchmark_serving.py
+// flags under the same names and defaults, so pasted command lines work, then ours. Differences from vLLM are
+// listed in docs/loadgen.md.
+
+import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
+import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
+import { BACKENDS } from '../../loadgen/bench/target-url.js';
+import type { OptionSpec } from './options.js';
+
+export const TARGET_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'config',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'JSON file of settings (bench_config.json keys: base_url, api_key_env, model, ...); flags override it',
+  },
+  {
+    name: 'backend',
+    type: 'string',
+    choices: BACKENDS,
+    help: 'openai-chat (chat body, /v1/chat/completions) or openai/vllm (completions body); default: from --endpoint, else openai-chat',
+  },
+  {
+    name: 'base-url',
+    type: 'string',
+    valueName: 'URL',
+    help: 'Server base URL, with or without /v1 (never doubled)',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    valueName: 'HOST',
+    default: '127.0.0.1',
+    help: 'Server host when no --base-url',
+  },
+  {
+    name: 'port',
+    type: 'integer',
+    valueName: 'PORT',
+    default: 8000,
+    min: 1,
+    max: 65535,
+    help: 'Server port when no --base-url',
+  },
+  {
+    name: 'endpoint',
+    type: 'string',
+    valueName: 'PATH',
+    help: 'API path; default: /v1/chat/completions for openai-chat, /v1/completions otherwise',
+  },
+  {
+    name: 'api-key',
+    type: 'string',
+    valueName: 'KEY',
+    help: 'Bearer key (else --api-key-env, else $OPENAI_API_KEY, else none)',
+  },
+  {
+    name: 'api-key-env',
+    type: 'string',
+    valueName: 'VAR',
+    help: 'Environment variable holding the key; named in the error when unset',
+  },
+  { name: 'header', type: 'list', valueName: 'K=V', help: 'Extra request header (repeat or comma-separate)' },
+  {
+    name: 'model',
+    type: 'string',
+    valueName: 'ID',
+    help: "Model id (default: the first of the server's /v1/models)",
+  },
+  {
+    name: 'served-model-name',
+    type: 'string',
+    valueName: 'NAME',
+    help: "The body's model field, when it differs from --model",
+  },
+  {
+    name: 'tokenizer',
+    type: 'string',
+    valueName: 'DIR|FILE',
+    help: 'Local Hugging Face tokenizer folder or tokenizer.json (default: built-in estimate)',
+  },
+  {
+    name: 'trust-remote-code',
+    type: 'boolean',
+    help: 'Accepted for vLLM compatibility; changes nothing (no Python code is ever run)',
+  },
+];
+
+export const DATASET_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'dataset-name',
+    type: 'string',
+    choices: DATASET_NAMES,
+    default: 'sharegpt',
+    help: 'sharegpt, random, jsonl (custom), or records (replay a tokenmeter gateway records file)',
+  },
+  {
+    name: 'dataset-path',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Dataset file (default for sharegpt: the bundled sample)',
+  },
+  {
+    name: 'dataset',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Old name of --dataset-path (still in many scripts)',
+  },
+  { name: 'num-prompts', type: 'integer', min: 1, default: 1000, valueName: 'N', help: 'Requests to send' },
+  { name: 'seed', type: 'integer', default: 0, valueName: 'N', help: 'Seed for sampling and arrivals' },
+  {
+    name: 'sharegpt-output-len',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'Ask every request for N output tokens instead of the reply length',
+  },
+  {
+    name: 'random-input-len',
+    type: 'integer',
+    min: 0,
+    valueName: 'N',
+    help: 'random: input tokens (default 1024)',
+  },
+  {
+    name: 'random-output-len',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'random: output tokens (default 128)',
+  },
+  {
+    name: 'random-range-ratio',
+    type: 'number',
+    min: 0,
+    max: 0.999,
+    valueName: 'R',
+    help: 'random: lengths drawn from len*(1-R)..len*(1+R) (default 0)',
+  },
+  {
+    name: 'random-prefix-len',
+    type: 'integer',
+    min: 0,
+    valueName: 'N',
+    help: 'random: shared prefix tokens (default 0)',
+  },
+  {
+    name: 'custom-output-len',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'jsonl: output tokens for lines without output_tokens (default 256)',
+  },
+  {
+    name: 'replay-speed',
+    type: 'number',
+    min: 0.001,
+    default: 1,
+    valueName: 'X',
+    help: 'records: replay X times faster than recorded (ignored with --request-rate)',
+  },
+];
+
+export const LOAD_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'engine',
+    type: 'string',
+    choices: ENGINE_NAMES,
+    default: 'open-loop',
+    help: 'open-loop: scheduled arrivals (undici); closed-loop: fixed concurrency, max throughput (autocannon)',
+  },
+  {
+    name: 'burstiness',
+    type: 'number',
+    min: 0.000001,
+    default: 1,
+    valueName: 'B',
+    help: 'Gamma shape of the gaps: 1 = Poisson, < 1 burstier',
+  },
+  {
+    name: 'max-concurrency',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'Client-side cap on requests in flight (closed-loop: the concurrency, default 8)',
+  },
+  {
+    name: 'ramp-up-strategy',
+    type: 'string',
+    choices: ['linear', 'exponential'],
+    help: 'Ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps',
+  },
+  { name: 'ramp-up-start-rps', type: 'number', min: 0, valueName: 'RPS', help: 'Ramp-up start rate' },
+  { name: 'ramp-up-end-rps', type: 'number', min: 0, valueName: 'RPS', help: 'Ramp-up end rate' },
+];
+
+export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
+  { name: 'ignore-eos', type: 'boolean', help: 'Send ignore_eos so every answer runs to its max tokens' },
+  {
+    name: 'temperature',
+    type: 'number',
+    min: 0,
+    default: 0,
+    valueName: 'T',
+    help: 'Sampling temperature (vLLM default 0, greedy)',
+  },
+  {
+    name: 'extra-body',
+    type: 'string',
+    valueName: 'JSON',
+    help: 'JSON object merged into every body (overrides our fields)',
+  },
+  {
+    name: 'chat-content',
+    type: 'string',
+    choices: ['string', 'parts'],
+    default: 'string',
+    help: "Chat message content: a string, or vLLM's list of parts",
+  },
+  {
+    name: 'max-tokens-field',
+    type: 'string',
+    choices: ['max_tokens', 'max_completion_tokens'],
+    help: 'Field for the output length (default: max_completion_tokens for chat, max_tokens for completions)',
+  },
+  {
+    name: 'no-stream-usage',
+    type: 'boolean',
+    help: 'Do not send stream_options.include_usage (output tokens are then counted by the tokenizer)',
+  },
+];
+
+export const RESULT_OPTIONS: readonly OptionSpec[] = [
+  { name: 'save-result', type: 'boolean', help: "Write vLLM's result JSON (+ a 'tokenmeter' key)" },
+  {
+    name: 'save-detailed',
+    type: 'boolean',
+    help: 'Include per-request arrays and generated texts in the result JSON',
+  },
+  {
+    name: 'result-dir',
+    type: 'string',
+    valueName: 'DIR',
+    default: '.',
+    help: 'Folder for the result JSON and the records file',
+  },
+  {
+    name: 'result-filename',
+    type: 'string',
+    valueName: 'NAME',
+    help: 'Result file name (default: vLLM pattern)',
+  },
+  {
+    name: 'label',
+    type: 'string',
+    valueName: 'TEXT',
+    help: 'Label in the result file and its name (default: the backend)',
+  },
+  {
+    name: 'metadata',
+    type: 'list',
+    valueName: 'K=V',
+    help: 'Extra KEY=VALUE pairs saved in the result JSON',
+  },
+  {
+    name: 'percentile-metrics',
+    type: 'string',
+    default: 'ttft,tpot,itl',
+    valueName: 'LIST',
+    help: 'Metrics to report: ttft,tpot,itl,e2el',
+  },
+  {
+    name: 'metric-percentiles',
+    type: 'string',
+    default: '99',
+    valueName: 'LIST',
+    help: 'Percentiles to report, e.g. 50,90,99',
+  },
+  {
+    name: 'goodput',
+    type: 'list',
+    valueName: 'NAME:MS',
+    help: 'SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10000',
+  },
+  {
+    name: 'records-file',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Stream one JSON line per request here (default: next to the result file, .records.jsonl)',
+  },
+  { name: 'no-records', type: 'boolean', help: 'Do not write the records file' },
+  {
+    name: 'gateway-records',
+    type: 'string',
+    valueName: 'FILE',
+    help: "A tokenmeter gateway's records file: show its timings beside ours",
+  },
+];
+
+export const RUN_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'smoke',
+    type: 'boolean',
+    help: '5 prompts; stop at the first failure and print the whole upstream answer',
+  },
+  {
+    name: 'idle-timeout',
+    type: 'number',
+    min: 0.001,
+    default: 300,
+    valueName: 'S',
+    help: 'Fail a request after S seconds without a byte',
+  },
+  {
+    name: 'request-id-prefix',
+    type: 'string',
+    valueName: 'TEXT',
+    help: 'x-request-id prefix (default: tokenmeter-<run id>-)',
+  },
+  { name: 'disable-tqdm', type: 'boolean', help: 'No progress display (vLLM name)' },
+];
+
+export const RATE_OPTION: OptionSpec = {
+  name: 'request-rate',
+  type: 'number',
+  min: 0,
+  default: 'inf',
+  valueName: 'RPS',
+  help: 'Requests per second, or inf to send all at once',
+};
+
+export const BENCH_OPTIONS: readonly OptionSpec[] = [
+  ...TARGET_OPTIONS,
+  ...DATASET_OPTIONS,
+  RATE_OPTION,
+  ...LOAD_OPTIONS,
+  ...PAYLOAD_OPTIONS,
+  ...RESULT_OPTIONS,
+  ...RUN_OPTIONS,
+];

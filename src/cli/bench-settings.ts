@@ -1,0 +1,198 @@
+// Flags (merged with --config) -> BenchSettings, with every check that can fail done here, before anything is
+// sent: backend/endpoint mismatch, empty or unset key, bad --extra-body, unknown metric names.
+
+import { join } from 'node:path';
+import type { RampUp } from '../../loadgen/arrivals.js';
+import { resolveApiKey } from '../../loadgen/bench/api-key.js';
+import type { DatasetName } from '../../loadgen/bench/load-dataset.js';
+import type { ChatContentFormat, MaxTokensField } from '../../loadgen/bench/payload.js';
+import type { BenchSettings, EngineName } from '../../loadgen/bench/settings.js';
+import { type Backend, resolveTarget } from '../../loadgen/bench/target-url.js';
+import {
+  parseGoodput,
+  parseMetricPercentiles,
+  parsePercentileMetrics,
+} from '../../loadgen/metrics/metric-options.js';
+import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
+import type { OptionValue, ParsedOptions } from './options.js';
+import { UsageError } from './usage-error.js';
+
+export const SMOKE_PROMPTS = 5;
+
+const str = (o: ParsedOptions, name: string): string | undefined => {
+  const v = o[name];
+  return typeof v === 'string' ? v : undefined;
+};
+const num = (o: ParsedOptions, name: string): number | undefined => {
+  const v: OptionValue = o[name];
+  if (v === 'inf') return Number.POSITIVE_INFINITY;
+  return typeof v === 'number' ? v : undefined;
+};
+const list = (o: ParsedOptions, name: string): string[] => {
+  const v = o[name];
+  return Array.isArray(v) ? v : [];
+};
+const flag = (o: ParsedOptions, name: string): boolean => o[name] === true;
+
+/** vLLM takes `--goodput ttft:200 tpot:50` and `--metadata a=1 b=2` (several values after one flag); our
+ *  parser sees the later values as positionals, so they are put back where they belong. */
+function sortPositionals(positionals: readonly string[]): { goodput: string[]; metadata: string[] } {
+  const goodput: string[] = [];
+  const metadata: string[] = [];
+  for (const item of positionals) {
+    if (/^(ttft|tpot|e2el):/i.test(item)) goodput.push(item);
+    else if (/^[^=\s]+=/.test(item)) metadata.push(item);
+    else
+      throw new UsageError(
+        `unexpected argument '${item}' (values of --goodput look like ttft:500, of --metadata like key=value)`,
+      );
+  }
+  return { goodput, metadata };
+}
+
+function parseHeaders(items: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf('=');
+    const colon = item.indexOf(':');
+    const split = at > 0 ? at : colon;
+    if (split <= 0) throw new UsageError(`--header '${item}' should be NAME=VALUE`);
+    headers[item.slice(0, split).trim().toLowerCase()] = item.slice(split + 1).trim();
+  }
+  return headers;
+}
+
+function parseExtraBody(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`--extra-body must be a JSON object, e.g. '{"top_p": 0.9}' (got ${text})`);
+}
+
+function rampUp(o: ParsedOptions): RampUp | undefined {
+  const strategy = str(o, 'ramp-up-strategy');
+  const startRps = num(o, 'ramp-up-start-rps');
+  const endRps = num(o, 'ramp-up-end-rps');
+  if (strategy === undefined) {
+    if (startRps !== undefined || endRps !== undefined)
+      throw new UsageError('--ramp-up-start-rps/--ramp-up-end-rps need --ramp-up-strategy');
+    return undefined;
+  }
+  if (startRps === undefined || endRps === undefined)
+    throw new UsageError('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps');
+  return { strategy: strategy as RampUp['strategy'], startRps, endRps };
+}
+
+export function benchSettingsFrom(
+  o: ParsedOptions,
+  positionals: readonly string[],
+  env: NodeJS.ProcessEnv,
+  runId: string,
+): BenchSettings {
+  const extra = sortPositionals(positionals);
+  const backend = str(o, 'backend') as Backend | undefined;
+  const endpoint = str(o, 'endpoint');
+  const baseUrl = str(o, 'base-url');
+  const target = resolveTarget({
+    ...(backend === undefined ? {} : { backend }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(endpoint === undefined ? {} : { endpoint }),
+    host: str(o, 'host') ?? '127.0.0.1',
+    port: num(o, 'port') ?? 8000,
+  });
+  const apiKeyText = str(o, 'api-key');
+  const apiKeyEnv = str(o, 'api-key-env');
+  const apiKey = resolveApiKey(
+    {
+      ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    },
+    env,
+  );
+  const smoke = flag(o, 'smoke');
+  const numPrompts = Math.min(
+    num(o, 'num-prompts') ?? 1000,
+    smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY,
+  );
+  const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
+  const optional = (name: string, key: string): Record<string, number> => {
+    const v = num(o, name);
+    return v === undefined ? {} : { [key]: v };
+  };
+  const goodputPairs = [...list(o, 'goodput'), ...extra.goodput];
+  const goodput = goodputPairs.length > 0 ? parseGoodput(goodputPairs) : undefined;
+  const maxConcurrency = num(o, 'max-concurrency');
+  const ramp = rampUp(o);
+  const model = str(o, 'model');
+  const servedModelName = str(o, 'served-model-name');
+  const tokenizer = str(o, 'tokenizer');
+  const label = str(o, 'label');
+  const filename = str(o, 'result-filename');
+  const recordsFile = str(o, 'records-file');
+  const gatewayRecords = str(o, 'gateway-records');
+  const engine = (str(o, 'engine') ?? 'open-loop') as EngineName;
+  const isChat = target.protocol === 'openai-chat';
+  const dir = str(o, 'result-dir') ?? '.';
+  return {
+    target,
+    apiKey,
+    headers: parseHeaders(list(o, 'header')),
+    ...(model === undefined ? {} : { model }),
+    ...(servedModelName === undefined ? {} : { servedModelName }),
+    ...(tokenizer === undefined ? {} : { tokenizer }),
+    dataset: {
+      name: (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName,
+      ...(datasetPath === undefined ? {} : { path: datasetPath }),
+      numPrompts,
+      seed: num(o, 'seed') ?? 0,
+      replaySpeed: num(o, 'replay-speed') ?? 1,
+      ...optional('sharegpt-output-len', 'sharegptOutputLen'),
+      ...optional('random-input-len', 'randomInputLen'),
+      ...optional('random-output-len', 'randomOutputLen'),
+      ...optional('random-range-ratio', 'randomRangeRatio'),
+      ...optional('random-prefix-len', 'randomPrefixLen'),
+      ...optional('custom-output-len', 'customOutputLen'),
+    },
+    requestRate: num(o, 'request-rate') ?? Number.POSITIVE_INFINITY,
+    burstiness: num(o, 'burstiness') ?? 1,
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(ramp === undefined ? {} : { rampUp: ramp }),
+    seed: num(o, 'seed') ?? 0,
+    engine,
+    payload: {
+      chatContent: (str(o, 'chat-content') ?? 'string') as ChatContentFormat,
+      maxTokensField: (str(o, 'max-tokens-field') ??
+        (isChat ? 'max_completion_tokens' : 'max_tokens')) as MaxTokensField,
+      ignoreEos: flag(o, 'ignore-eos'),
+      includeUsage: !flag(o, 'no-stream-usage'),
+      temperature: num(o, 'temperature') ?? 0,
+      extraBody: parseExtraBody(str(o, 'extra-body')),
+    },
+    idleTimeoutMs: (num(o, 'idle-timeout') ?? 300) * 1000,
+    requestIdPrefix: str(o, 'request-id-prefix') ?? `tokenmeter-${runId}-`,
+    smoke,
+    percentileMetrics: parsePercentileMetrics(str(o, 'percentile-metrics') ?? 'ttft,tpot,itl'),
+    metricPercentiles: parseMetricPercentiles(str(o, 'metric-percentiles') ?? '99'),
+    ...(goodput === undefined ? {} : { goodput }),
+    save: {
+      result: flag(o, 'save-result') || flag(o, 'save-detailed'),
+      detailed: flag(o, 'save-detailed'),
+      dir,
+      ...(filename === undefined ? {} : { filename }),
+      ...(label === undefined ? {} : { label }),
+      metadata: parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]),
+    },
+    ...(flag(o, 'no-records')
+      ? { recordsFile: null }
+      : recordsFile === undefined
+        ? {}
+        : { recordsFile: join(recordsFile) }),
+    ...(gatewayRecords === undefined ? {} : { gatewayRecords }),
+    progress: !flag(o, 'disable-tqdm'),
+  };
+}

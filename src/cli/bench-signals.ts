@@ -1,0 +1,26 @@
+// Ctrl-C during a run: the first stops sending and cancels what is in flight (each gets its `aborted` record,
+// and the report of what ran is printed); a second ends the process at once. Records already written are safe
+// either way (they are written synchronously as each request ends).
+
+export const EXIT_INTERRUPTED = 130;
+
+export function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
+  let count = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    count++;
+    if (count === 1) {
+      say(
+        `\n${signal}: stopping (in-flight requests are recorded as aborted); press Ctrl-C again to quit at once\n`,
+      );
+      controller.abort();
+      return;
+    }
+    process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
