@@ -31,7 +31,9 @@ async function gatewayAuthPlugin(fastify: FastifyInstance, options: GatewayAuthO
       return done(new GatewayError('missing_gateway_key', `this gateway requires a gateway key: ${HOW}`));
     }
     if (!presented.some((key) => matchesGatewayKey(key, keys))) {
-      return done(new GatewayError('invalid_gateway_key', `the gateway key is not valid: check it, and ${HOW}`));
+      return done(
+        new GatewayError('invalid_gateway_key', `the gateway key is not valid: check it, and ${HOW}`),
+      );
     }
     done();
   });

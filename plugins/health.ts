@@ -31,11 +31,17 @@ async function healthPlugin(fastify: FastifyInstance, options: HealthPluginOptio
   fastify.get('/healthz', async () => ({ status: 'ok' }));
   fastify.get('/readyz', async (_request, reply) => {
     const upstreams = await Promise.all(
-      context.config.upstreams.map(async (u) => ({ name: u.name, reachable: await reachable(u.base.origin) })),
+      context.config.upstreams.map(async (u) => ({
+        name: u.name,
+        reachable: await reachable(u.base.origin),
+      })),
     );
     const ready = !context.shuttingDown && upstreams.every((u) => u.reachable);
     reply.code(ready ? 200 : 503);
-    return { status: ready ? 'ready' : context.shuttingDown ? 'shutting_down' : 'upstream_unreachable', upstreams };
+    return {
+      status: ready ? 'ready' : context.shuttingDown ? 'shutting_down' : 'upstream_unreachable',
+      upstreams,
+    };
   });
 }
 

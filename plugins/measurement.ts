@@ -15,7 +15,9 @@ export interface MeasurementPluginOptions {
 /** The gateway's own endpoints: probes and scrapes are not traffic, so they get no record, metric or log line. */
 export const OWN_ENDPOINTS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-const CLIENT_GONE = Object.assign(new Error('the client closed the connection'), { code: 'TOKENMETER_CLIENT_GONE' });
+const CLIENT_GONE = Object.assign(new Error('the client closed the connection'), {
+  code: 'TOKENMETER_CLIENT_GONE',
+});
 
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
   const m = request.measurement;

@@ -13,7 +13,13 @@ import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { forwardResponse } from '../src/gateway/forward-response.js';
 import { listModels } from '../src/gateway/models-list.js';
 import { PathFixLog } from '../src/gateway/path-fix-log.js';
-import { bodyModel, bodyStreams, type ParsedBody, parseBody, upstreamBody } from '../src/gateway/request-body.js';
+import {
+  bodyModel,
+  bodyStreams,
+  type ParsedBody,
+  parseBody,
+  upstreamBody,
+} from '../src/gateway/request-body.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { kUpstreamCall, type UpstreamCall, upstreamClient } from '../src/gateway/upstream-client.js';
 
@@ -36,9 +42,13 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
 
   // Bodies are read as bytes (any content type) so they can go upstream unchanged; JSON is parsed on the side.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxBodyBytes }, (_req, body, done) => {
-    done(null, body);
-  });
+  fastify.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: config.maxBodyBytes },
+    (_req, body, done) => {
+      done(null, body);
+    },
+  );
 
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const m = request.measurement;
@@ -47,10 +57,16 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     }
     const path = canonicalizeClientPath(request.url);
     if (path.kind === 'traversal') {
-      throw new GatewayError('path_traversal', "paths with '.' or '..' segments (plain or percent-encoded) are refused");
+      throw new GatewayError(
+        'path_traversal',
+        "paths with '.' or '..' segments (plain or percent-encoded) are refused",
+      );
     }
     if (path.kind === 'outside') {
-      throw new GatewayError('path_not_found', `no API at ${m.pathAsked.slice(0, 200)}: this gateway serves ${ACCEPTED}`);
+      throw new GatewayError(
+        'path_not_found',
+        `no API at ${m.pathAsked.slice(0, 200)}: this gateway serves ${ACCEPTED}`,
+      );
     }
     const canonical = `/v1/${path.endpoint}`;
     m.pathFixes = path.fixes;
@@ -61,7 +77,11 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     const model = bodyModel(body);
     m.modelAsked = model ?? null;
     m.stream = bodyStreams(body);
-    if (request.method === 'GET' && path.endpoint === 'models' && (context.config.upstreams.length > 1 || routes.known.length > 0)) {
+    if (
+      request.method === 'GET' &&
+      path.endpoint === 'models' &&
+      (context.config.upstreams.length > 1 || routes.known.length > 0)
+    ) {
       return reply.send(await listModels(context, request.id));
     }
     const route = routes.route(model);
@@ -69,7 +89,10 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     m.upstream = upstream.name;
     const dispatcher = context.dispatchers.get(upstream);
     if (dispatcher === undefined) throw new GatewayError('internal_error', 'no dispatcher for upstream');
-    const prepared = body === undefined ? undefined : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed);
+    const prepared =
+      body === undefined
+        ? undefined
+        : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed);
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
     m.usageInjected = prepared?.usageInjected ?? false;
     const target = `${upstream.base.origin}${upstream.base.apiPrefix}/${path.endpoint}`;

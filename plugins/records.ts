@@ -15,7 +15,10 @@ async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOpt
   const writer = new RecordsWriter(file, (error) => {
     if (!warned) {
       warned = true;
-      fastify.log.error({ err: error, file }, `cannot write request records to ${file}: traffic continues, records are lost`);
+      fastify.log.error(
+        { err: error, file },
+        `cannot write request records to ${file}: traffic continues, records are lost`,
+      );
     }
   });
   options.context.recordListeners.push((record) => writer.add(record));

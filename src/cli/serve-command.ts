@@ -25,7 +25,8 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   if (configPath === undefined && upstreamUrl === undefined) {
     throw new UsageError('give an upstream: --upstream URL (e.g. http://127.0.0.1:8000/v1) or --config FILE');
   }
-  const base: GatewayConfigInput = configPath === undefined ? { upstreams: [] } : await loadConfigFile(configPath);
+  const base: GatewayConfigInput =
+    configPath === undefined ? { upstreams: [] } : await loadConfigFile(configPath);
   const keyEnv = str(commandLine, 'upstream-key-env');
   const upstreams: readonly UpstreamInput[] =
     upstreamUrl === undefined
@@ -43,8 +44,12 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   const merged = {
     ...base,
     upstreams,
-    ...(given.has('host') || base.host === undefined ? { host: str(commandLine, 'host') ?? DEFAULT_HOST } : {}),
-    ...(given.has('port') || base.port === undefined ? { port: typeof port === 'number' ? port : DEFAULT_PORT } : {}),
+    ...(given.has('host') || base.host === undefined
+      ? { host: str(commandLine, 'host') ?? DEFAULT_HOST }
+      : {}),
+    ...(given.has('port') || base.port === undefined
+      ? { port: typeof port === 'number' ? port : DEFAULT_PORT }
+      : {}),
     records: {
       ...base.records,
       ...(records === undefined ? {} : { file: records }),
@@ -52,7 +57,9 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
     },
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
-    ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined ? { gatewayKeysEnv: GATEWAY_KEYS_ENV } : {}),
+    ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
+      ? { gatewayKeysEnv: GATEWAY_KEYS_ENV }
+      : {}),
   };
   return validateConfig(merged);
 }
@@ -65,16 +72,74 @@ export const serveCommand: Command = {
     'serve --config tokenmeter.config.json',
   ],
   options: [
-    { name: 'upstream', type: 'string', valueName: 'URL', env: 'TOKENMETER_UPSTREAM', help: 'Upstream base URL (with or without /v1)' },
-    { name: 'upstream-key-env', type: 'string', valueName: 'VAR', env: 'TOKENMETER_UPSTREAM_KEY_ENV', help: 'Environment variable holding the upstream key (omit for a keyless upstream)' },
-    { name: 'upstream-name', type: 'string', valueName: 'NAME', help: 'Name of the --upstream in records and metrics', default: 'upstream' },
-    { name: 'config', type: 'string', valueName: 'FILE', env: 'TOKENMETER_CONFIG', help: 'Configuration file (several upstreams, models, timeouts, keys)' },
-    { name: 'host', type: 'string', valueName: 'HOST', env: 'TOKENMETER_HOST', default: DEFAULT_HOST, help: 'Address to listen on' },
-    { name: 'port', type: 'integer', valueName: 'PORT', env: 'TOKENMETER_PORT', default: DEFAULT_PORT, min: 0, max: 65535, help: 'Port to listen on (0 = any free port)' },
-    { name: 'records', type: 'string', valueName: 'FILE', env: 'TOKENMETER_RECORDS', help: 'Append one JSON line per request to FILE' },
+    {
+      name: 'upstream',
+      type: 'string',
+      valueName: 'URL',
+      env: 'TOKENMETER_UPSTREAM',
+      help: 'Upstream base URL (with or without /v1)',
+    },
+    {
+      name: 'upstream-key-env',
+      type: 'string',
+      valueName: 'VAR',
+      env: 'TOKENMETER_UPSTREAM_KEY_ENV',
+      help: 'Environment variable holding the upstream key (omit for a keyless upstream)',
+    },
+    {
+      name: 'upstream-name',
+      type: 'string',
+      valueName: 'NAME',
+      help: 'Name of the --upstream in records and metrics',
+      default: 'upstream',
+    },
+    {
+      name: 'config',
+      type: 'string',
+      valueName: 'FILE',
+      env: 'TOKENMETER_CONFIG',
+      help: 'Configuration file (several upstreams, models, timeouts, keys)',
+    },
+    {
+      name: 'host',
+      type: 'string',
+      valueName: 'HOST',
+      env: 'TOKENMETER_HOST',
+      default: DEFAULT_HOST,
+      help: 'Address to listen on',
+    },
+    {
+      name: 'port',
+      type: 'integer',
+      valueName: 'PORT',
+      env: 'TOKENMETER_PORT',
+      default: DEFAULT_PORT,
+      min: 0,
+      max: 65535,
+      help: 'Port to listen on (0 = any free port)',
+    },
+    {
+      name: 'records',
+      type: 'string',
+      valueName: 'FILE',
+      env: 'TOKENMETER_RECORDS',
+      help: 'Append one JSON line per request to FILE',
+    },
     { name: 'record-gaps', type: 'boolean', help: 'Also record every inter-chunk gap of each request' },
-    { name: 'no-usage-injection', type: 'boolean', help: 'Never add stream_options.include_usage to streamed requests' },
-    { name: 'log-level', type: 'string', valueName: 'LEVEL', env: 'TOKENMETER_LOG_LEVEL', choices: LOG_LEVELS, default: 'info', help: 'Log level' },
+    {
+      name: 'no-usage-injection',
+      type: 'boolean',
+      help: 'Never add stream_options.include_usage to streamed requests',
+    },
+    {
+      name: 'log-level',
+      type: 'string',
+      valueName: 'LEVEL',
+      env: 'TOKENMETER_LOG_LEVEL',
+      choices: LOG_LEVELS,
+      default: 'info',
+      help: 'Log level',
+    },
   ],
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {

@@ -38,10 +38,16 @@ export interface BuildOptions {
 function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new GatewayError('request_too_large', 'the request body is larger than maxBodyBytes allows; send less or raise it');
+    return new GatewayError(
+      'request_too_large',
+      'the request body is larger than maxBodyBytes allows; send less or raise it',
+    );
   }
   if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP')) {
-    return new GatewayError('invalid_request_body', 'the request body could not be read; send JSON with a content-type');
+    return new GatewayError(
+      'invalid_request_body',
+      'the request body could not be read; send JSON with a content-type',
+    );
   }
   return new GatewayError('internal_error', 'the gateway failed on this request; see its log for the cause', {
     cause: error,
@@ -76,7 +82,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   });
   app.setErrorHandler((error, request, reply) => {
     const translated = translateFastifyError(error as { code?: string; message: string });
-    if (translated.code === 'internal_error') request.log.error({ err: error }, 'request failed inside the gateway');
+    if (translated.code === 'internal_error')
+      request.log.error({ err: error }, 'request failed inside the gateway');
     sendGatewayError(request, reply, translated);
   });
   await app.register(measurement, { context });

@@ -26,6 +26,16 @@ const PROTOCOL_BY_ENDPOINT: Readonly<Record<string, string>> = {
   completions: 'openai-completions',
 };
 
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+];
+
 export interface ForwardOptions {
   readonly endpoint: string;
   readonly keepChunkDetail: boolean;
@@ -60,6 +70,9 @@ export function forwardResponse(
   const kept: Buffer[] | null = sse ? null : [];
   let keptBytes = 0;
 
+  // Hop-by-hop headers describe the upstream connection, not this one (RFC 9110 7.6.1): forwarding the
+  // upstream's `connection: keep-alive` would override a client that asked to close.
+  for (const name of HOP_BY_HOP) reply.removeHeader(name);
   reply.hijack();
   raw.writeHead(res.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
   // Send the headers now, not with the first body chunk: the client's TTFB is the upstream's.
@@ -109,13 +122,19 @@ export function forwardResponse(
   });
 }
 
-function settleOutcome(request: FastifyRequest, status: number, kept: Buffer[] | null, keptBytes: number): void {
+function settleOutcome(
+  request: FastifyRequest,
+  status: number,
+  kept: Buffer[] | null,
+  keptBytes: number,
+): void {
   const m = request.measurement;
   if (m.outcome !== null) return;
   const timing = m.meter?.result();
   if (status >= 400) {
     m.outcome = 'http_error';
-    if (kept !== null && keptBytes > 0) m.error = Buffer.concat(kept, keptBytes).toString('utf8').slice(0, 2000);
+    if (kept !== null && keptBytes > 0)
+      m.error = Buffer.concat(kept, keptBytes).toString('utf8').slice(0, 2000);
     return;
   }
   if (timing !== undefined) {

@@ -18,11 +18,31 @@ export class GatewayMetrics {
     labelNames: ['upstream', 'model', 'outcome', 'status_class'],
     registers: [this.registry],
   });
-  readonly #ttft = histogram(this.registry, 'tokenmeter_time_to_first_token_seconds', 'Received to first content chunk (TTFT)');
-  readonly #ttfb = histogram(this.registry, 'tokenmeter_time_to_first_byte_seconds', 'Received to upstream response headers (TTFB)');
-  readonly #gap = histogram(this.registry, 'tokenmeter_inter_token_gap_seconds', 'Gap between consecutive content chunks (one sample per chunk, as vLLM ITL)');
-  readonly #tpot = histogram(this.registry, 'tokenmeter_time_per_output_token_seconds', 'TPOT: (last token - first token) / (output tokens - 1)');
-  readonly #e2e = histogram(this.registry, 'tokenmeter_request_duration_seconds', 'Received to response closed (E2E)');
+  readonly #ttft = histogram(
+    this.registry,
+    'tokenmeter_time_to_first_token_seconds',
+    'Received to first content chunk (TTFT)',
+  );
+  readonly #ttfb = histogram(
+    this.registry,
+    'tokenmeter_time_to_first_byte_seconds',
+    'Received to upstream response headers (TTFB)',
+  );
+  readonly #gap = histogram(
+    this.registry,
+    'tokenmeter_inter_token_gap_seconds',
+    'Gap between consecutive content chunks (one sample per chunk, as vLLM ITL)',
+  );
+  readonly #tpot = histogram(
+    this.registry,
+    'tokenmeter_time_per_output_token_seconds',
+    'TPOT: (last token - first token) / (output tokens - 1)',
+  );
+  readonly #e2e = histogram(
+    this.registry,
+    'tokenmeter_request_duration_seconds',
+    'Received to response closed (E2E)',
+  );
   readonly #overhead = new Histogram({
     name: 'tokenmeter_gateway_overhead_seconds',
     help: 'Time spent inside the gateway rather than waiting on the upstream',
@@ -77,11 +97,19 @@ export class GatewayMetrics {
   observe(record: RequestRecord, m: RequestMeasurement): void {
     const upstream = record.upstream ?? 'none';
     const model = this.#labels.label(record.modelAsked);
-    this.#requests.inc({ upstream, model, outcome: record.outcome, status_class: statusClass(record.status) });
+    this.#requests.inc({
+      upstream,
+      model,
+      outcome: record.outcome,
+      status_class: statusClass(record.status),
+    });
     this.#e2e.observe({ upstream, model }, record.e2eMs / 1000);
     this.#overhead.observe({ upstream }, record.gatewayOverheadMs / 1000);
     if (record.upstreamRequestMs !== null && record.upstreamSocketWriteMs !== null) {
-      this.#connectWait.observe({ upstream }, (record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000);
+      this.#connectWait.observe(
+        { upstream },
+        (record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000,
+      );
     }
     if (record.ttfbMs !== null) this.#ttfb.observe({ upstream, model }, record.ttfbMs / 1000);
     if (record.ttftMs !== null) this.#ttft.observe({ upstream, model }, record.ttftMs / 1000);
@@ -91,7 +119,8 @@ export class GatewayMetrics {
       const gap = this.#gap.labels(upstream, model);
       for (let i = 1; i < times.length; i++) gap.observe(((times[i] ?? 0) - (times[i - 1] ?? 0)) / 1000);
     }
-    if (record.promptTokens !== null) this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
+    if (record.promptTokens !== null)
+      this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
     if (record.completionTokens !== null) {
       this.#tokens.inc({ upstream, model, type: 'output' }, record.completionTokens);
     }

@@ -28,7 +28,7 @@ export interface JsonAnswerFacts {
 }
 
 function max(a: number, b: number): number {
-  return a > b ? a : b;
+  return Math.max(a, b);
 }
 
 export class RequestMeasurement {
@@ -111,14 +111,17 @@ export class RequestMeasurement {
       gatewayOverheadMs: round3(this.overheadMs()),
       promptTokens: timing?.promptTokens ?? json?.promptTokens ?? null,
       completionTokens: outputTokens,
-      completionTokensSource: timing !== undefined && outputTokens !== null ? timing.outputTokensSource : (json?.source ?? null),
+      completionTokensSource:
+        timing !== undefined && outputTokens !== null ? timing.outputTokensSource : (json?.source ?? null),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
       maxTokensPerChunk: detail === undefined || chunks === 0 ? null : detail.estimatedTokens.reduce(max, 0),
       finishReason: timing?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: timing?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      ...(recordGaps && latencies?.itlSamplesMs !== undefined ? { gapsMs: latencies.itlSamplesMs.map(round3) } : {}),
+      ...(recordGaps && latencies?.itlSamplesMs !== undefined
+        ? { gapsMs: latencies.itlSamplesMs.map(round3) }
+        : {}),
       error: this.error,
     };
   }

@@ -29,8 +29,8 @@ export function statusClass(status: number): string {
 
 /** Seconds, from sub-millisecond inter-token gaps to multi-minute end-to-end latencies. */
 export const LATENCY_BUCKETS_S = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100,
-  250, 500, 1000,
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50,
+  100, 250, 500, 1000,
 ];
 
 /** Seconds, for the gateway's own overhead: 10 microseconds to 1 second. */

@@ -14,7 +14,11 @@ interface ModelEntry {
 
 const LIST_TIMEOUT_MS = 5000;
 
-async function upstreamModels(context: GatewayContext, upstream: ResolvedUpstream, requestId: string): Promise<ModelEntry[]> {
+async function upstreamModels(
+  context: GatewayContext,
+  upstream: ResolvedUpstream,
+  requestId: string,
+): Promise<ModelEntry[]> {
   const dispatcher = context.dispatchers.get(upstream);
   if (dispatcher === undefined) return [];
   try {
@@ -32,15 +36,16 @@ async function upstreamModels(context: GatewayContext, upstream: ResolvedUpstrea
     });
     const body: unknown = await response.body.json();
     if (response.statusCode !== 200 || !isJsonObject(body) || !Array.isArray(body['data'])) return [];
-    return body['data'].filter(
-      (m): m is ModelEntry => isJsonObject(m) && typeof m['id'] === 'string',
-    );
+    return body['data'].filter((m): m is ModelEntry => isJsonObject(m) && typeof m['id'] === 'string');
   } catch {
     return [];
   }
 }
 
-export async function listModels(context: GatewayContext, requestId: string): Promise<{ object: 'list'; data: ModelEntry[] }> {
+export async function listModels(
+  context: GatewayContext,
+  requestId: string,
+): Promise<{ object: 'list'; data: ModelEntry[] }> {
   const lists = await Promise.all(context.config.upstreams.map((u) => upstreamModels(context, u, requestId)));
   const seen = new Set<string>();
   const data: ModelEntry[] = [];

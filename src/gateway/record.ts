@@ -60,4 +60,3 @@ export interface RequestRecord {
   readonly gapsMs?: readonly number[];
   readonly error: string | null;
 }
-

@@ -6,7 +6,10 @@ export async function shutDown(gateway: Gateway, graceMs: number): Promise<void>
   const { app, context } = gateway;
   context.shuttingDown = true;
   const force = setTimeout(() => {
-    app.log.warn({ inFlight: context.inFlight }, `grace period of ${graceMs} ms over: closing remaining connections`);
+    app.log.warn(
+      { inFlight: context.inFlight },
+      `grace period of ${graceMs} ms over: closing remaining connections`,
+    );
     app.server.closeAllConnections();
   }, graceMs);
   force.unref();

@@ -27,7 +27,12 @@ async function readFirstChunkThenLeave(gateway: TestGateway, id: string): Promis
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-request-id': id },
-    body: JSON.stringify({ model: 'tokenmeter/sim-7b', stream: true, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      model: 'tokenmeter/sim-7b',
+      stream: true,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
     signal: controller.signal,
   });
   let leftAt = 0;
@@ -61,7 +66,9 @@ test('leaving mid-stream closes the upstream request within the bound, recorded 
 test('the simulator sees the cancel in its ground truth', async (t) => {
   const sim = await startSimulator({ timing: { ttftMs: 50, itlMs: 1000, jitter: 0 } });
   t.after(() => sim.close());
-  const gateway = await startGateway({ upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true }] });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true }],
+  });
   t.after(() => gateway.close());
   const leftAt = await readFirstChunkThenLeave(gateway, 'abort-sim');
   await waitFor(() => sim.truth('abort-sim')?.cancelled === true);

@@ -28,7 +28,14 @@ before(async () => {
   const hashed = `sha256:${createHash('sha256').update(HASHED_KEY).digest('hex')}`;
   gateway = await startGateway(
     {
-      upstreams: [{ name: 'hosted', baseUrl: `${upstream.url}/api`, keyEnv: 'TEST_UPSTREAM_KEY', headers: { 'X-Team': 'a' } }],
+      upstreams: [
+        {
+          name: 'hosted',
+          baseUrl: `${upstream.url}/api`,
+          keyEnv: 'TEST_UPSTREAM_KEY',
+          headers: { 'X-Team': 'a' },
+        },
+      ],
       gatewayKeys: [GATEWAY_KEY, hashed],
       records: { file: join(dir, 'records.jsonl') },
     },
@@ -87,5 +94,5 @@ test('no key appears in any log line or record', async () => {
   for (const secret of [UPSTREAM_KEY, GATEWAY_KEY, HASHED_KEY, CLIENT_SENT, 'SECRET']) {
     assert.ok(!everything.includes(secret), `${secret} leaked`);
   }
-  assert.ok(!/"(authorization|x-api-key)"\s*:/i.test(records), "no header field in records");
+  assert.ok(!/"(authorization|x-api-key)"\s*:/i.test(records), 'no header field in records');
 });

@@ -11,16 +11,23 @@ let gateway: TestGateway;
 
 before(async () => {
   upstream = await startUpstream((_req, res, body) => {
-    const json = JSON.parse(body.toString('utf8')) as { stream?: boolean; stream_options?: { include_usage?: boolean } };
+    const json = JSON.parse(body.toString('utf8')) as {
+      stream?: boolean;
+      stream_options?: { include_usage?: boolean };
+    };
     if (json.stream) {
       // A stream split at odd places: the usage chunk (when asked for) shares a write with [DONE].
       playScript(res, chatStreamSteps(5, 5, 2, json.stream_options?.include_usage === true), []);
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"héllo  wörld"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}');
+    res.end(
+      '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"héllo  wörld"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}',
+    );
   });
-  gateway = await startGateway({ upstreams: [{ name: 'test', baseUrl: `${upstream.url}/v1`, keyless: true }] });
+  gateway = await startGateway({
+    upstreams: [{ name: 'test', baseUrl: `${upstream.url}/v1`, keyless: true }],
+  });
 });
 
 after(async () => {

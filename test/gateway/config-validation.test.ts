@@ -7,30 +7,64 @@ import { normalizeUpstreamBase } from '../../src/gateway/upstream-url.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 function rejects(raw: unknown, pattern: RegExp): void {
-  assert.throws(() => validateConfig(raw), (error: unknown) => {
-    assert.ok(error instanceof UserFacingError);
-    assert.match(error.message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => validateConfig(raw),
+    (error: unknown) => {
+      assert.ok(error instanceof UserFacingError);
+      assert.match(error.message, pattern);
+      return true;
+    },
+  );
 }
 
 test('bad fields are named, with a suggestion for misspelled settings', () => {
   rejects({}, /config upstreams must list at least one upstream/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x' }], prot: 1 }, /config prot is not a known setting \(did you mean 'port'\?\)/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x', keyenv: 'K' }] }, /upstreams\[0\]\.keyenv .*did you mean 'keyEnv'/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x', timeouts: { idleMs: -1 } }] }, /upstreams\[0\]\.timeouts\.idleMs must be a positive number/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x' }, { name: 'a', baseUrl: 'http://y' }] }, /upstreams\[1\]\.name repeats 'a'/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x', models: [{ alias: 'x' }] }] }, /upstreams\[0\]\.models\[0\] must be a model name or/);
-  rejects({ upstreams: [{ name: 'a', baseUrl: 'http://x' }], port: 70000 }, /config port must be an integer from 0 to 65535/);
+  rejects(
+    { upstreams: [{ name: 'a', baseUrl: 'http://x' }], prot: 1 },
+    /config prot is not a known setting \(did you mean 'port'\?\)/,
+  );
+  rejects(
+    { upstreams: [{ name: 'a', baseUrl: 'http://x', keyenv: 'K' }] },
+    /upstreams\[0\]\.keyenv .*did you mean 'keyEnv'/,
+  );
+  rejects(
+    { upstreams: [{ name: 'a', baseUrl: 'http://x', timeouts: { idleMs: -1 } }] },
+    /upstreams\[0\]\.timeouts\.idleMs must be a positive number/,
+  );
+  rejects(
+    {
+      upstreams: [
+        { name: 'a', baseUrl: 'http://x' },
+        { name: 'a', baseUrl: 'http://y' },
+      ],
+    },
+    /upstreams\[1\]\.name repeats 'a'/,
+  );
+  rejects(
+    { upstreams: [{ name: 'a', baseUrl: 'http://x', models: [{ alias: 'x' }] }] },
+    /upstreams\[0\]\.models\[0\] must be a model name or/,
+  );
+  rejects(
+    { upstreams: [{ name: 'a', baseUrl: 'http://x' }], port: 70000 },
+    /config port must be an integer from 0 to 65535/,
+  );
 });
 
 test('a key variable that is unset or empty is a start-up error naming it; keyless is a warning', async () => {
-  const config = validateConfig({ upstreams: [{ name: 'hosted', baseUrl: 'https://taotoken.net/api', keyEnv: 'TAOTOKEN_API_KEY' }] });
-  await assert.rejects(resolveConfig(config, {}), /environment variable TAOTOKEN_API_KEY, which is not set: export TAOTOKEN_API_KEY=<key>/);
+  const config = validateConfig({
+    upstreams: [{ name: 'hosted', baseUrl: 'https://taotoken.net/api', keyEnv: 'TAOTOKEN_API_KEY' }],
+  });
+  await assert.rejects(
+    resolveConfig(config, {}),
+    /environment variable TAOTOKEN_API_KEY, which is not set: export TAOTOKEN_API_KEY=<key>/,
+  );
   await assert.rejects(resolveConfig(config, { TAOTOKEN_API_KEY: '  ' }), /TAOTOKEN_API_KEY, which is empty/);
   const resolved = await resolveConfig(config, { TAOTOKEN_API_KEY: 'k' });
   assert.equal(resolved.upstreams[0]?.key, 'k');
-  const keyless = await resolveConfig(validateConfig({ upstreams: [{ name: 'local', baseUrl: 'http://127.0.0.1:8000', keyless: true }] }), {});
+  const keyless = await resolveConfig(
+    validateConfig({ upstreams: [{ name: 'local', baseUrl: 'http://127.0.0.1:8000', keyless: true }] }),
+    {},
+  );
   assert.match(keyless.warnings[0] ?? '', /'local' is declared keyless/);
   await assert.rejects(
     resolveConfig(validateConfig({ upstreams: [{ name: 'x', baseUrl: 'http://127.0.0.1:8000' }] }), {}),
@@ -55,6 +89,9 @@ test('every base URL shape normalizes to one API prefix: /v1 exactly once', () =
     assert.equal(base.origin, origin, raw);
     assert.equal(base.apiPrefix, prefix, raw);
   }
-  assert.throws(() => normalizeUpstreamBase('127.0.0.1:8000', 'upstreams[0].baseUrl'), /upstreams\[0\]\.baseUrl: '127\.0\.0\.1:8000' is not a URL; write it like http:/);
+  assert.throws(
+    () => normalizeUpstreamBase('127.0.0.1:8000', 'upstreams[0].baseUrl'),
+    /upstreams\[0\]\.baseUrl: '127\.0\.0\.1:8000' is not a URL; write it like http:/,
+  );
   assert.throws(() => normalizeUpstreamBase('http://u:p@x/v1', 'baseUrl'), /credentials/);
 });

@@ -38,10 +38,20 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
   }
   await gateway.recordsAfter(6);
   const text = await scrape(gateway);
-  assert.match(text, /tokenmeter_requests_total\{upstream="sim",model="known",outcome="ok",status_class="2xx"\} 2/);
-  assert.match(text, /tokenmeter_requests_total\{upstream="sim",model="other",outcome="ok",status_class="2xx"\} 2/);
+  assert.match(
+    text,
+    /tokenmeter_requests_total\{upstream="sim",model="known",outcome="ok",status_class="2xx"\} 2/,
+  );
+  assert.match(
+    text,
+    /tokenmeter_requests_total\{upstream="sim",model="other",outcome="ok",status_class="2xx"\} 2/,
+  );
   const models = new Set([...text.matchAll(/model="([^"]*)"/g)].map((m) => m[1]));
-  assert.deepEqual([...models].sort(), ['a', 'b', 'known', 'other'], 'configured names plus the first 2 others');
+  assert.deepEqual(
+    [...models].sort(),
+    ['a', 'b', 'known', 'other'],
+    'configured names plus the first 2 others',
+  );
   assert.ok(!text.includes('metrics-known'), 'request ids never become labels');
   for (const name of [
     'tokenmeter_time_to_first_token_seconds_bucket',
@@ -56,7 +66,10 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
   ]) {
     assert.ok(text.includes(name), name);
   }
-  assert.match(text, /tokenmeter_inter_token_gap_seconds_bucket\{le="0\.0001",upstream="sim",model="known"\}/);
+  assert.match(
+    text,
+    /tokenmeter_inter_token_gap_seconds_bucket\{le="0\.0001",upstream="sim",model="known"\}/,
+  );
   assert.match(text, /tokenmeter_request_duration_seconds_bucket\{le="1000",upstream="sim",model="known"\}/);
   assert.match(text, /tokenmeter_tokens_total\{upstream="sim",model="known",type="output"\} 6/);
   assert.match(text, /tokenmeter_inter_token_gap_seconds_count\{upstream="sim",model="known"\} 4/);

@@ -16,14 +16,25 @@ let gateway: TestGateway;
 before(async () => {
   hosted = await startUpstream((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    if (req.method === 'GET') res.end('{"object":"list","data":[{"id":"qwen-coder-hosted","object":"model","owned_by":"x"}]}');
+    if (req.method === 'GET')
+      res.end('{"object":"list","data":[{"id":"qwen-coder-hosted","object":"model","owned_by":"x"}]}');
     else res.end('{"choices":[]}');
   });
   sim = await startSimulator({ servedModelNames: [LOCAL_ID] });
   gateway = await startGateway({
     upstreams: [
-      { name: 'local', baseUrl: `${sim.url}/v1`, keyless: true, models: [{ alias: 'coder', id: LOCAL_ID }, LOCAL_ID] },
-      { name: 'hosted', baseUrl: `${hosted.url}/api`, keyless: true, models: [{ alias: 'coder-hosted', id: 'qwen-coder-hosted' }] },
+      {
+        name: 'local',
+        baseUrl: `${sim.url}/v1`,
+        keyless: true,
+        models: [{ alias: 'coder', id: LOCAL_ID }, LOCAL_ID],
+      },
+      {
+        name: 'hosted',
+        baseUrl: `${hosted.url}/api`,
+        keyless: true,
+        models: [{ alias: 'coder-hosted', id: 'qwen-coder-hosted' }],
+      },
     ],
   });
 });
@@ -46,7 +57,12 @@ test('an alias reaches its upstream under the upstream model ID', async () => {
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'coder', stream: true, max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      model: 'coder',
+      stream: true,
+      max_tokens: 3,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
   });
   assert.equal(response.statusCode, 200);
   assert.ok((await response.body.text()).includes(`"model":"${LOCAL_ID}"`));
@@ -72,5 +88,10 @@ test('GET /v1/models lists every upstream model and alias once', async () => {
   const response = await request(`${gateway.url}/v1/models`);
   const body = (await response.body.json()) as { data: { id: string }[] };
   const ids = body.data.map((m) => m.id).sort();
-  assert.deepEqual(ids, ['/root/models/Qwen2.5-Coder-32B-Instruct-GPTQ-Int8', 'coder', 'coder-hosted', 'qwen-coder-hosted']);
+  assert.deepEqual(ids, [
+    '/root/models/Qwen2.5-Coder-32B-Instruct-GPTQ-Int8',
+    'coder',
+    'coder-hosted',
+    'qwen-coder-hosted',
+  ]);
 });

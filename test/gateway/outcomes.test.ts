@@ -69,8 +69,13 @@ async function call(gateway: TestGateway, scenario: string, extra: Record<string
   return { status: response.statusCode, text, cut, record };
 }
 
-async function gatewayFor(t: { after: (fn: () => Promise<void>) => void }, timeouts = {}): Promise<TestGateway> {
-  const gateway = await startGateway({ upstreams: [{ name: 'sim', baseUrl: upstream.url, keyless: true, timeouts }] });
+async function gatewayFor(
+  t: { after: (fn: () => Promise<void>) => void },
+  timeouts = {},
+): Promise<TestGateway> {
+  const gateway = await startGateway({
+    upstreams: [{ name: 'sim', baseUrl: upstream.url, keyless: true, timeouts }],
+  });
   t.after(() => gateway.close());
   return gateway;
 }
@@ -113,7 +118,9 @@ test('a refused connection is a 502 that names the upstream and says what to che
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = (closed.address() as { port: number }).port;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const gateway = await startGateway({ upstreams: [{ name: 'vllm', baseUrl: `http://127.0.0.1:${port}/v1`, keyless: true }] });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'vllm', baseUrl: `http://127.0.0.1:${port}/v1`, keyless: true }],
+  });
   t.after(() => gateway.close());
   const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', body: '{}' });
   const body = (await response.body.json()) as { error: { message: string; type: string; code: string } };

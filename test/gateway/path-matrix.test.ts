@@ -62,7 +62,9 @@ for (const [shape, expected] of UPSTREAM_SHAPES) {
     }
     const metrics = await (await request(`${gateway.url}/metrics`)).body.text();
     assert.match(metrics, /tokenmeter_path_fixes_total\{fix="doubled_v1"\} 2/);
-    const hints = gateway.logs.filter((l) => l.includes('your base URL ends in /v1 and your client adds /v1 again'));
+    const hints = gateway.logs.filter((l) =>
+      l.includes('your base URL ends in /v1 and your client adds /v1 again'),
+    );
     assert.equal(hints.length, 2, 'logged once per distinct client pattern');
   });
 }

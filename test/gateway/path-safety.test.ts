@@ -15,7 +15,9 @@ before(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{}');
   });
-  gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: `${upstream.url}/api/v1`, keyless: true }] });
+  gateway = await startGateway({
+    upstreams: [{ name: 'u', baseUrl: `${upstream.url}/api/v1`, keyless: true }],
+  });
 });
 after(async () => {
   await gateway.close();

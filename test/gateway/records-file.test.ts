@@ -33,14 +33,34 @@ async function chat(url: string, id: string): Promise<number> {
 
 test('one line per request with the documented fields, flushed when the gateway closes', async () => {
   const file = join(dir, 'records.jsonl');
-  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }], records: { file, gaps: true } });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }],
+    records: { file, gaps: true },
+  });
   for (let i = 0; i < 5; i++) assert.equal(await chat(gateway.url, `rec-${i}`), 200);
   await gateway.close();
   const lines = (await readFile(file, 'utf8')).trim().split('\n');
   assert.equal(lines.length, 5);
   const record = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
   assert.equal(record['requestId'], 'rec-0');
-  for (const field of ['upstream', 'modelAsked', 'modelSent', 'pathAsked', 'pathSent', 'status', 'outcome', 'ttfbMs', 'ttftMs', 'e2eMs', 'tpotMs', 'gatewayOverheadMs', 'completionTokens', 'contentChunks', 'gapsMs', 'error']) {
+  for (const field of [
+    'upstream',
+    'modelAsked',
+    'modelSent',
+    'pathAsked',
+    'pathSent',
+    'status',
+    'outcome',
+    'ttfbMs',
+    'ttftMs',
+    'e2eMs',
+    'tpotMs',
+    'gatewayOverheadMs',
+    'completionTokens',
+    'contentChunks',
+    'gapsMs',
+    'error',
+  ]) {
     assert.ok(field in record, field);
   }
   assert.equal((record['gapsMs'] as number[]).length, 2);
@@ -48,7 +68,10 @@ test('one line per request with the documented fields, flushed when the gateway 
 
 test('an unwritable records file is counted, logged once, and traffic goes on', async (t) => {
   const file = join(dir, 'no-such-directory', 'records.jsonl');
-  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }], records: { file } });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }],
+    records: { file },
+  });
   t.after(() => gateway.close());
   for (let i = 0; i < 3; i++) {
     assert.equal(await chat(gateway.url, `lost-${i}`), 200);

@@ -59,7 +59,14 @@ test('serves on the printed address and exits 0 on SIGTERM', async () => {
 });
 
 test('an unset key variable exits 1 naming it', async () => {
-  const { child, err } = run(['--upstream', upstream.url, '--upstream-key-env', 'MY_UNSET_KEY', '--port', '0']);
+  const { child, err } = run([
+    '--upstream',
+    upstream.url,
+    '--upstream-key-env',
+    'MY_UNSET_KEY',
+    '--port',
+    '0',
+  ]);
   const [code] = await once(child, 'exit');
   assert.equal(code, 1);
   assert.match(err(), /MY_UNSET_KEY, which is not set/);
@@ -68,7 +75,12 @@ test('an unset key variable exits 1 naming it', async () => {
 
 test('a config file with a bad field exits 1 pointing at it', async () => {
   const file = join(dir, 'tokenmeter.config.json');
-  await writeFile(file, JSON.stringify({ upstreams: [{ name: 'a', baseUrl: upstream.url, keyless: true, timeouts: { idleMs: 'soon' } }] }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      upstreams: [{ name: 'a', baseUrl: upstream.url, keyless: true, timeouts: { idleMs: 'soon' } }],
+    }),
+  );
   const { child, err } = run(['--config', file]);
   const [code] = await once(child, 'exit');
   assert.equal(code, 1);

@@ -27,7 +27,10 @@ after(async () => {
 
 test('an in-flight stream finishes and is recorded; new connections are refused', async () => {
   const file = join(dir, 'records.jsonl');
-  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }], records: { file } });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }],
+    records: { file },
+  });
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -11,7 +11,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, chatStreamSteps, playScript, type ScriptStep, startUpstream, type TestUpstream, usageChunk } from './helpers/upstream.js';
+import {
+  chatChunk,
+  chatStreamSteps,
+  playScript,
+  type ScriptStep,
+  startUpstream,
+  type TestUpstream,
+  usageChunk,
+} from './helpers/upstream.js';
 
 const TOLERANCE_MS = 25;
 const TOKENS = 20;
@@ -22,7 +30,8 @@ const writes = new Map<string, number[]>();
 function multiTokenSteps(): ScriptStep[] {
   // Role-only first chunk at once, then 10 chunks of 3 words each, 200 ms then every 20 ms.
   const steps: ScriptStep[] = [{ atMs: 0, data: chatChunk({ role: 'assistant' }) }];
-  for (let i = 0; i < 10; i++) steps.push({ atMs: 200 + i * 20, data: chatChunk({ content: ` a${i} b${i} c${i}` }) });
+  for (let i = 0; i < 10; i++)
+    steps.push({ atMs: 200 + i * 20, data: chatChunk({ content: ` a${i} b${i} c${i}` }) });
   steps.push({ atMs: 380, data: `${chatChunk({}, 'stop')}${usageChunk(5, 30)}data: [DONE]\n\n` });
   return steps;
 }
@@ -31,7 +40,8 @@ before(async () => {
   upstream = await startUpstream((req, res) => {
     const written: number[] = [];
     writes.set(String(req.headers['x-request-id']), written);
-    const steps = req.headers['x-script'] === 'multi' ? multiTokenSteps() : chatStreamSteps(TOKENS, 200, 20, true);
+    const steps =
+      req.headers['x-script'] === 'multi' ? multiTokenSteps() : chatStreamSteps(TOKENS, 200, 20, true);
     playScript(res, steps, written);
   });
   gateway = await startGateway({
@@ -55,7 +65,8 @@ async function stream(id: string, script: string): Promise<void> {
 
 test('TTFT and every inter-token gap match the upstream within the stated tolerance', async (t) => {
   await stream('fidelity-1', 'single');
-  const record = gateway.records.find((r) => r.requestId === 'fidelity-1') ?? (await gateway.recordsAfter(1))[0];
+  const record =
+    gateway.records.find((r) => r.requestId === 'fidelity-1') ?? (await gateway.recordsAfter(1))[0];
   assert.ok(record);
   const written = writes.get('fidelity-1') ?? [];
   // written[0] is the role-only chunk; written[1..20] the content chunks; the last write is finish + [DONE].
@@ -73,8 +84,12 @@ test('TTFT and every inter-token gap match the upstream within the stated tolera
     const error = Math.abs((gaps[i] ?? 0) - truth);
     assert.ok(error < TOLERANCE_MS, `gap ${i}: measured ${gaps[i]} ms, written ${truth.toFixed(3)} ms`);
   }
-  const worst = Math.max(...gaps.map((g, i) => Math.abs(g - ((written[i + 2] ?? 0) - (written[i + 1] ?? 0)))));
-  t.diagnostic(`first-token lag ${lag.toFixed(3)} ms, worst gap error ${worst.toFixed(3)} ms, TTFT ${record.ttftMs} ms`);
+  const worst = Math.max(
+    ...gaps.map((g, i) => Math.abs(g - ((written[i + 2] ?? 0) - (written[i + 1] ?? 0)))),
+  );
+  t.diagnostic(
+    `first-token lag ${lag.toFixed(3)} ms, worst gap error ${worst.toFixed(3)} ms, TTFT ${record.ttftMs} ms`,
+  );
   const meanGap = gaps.reduce((a, b) => a + b, 0) / gaps.length;
   assert.ok(Math.abs(meanGap - 20) < 5, `mean gap ${meanGap.toFixed(3)} ms is about 20 ms`);
   assert.equal(record.completionTokens, TOKENS);

@@ -18,16 +18,26 @@ export interface TestGateway extends Gateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(input: GatewayConfigInput, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
+export async function startGateway(
+  input: GatewayConfigInput,
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestGateway> {
   const config = await resolveConfig(validateConfig(JSON.parse(JSON.stringify(input))), env);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });
-  const gateway = await buildGateway(config, { logger: pino({ level: 'info', redact: REDACTED_PATHS }, sink) });
+  const gateway = await buildGateway(config, {
+    logger: pino({ level: 'info', redact: REDACTED_PATHS }, sink),
+  });
   const records: RequestRecord[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   gateway.context.recordListeners.push((record) => {

@@ -1,6 +1,11 @@
 // Purpose-built upstreams for gateway tests: real HTTP(S) servers on port 0 whose behaviour each test scripts,
 // recording every request they receive and when (performance.now(), the same clock as the gateway's).
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +20,12 @@ export interface ReceivedRequest {
   closedEarlyAtMs?: number;
 }
 
-export type UpstreamHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer, received: ReceivedRequest) => void;
+export type UpstreamHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  received: ReceivedRequest,
+) => void;
 
 export interface TestUpstream {
   readonly url: string;
@@ -93,7 +103,12 @@ export interface ScriptStep {
 }
 
 /** Writes each step at its time; returns when the last is written. Records actual write times in `written`. */
-export function playScript(res: ServerResponse, steps: readonly ScriptStep[], written: number[], end = true): void {
+export function playScript(
+  res: ServerResponse,
+  steps: readonly ScriptStep[],
+  written: number[],
+  end = true,
+): void {
   const start = performance.now();
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
@@ -122,7 +137,8 @@ export function playScript(res: ServerResponse, steps: readonly ScriptStep[], wr
 /** A normal chat stream: role-only first chunk, `n` one-word content chunks, finish, optional usage, [DONE]. */
 export function chatStreamSteps(n: number, firstMs: number, gapMs: number, withUsage: boolean): ScriptStep[] {
   const steps: ScriptStep[] = [{ atMs: 0, data: chatChunk({ role: 'assistant', content: '' }) }];
-  for (let i = 0; i < n; i++) steps.push({ atMs: firstMs + i * gapMs, data: chatChunk({ content: ` word${i}` }) });
+  for (let i = 0; i < n; i++)
+    steps.push({ atMs: firstMs + i * gapMs, data: chatChunk({ content: ` word${i}` }) });
   const endMs = firstMs + (n - 1) * gapMs;
   let tail = chatChunk({}, 'stop');
   if (withUsage) tail += usageChunk(7, n);
