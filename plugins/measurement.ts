@@ -46,6 +46,7 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
       completionTokens: record.completionTokens,
       overheadMs: record.gatewayOverheadMs,
       ...(record.error === null ? {} : { error: record.error }),
+      ...(record.hint === null ? {} : { hint: record.hint }),
     },
     'request finished',
   );

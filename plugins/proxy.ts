@@ -127,6 +127,11 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
           // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
           keepChunkDetail: true,
           idleMs: upstream.timeouts.idleMs,
+          hintContext: {
+            path: m.pathSent ?? '',
+            ...(m.modelSent === null ? {} : { model: m.modelSent }),
+            ...(upstream.keyVariable === null ? {} : { keyVariable: upstream.keyVariable }),
+          },
         });
       },
       onError: (_reply, { error }) => {

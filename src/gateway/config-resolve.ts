@@ -24,6 +24,8 @@ export interface ResolvedUpstream {
   readonly base: UpstreamBase;
   /** Never logged, never recorded. */
   readonly key: string | null;
+  /** The environment variable the key came from, for hints ("check that X holds the key"). */
+  readonly keyVariable: string | null;
   readonly headers: Readonly<Record<string, string>>;
   readonly timeouts: Required<TimeoutsInput>;
   readonly ca: string | null;
@@ -111,6 +113,7 @@ export async function resolveConfig(
       name: u.name,
       base: normalizeUpstreamBase(u.baseUrl, `${field}.baseUrl`),
       key: await resolveKey(u, field, env, warnings),
+      keyVariable: u.keyEnv ?? null,
       headers: Object.fromEntries(Object.entries(u.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
       timeouts: { ...DEFAULT_TIMEOUTS, ...u.timeouts },
       ca: u.caFile === undefined ? null : await readText(u.caFile, `${field}.caFile`),

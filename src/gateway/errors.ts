@@ -1,6 +1,7 @@
 // The one table of errors the gateway itself originates. Every entry answers in OpenAI's error format
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
+import { openAIError } from '../shared/openai-error.js';
 import type { Outcome } from './record.js';
 
 interface ErrorSpec {
@@ -47,9 +48,7 @@ export class GatewayError extends Error {
   }
 
   toBody(): string {
-    return JSON.stringify({
-      error: { message: this.message, type: GATEWAY_ERRORS[this.code].type, code: this.code },
-    });
+    return JSON.stringify(openAIError(this.message, GATEWAY_ERRORS[this.code].type, this.code));
   }
 }
 

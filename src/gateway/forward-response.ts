@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { classifierFor } from '../measure/classifiers.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import { errorCode } from './errors.js';
 import { readJsonAnswer } from './json-answer.js';
 
@@ -40,6 +41,7 @@ export interface ForwardOptions {
   readonly endpoint: string;
   readonly keepChunkDetail: boolean;
   readonly idleMs: number;
+  readonly hintContext: HintContext;
 }
 
 export function forwardResponse(
@@ -66,15 +68,19 @@ export function forwardResponse(
     });
     m.meter = meter;
   }
-  if (m.usageInjected && meter !== null) reply.removeHeader('content-length');
   const kept: Buffer[] | null = sse ? null : [];
   let keptBytes = 0;
 
   // Hop-by-hop headers describe the upstream connection, not this one (RFC 9110 7.6.1): forwarding the
-  // upstream's `connection: keep-alive` would override a client that asked to close.
-  for (const name of HOP_BY_HOP) reply.removeHeader(name);
+  // upstream's `connection: keep-alive` would override a client that asked to close. They are deleted from a
+  // copy: reply.removeHeader would also mark them removed on the raw response, and Node then frames the body
+  // by closing the connection, so a cut stream would look complete to the client.
+  const headers = reply.getHeaders() as OutgoingHttpHeaders;
+  for (const name of HOP_BY_HOP) delete headers[name];
+  // Removing the usage chunk changes the length.
+  if (m.usageInjected && meter !== null) delete headers['content-length'];
   reply.hijack();
-  raw.writeHead(res.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
+  raw.writeHead(res.statusCode, headers);
   // Send the headers now, not with the first body chunk: the client's TTFB is the upstream's.
   raw.flushHeaders();
 
@@ -101,6 +107,9 @@ export function forwardResponse(
       if (rest.length > 0) raw.write(rest);
     }
     settleOutcome(request, res.statusCode, kept, keptBytes);
+    if (m.outcome === 'http_error') {
+      m.hint = hintForUpstreamStatus(res.statusCode, options.hintContext) ?? null;
+    }
     raw.end();
   });
   body.once('error', (error: Error) => {

@@ -55,6 +55,7 @@ export class RequestMeasurement {
   meter: StreamMeter | null = null;
   json: JsonAnswerFacts | null = null;
   error: string | null = null;
+  hint: string | null = null;
   /** Aborts the upstream request (client left, total timeout); set once the request is dispatched. */
   abortController: AbortController | null = null;
   /** Fires timeouts.totalMs after dispatch; cleared when the response closes. */
@@ -123,6 +124,7 @@ export class RequestMeasurement {
         ? { gapsMs: latencies.itlSamplesMs.map(round3) }
         : {}),
       error: this.error,
+      hint: this.hint,
     };
   }
 }

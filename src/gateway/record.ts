@@ -59,4 +59,6 @@ export interface RequestRecord {
   readonly usageInjected: boolean;
   readonly gapsMs?: readonly number[];
   readonly error: string | null;
+  /** For upstream HTTP errors: what the status most often means and what to change. */
+  readonly hint: string | null;
 }

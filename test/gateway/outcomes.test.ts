@@ -92,6 +92,7 @@ test('ok, http_error (passed through unchanged), upstream_error_body (stream and
   assert.equal(httpError.record?.outcome, 'http_error');
   assert.equal(httpError.record?.status, 429);
   assert.match(httpError.record?.error ?? '', /slow down/);
+  assert.match(httpError.record?.hint ?? '', /rate limited: lower the request rate/);
 
   const streamError = await call(gateway, 'error-in-200-stream');
   assert.equal(streamError.status, 200);
@@ -129,6 +130,7 @@ test('a refused connection is a 502 that names the upstream and says what to che
     error: {
       message: `upstream 'vllm' at http://127.0.0.1:${port} refused the connection: is it running?`,
       type: 'upstream_error',
+      param: null,
       code: 'upstream_refused',
     },
   });
