@@ -44,7 +44,7 @@ export interface ComparisonRow {
   values: Array<number | null>;
   /** One per run: null for the baseline and where either value is missing. */
   deltas: Array<Delta | null>;
-  /** Index of the single best run; null when the row has no better side, or the best is a tie. */
+  /** Index of the single best run; null when the row has no better side, fewer than two runs have it, or the best is a tie. */
   best: number | null;
 }
 
@@ -88,7 +88,8 @@ function delta(value: number | null, base: number | null, better: BetterWhen): D
 }
 
 function bestIndex(values: ReadonlyArray<number | null>, better: BetterWhen): number | null {
-  if (better === null) return null;
+  // A figure only one run has is not a win.
+  if (better === null || values.filter((v) => v !== null).length < 2) return null;
   let best: number | null = null;
   let tie = false;
   values.forEach((value, index) => {

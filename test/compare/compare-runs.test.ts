@@ -83,6 +83,9 @@ test('three runs: each compared with A, the best picked among all, missing figur
   const tpot = comparison.rows.find((r) => r.key === 'mean_tpot_ms');
   assert.deepEqual(tpot?.values, [20, 10, null]);
   assert.equal(tpot?.deltas[2], null);
+  const e2el = comparison.rows.find((r) => r.key === 'mean_e2el_ms');
+  assert.deepEqual(e2el?.values, [310, 155, null]); // TTFT + 3 gaps
+  assert.equal(e2el?.best, 1, 'best among the runs that have it');
   const failed = comparison.rows.find((r) => r.key === 'failed');
   assert.deepEqual(failed?.deltas[2], { absolute: 1, percent: null, verdict: 'worse' });
   assert.deepEqual(comparison.notes, [
@@ -112,4 +115,12 @@ test('vLLM result files without our extras compare on the keys they have', () =>
   );
   const success = comparison.rows.find((r) => r.key === 'tokenmeter.success_rate');
   assert.deepEqual(success?.values, [100, 100], 'success rate from completed / (completed + failed)');
+
+  const mixed = compareRuns([
+    loaded('ours.json', a?.json ?? {}),
+    loaded('vllm.json', vllmOnly(b?.json ?? {})),
+  ]);
+  const ttfb = mixed.rows.find((r) => r.key === 'tokenmeter.ttfb.mean_ms');
+  assert.deepEqual(ttfb?.values, [245, null]);
+  assert.equal(ttfb?.best, null, 'a figure only one run has names no best run');
 });
