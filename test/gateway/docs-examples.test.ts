@@ -1,0 +1,21 @@
+// The examples in docs/configuration.md must run: its config file example validates and resolves.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { resolveConfig } from '../../src/gateway/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config-validate.js';
+
+const DOC = new URL('../../../docs/configuration.md', import.meta.url);
+
+test('the configuration example in docs/configuration.md is valid', async () => {
+  const text = await readFile(DOC, 'utf8');
+  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  assert.equal(blocks.length, 1);
+  const config = await resolveConfig(validateConfig(JSON.parse(blocks[0] ?? '')), {
+    TAOTOKEN_API_KEY: 'sk-test',
+    TOKENMETER_GATEWAY_KEYS: 'one,two',
+  });
+  assert.equal(config.upstreams.length, 2);
+  assert.equal(config.upstreams[1]?.base.apiPrefix, '/api/v1');
+  assert.equal(config.gatewayKeys.length, 2);
+});
