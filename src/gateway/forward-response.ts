@@ -68,7 +68,8 @@ export function forwardResponse(
     });
     m.meter = meter;
   }
-  const kept: Buffer[] | null = sse ? null : [];
+  // Non-streamed bodies are kept only where they are read: timed endpoints (usage) and errors (their text).
+  const kept: Buffer[] | null = !sse && (classifier !== undefined || res.statusCode >= 400) ? [] : null;
   let keptBytes = 0;
 
   // Hop-by-hop headers describe the upstream connection, not this one (RFC 9110 7.6.1): forwarding the

@@ -63,6 +63,11 @@ test('the upstream gets its own key and extra headers, never the client credenti
   assert.equal(seen?.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
   assert.equal(seen?.headers['x-api-key'], undefined);
   assert.equal(seen?.headers['x-team'], 'a');
+  assert.match(
+    String(seen?.headers['x-request-id']),
+    /^[0-9a-f-]{36}$/,
+    'a request id is created and forwarded',
+  );
   assert.equal(seen?.url, '/api/v1/chat/completions');
   const viaApiKey = await post({ 'x-api-key': HASHED_KEY });
   assert.equal(viaApiKey.status, 200, 'a hashed key presented as x-api-key is accepted');

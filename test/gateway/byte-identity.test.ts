@@ -82,3 +82,20 @@ test('a plain JSON answer is byte-identical, and its usage is recorded', async (
   assert.equal(record?.completionTokens, 2);
   assert.equal(record?.finishReason, 'stop');
 });
+
+test('the client x-request-id is kept: forwarded upstream, returned, recorded and logged', async () => {
+  const before = gateway.records.length;
+  const response = await request(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'client-id-42' },
+    body: '{"model":"m"}',
+  });
+  await response.body.dump();
+  assert.equal(response.headers['x-request-id'], 'client-id-42');
+  assert.equal(upstream.requests.at(-1)?.headers['x-request-id'], 'client-id-42');
+  const record = (await gateway.recordsAfter(before + 1)).at(-1);
+  assert.equal(record?.requestId, 'client-id-42');
+  assert.ok(
+    gateway.logs.some((l) => l.includes('"requestId":"client-id-42"') && l.includes('request finished')),
+  );
+});
