@@ -17,6 +17,17 @@ export interface AutocannonClient extends EventEmitter {
    * way exists to give up on a request); used only when our own idle timeout fires.
    */
   _resetConnection?: () => void;
+  /**
+   * Its http-parser-js parser. autocannon never resets it when a connection is replaced (its own timeout, a
+   * socket error, the server closing), so the next response would be parsed as the rest of the cut one; the
+   * engine resets it whenever it abandons a response.
+   */
+  parser?: { type: string; initialize(type: string): void };
+}
+
+/** Forgets the half-parsed response of a connection being replaced. */
+export function resetParser(client: AutocannonClient): void {
+  client.parser?.initialize(client.parser.type);
 }
 
 /** Narrows the public type to the internals above, at the one place the engine receives a client. */

@@ -11,15 +11,21 @@
 //   its histograms are not read anyway;
 // - each connection iterates the request list from its own start (2 connections replay p0,p0,p1,p1): one shared
 //   cursor hands out dataset positions in write order, and `amount` = the dataset size, so it replays once;
-// - requests in flight when it stops are dropped without a trace: they are recorded here as `aborted`.
+// - requests in flight when it stops are dropped without a trace: they are recorded here as `aborted`;
+// - when it replaces a connection mid-answer it keeps the old parser state: reset here (see autocannon-client.ts).
 // Correlation is per connection: pipelining is 1, so a connection has at most one request in flight.
 
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { RequestRecord } from '../record.js';
-import { type AutocannonClient, asAutocannonClient, type ParserHeadersInfo } from './autocannon-client.js';
+import {
+  type AutocannonClient,
+  asAutocannonClient,
+  type ParserHeadersInfo,
+  resetParser,
+} from './autocannon-client.js';
 import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
-import { IdleTimeoutError, RunAbortedError } from './failure-kind.js';
+import { ConnectionClosedError, IdleTimeoutError, RunAbortedError } from './failure-kind.js';
 import { MeasuredRequest } from './measured-request.js';
 
 const A_DAY_S = 86_400;
@@ -64,7 +70,9 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         aborted: signal.aborted,
       });
     };
+    let stopping = false;
     const stop = (): void => {
+      stopping = true;
       for (const connection of connections) settle(connection, (m) => m.fail(new RunAbortedError()));
       instance?.stop();
     };
@@ -84,6 +92,7 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
       clearTimeout(connection.idleTimer);
       connection.idleTimer = setTimeout(() => {
         settle(connection, (m) => m.fail(new IdleTimeoutError(options.idleTimeoutMs)));
+        resetParser(connection.client);
         connection.client._resetConnection?.();
       }, options.idleTimeoutMs);
     }
@@ -120,6 +129,12 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
       connections.push(connection);
       client.on('request', () => {
         const now = performance.now();
+        // A new request while one is unfinished: autocannon replaced the connection silently (the server closed
+        // it mid-answer), so the old answer was cut short.
+        if (connection.current !== undefined && !connection.current.finished) {
+          settle(connection, (m) => m.fail(new ConnectionClosedError()));
+          resetParser(client);
+        }
         // The first request's body was built when the client was constructed; later ones are built by
         // setupRequest right after this event, which is where their dataset position is drawn.
         if (client.reqsMade === 0 && connection.firstIndex !== undefined)
@@ -135,7 +150,15 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         armIdle(connection);
       });
       client.on('response', () => settle(connection, (m) => m.complete(performance.now())));
-      client.on('connError', (error: unknown) => settle(connection, (m) => m.fail(error)));
+      // A client finishes its share of requests ('done'); one still unfinished then had its connection closed by
+      // the server, and autocannon, with nothing left to send, gave up on it without a word.
+      client.on('done', () => {
+        if (!stopping) settle(connection, (m) => m.fail(new ConnectionClosedError()));
+      });
+      client.on('connError', (error: unknown) => {
+        settle(connection, (m) => m.fail(error));
+        resetParser(client);
+      });
     }
 
     function setupRequest(request: autocannon.Request): autocannon.Request {

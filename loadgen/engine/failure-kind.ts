@@ -24,6 +24,14 @@ export class IdleTimeoutError extends Error {
   }
 }
 
+/** The server closed the connection before the answer was complete (seen by the closed-loop engine). */
+export class ConnectionClosedError extends Error {
+  override readonly name = 'ConnectionClosedError';
+  constructor() {
+    super('the server closed the connection before the answer was complete');
+  }
+}
+
 const CONNECT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
