@@ -7,6 +7,7 @@ import { printConfigCommand } from './print-config-command.js';
 import { reportCommand } from './report-command.js';
 import { serveCommand } from './serve-command.js';
 import { simCommand } from './sim-command.js';
+import { sweepCommand } from './sweep-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
 export const commands: readonly Command[] = [
@@ -14,6 +15,7 @@ export const commands: readonly Command[] = [
   simCommand,
   serveCommand,
   benchCommand,
+  sweepCommand,
   doctorCommand,
   printConfigCommand,
   compareCommand,

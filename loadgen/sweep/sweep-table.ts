@@ -1,0 +1,22 @@
+// The sweep table: one line per rate level, aligned for reading in a terminal.
+
+import type { SweepLevel } from './sweep-level.js';
+
+const COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
+  ['rate (req/s)', (l) => (Number.isFinite(l.offeredRps) ? l.offeredRps.toFixed(2) : 'inf')],
+  ['success', (l) => `${(l.successRate * 100).toFixed(1)}%`],
+  ['achieved (req/s)', (l) => l.achievedRps.toFixed(2)],
+  ['TTFT p50 (ms)', (l) => l.ttftP50Ms.toFixed(1)],
+  ['TTFT p99 (ms)', (l) => l.ttftP99Ms.toFixed(1)],
+  ['TPOT (ms)', (l) => l.tpotMeanMs.toFixed(2)],
+  ['ITL p99 (ms)', (l) => l.itlP99Ms.toFixed(2)],
+  ['output (tok/s)', (l) => l.outputTokPerS.toFixed(1)],
+];
+
+export function formatSweepTable(levels: readonly SweepLevel[]): string {
+  const rows = [COLUMNS.map(([title]) => title), ...levels.map((l) => COLUMNS.map(([, cell]) => cell(l)))];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]): string => row.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
+  const [header, ...body] = rows;
+  return `${[line(header ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n')}\n`;
+}
