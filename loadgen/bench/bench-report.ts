@@ -35,7 +35,7 @@ function gatewaySection(comparison: GatewayComparison | undefined): string[] {
     `${padRight('Requests matched by x-request-id:', 40)} ${comparison.matched}`,
     ...statRows('client TTFT', comparison.clientTtft),
     ...statRows('gateway TTFT', comparison.gatewayTtft),
-    ...statRows('TTFT added before the gateway', comparison.addedTtft),
+    ...statRows('client-gateway TTFT gap', comparison.addedTtft),
     ...statRows('gateway overhead', comparison.gatewayOverhead),
   ];
 }

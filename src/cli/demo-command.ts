@@ -1,5 +1,6 @@
 // `tokenmeter demo`: the whole product on the embedded default, with nothing to install or configure.
-// Today: the simulator, one streamed answer printed as it arrives, and its timings.
+// The simulator, one streamed answer printed as it arrives with its timings, then a gateway in front of the
+// simulator and the bundled sample replayed through it, printing the benchmark summary (demo-replay.ts).
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { classifierFor } from '../measure/classifiers.js';
@@ -8,6 +9,7 @@ import { StreamMeter } from '../measure/stream-meter.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import type { Command } from './command.js';
+import { replayThroughGateway } from './demo-replay.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
@@ -49,8 +51,29 @@ async function streamOnce(url: string, write: (text: string) => void): Promise<S
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'Start the simulator and stream one answer, showing its timings (no GPU, no key needed)',
-  usage: ['demo [--keep-running]'],
+  usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running]'],
   options: [
+    {
+      name: 'answer-only',
+      type: 'boolean',
+      help: 'Only the streamed answer: skip the gateway and the benchmark replay',
+    },
+    {
+      name: 'prompts',
+      type: 'integer',
+      default: 30,
+      min: 1,
+      valueName: 'N',
+      help: 'Prompts of the bundled sample to replay',
+    },
+    {
+      name: 'request-rate',
+      type: 'number',
+      default: 10,
+      min: 0.1,
+      valueName: 'R',
+      help: 'Replay rate (req/s)',
+    },
     {
       name: 'keep-running',
       type: 'boolean',
@@ -77,6 +100,14 @@ export const demoCommand: Command = {
       `\n\nTTFT ${l.ttftMs?.toFixed(1)} ms, TPOT ${l.tpotMs?.toFixed(1)} ms, ` +
         `${l.outputTokens} output tokens (from ${l.outputTokensSource}), end-to-end ${l.e2elMs?.toFixed(1)} ms\n`,
     );
+    if (options['answer-only'] !== true) {
+      await replayThroughGateway({
+        simUrl: sim.url,
+        prompts: options['prompts'] as number,
+        rate: options['request-rate'] as number,
+        write: (text) => out.write(text),
+      });
+    }
     const curl = `curl -N ${sim.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model": "${DEFAULT_MODEL_NAME}", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 20, "stream": true}'`;
     if (options['keep-running']) {
       out.write(`\nTry it yourself:\n  ${curl}\nCtrl-C to stop.\n`);

@@ -1,0 +1,83 @@
+// The demo's second half: a tokenmeter gateway in front of the simulator (in this process, through buildGateway),
+// and the bundled ShareGPT-format sample replayed through it by the open-loop load generator, with the summary
+// people know from vLLM and the gateway's own timings beside the client's.
+
+import type { AddressInfo } from 'node:net';
+import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
+import { formatBenchReport } from '../../loadgen/bench/bench-report.js';
+import { compareWithGateway } from '../../loadgen/bench/gateway-timings.js';
+import { runBench } from '../../loadgen/bench/run-bench.js';
+import { buildGateway } from '../gateway/app.js';
+import { resolveConfig } from '../gateway/config-resolve.js';
+import { validateConfig } from '../gateway/config-validate.js';
+import type { RequestRecord as GatewayRecord } from '../gateway/record.js';
+import { BENCH_OPTIONS } from './bench-options.js';
+import { benchSettingsFrom } from './bench-settings.js';
+import { parseCommandLine } from './options.js';
+
+export interface DemoReplayOptions {
+  readonly simUrl: string;
+  readonly prompts: number;
+  readonly rate: number;
+  readonly write: (text: string) => void;
+}
+
+export async function replayThroughGateway(options: DemoReplayOptions): Promise<void> {
+  const config = await resolveConfig(
+    validateConfig({
+      upstreams: [{ name: 'sim', baseUrl: `${options.simUrl}/v1`, keyless: true }],
+      logLevel: 'warn',
+    }),
+    {},
+  );
+  const gateway = await buildGateway(config);
+  const gatewayRecords: GatewayRecord[] = [];
+  gateway.context.recordListeners.push((record) => gatewayRecords.push(record));
+  await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+  try {
+    // The same defaults as `tokenmeter bench`, from its own flag list.
+    const argv = [
+      '--base-url',
+      url,
+      '--num-prompts',
+      String(options.prompts),
+      '--request-rate',
+      String(options.rate),
+    ];
+    const settings = benchSettingsFrom(
+      parseCommandLine('bench', BENCH_OPTIONS, argv, {}).options,
+      [],
+      {},
+      'demo',
+    );
+    options.write(
+      `\nGateway on ${url} in front of the simulator. Replaying ${options.prompts} prompts of the bundled ShareGPT-format ` +
+        `sample through it at ${options.rate} req/s (Poisson arrivals):\n\n`,
+    );
+    const result = await runBench({
+      settings,
+      model: 'tokenmeter/sim-7b',
+      recordsPath: null,
+      signal: new AbortController().signal,
+      progressStream: process.stderr,
+    });
+    const comparison = compareWithGateway(
+      result.records,
+      gatewayRecords,
+      settings.requestIdPrefix,
+      settings.metricPercentiles,
+    );
+    options.write(
+      comparison === undefined
+        ? loadgenSummaryFor(result, settings)
+        : formatBenchReport(result, settings, comparison),
+    );
+    options.write(
+      `\nSame run from the command line: tokenmeter sim & tokenmeter serve --upstream http://127.0.0.1:8000/v1 --records gw.jsonl & ` +
+        `tokenmeter bench --base-url http://127.0.0.1:8080 --num-prompts ${options.prompts} --request-rate ${options.rate} --gateway-records gw.jsonl\n`,
+    );
+  } finally {
+    await gateway.app.close();
+  }
+}
