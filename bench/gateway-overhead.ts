@@ -1,0 +1,270 @@
+// What does the gateway add? Side by side in one run, rounds alternated: streamed chat requests sent directly
+// to a mock upstream, through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
+// `proxy_buffering off`) and through the gateway (metering, records file and JSON logs on), at concurrency 16
+// and 256. Not part of `npm test`. Run from the repository root (nginx: `apt-get install nginx`):
+//
+//   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
+//     [--itl-ms 16:40,256:100] [--concurrency 16,256]
+//
+// Every party runs in its own process (upstream, each proxy, the client), but on a 2-core machine they share the
+// cores. The default token rates (10 tokens, 40 ms apart at concurrency 16, 100 ms apart at 256: ~35 and ~230
+// requests/s, ~400 and ~2,800 SSE events/s through the proxy) keep the box below saturation, so the figures show
+// what the proxy adds rather than which process lost the fight for a core. Reported per proxy: added TTFT p50 and
+// p99 and added inter-chunk gap p99 (proxy percentile minus direct percentile, client-observed), requests/s
+// relative to direct, and the proxy's peak RSS.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+
+const SELF = fileURLToPath(import.meta.url);
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    tokens: { type: 'string', default: '10' },
+    // Gap between tokens per concurrency: lower rates at 256 so the shared 2 cores are not saturated.
+    'itl-ms': { type: 'string', default: '16:40,256:100' },
+    concurrency: { type: 'string', default: '16,256' },
+  },
+});
+
+function announce(port: number): void {
+  process.stdout.write(`PORT ${port}\n`);
+}
+
+async function runUpstream(tokens: number): Promise<void> {
+  const chunk = (delta: string, finish: string | null): string =>
+    `data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]}\n\n`;
+  const content = chunk('{"content":" tok"}', null);
+  const tail = `${chunk('{}', 'stop')}data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":${tokens},"total_tokens":${tokens + 5}}}\n\ndata: [DONE]\n\n`;
+  const server = createServer((req, res) => {
+    const itlMs = Number(req.headers['x-itl-ms'] ?? 40);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk('{"role":"assistant","content":""}', null));
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed) return clearInterval(timer);
+        sent++;
+        res.write(content);
+        if (sent === tokens) {
+          clearInterval(timer);
+          res.end(tail);
+        }
+      }, itlMs);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => announce((server.address() as AddressInfo).port));
+}
+
+async function runBareProxy(upstream: string): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const { default: proxy } = await import('@fastify/http-proxy');
+  const app = Fastify({ logger: false });
+  await app.register(proxy, { upstream, undici: { connections: 1024, pipelining: 1 } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  announce((app.server.address() as AddressInfo).port);
+}
+
+async function runGateway(upstream: string, dir: string): Promise<void> {
+  const { pino } = await import('pino');
+  const { buildGateway, REDACTED_PATHS } = await import('../src/gateway/app.js');
+  const { resolveConfig } = await import('../src/gateway/config-resolve.js');
+  const { validateConfig } = await import('../src/gateway/config-validate.js');
+  const config = await resolveConfig(
+    validateConfig({
+      upstreams: [{ name: 'bench', baseUrl: upstream, keyless: true }],
+      records: { file: join(dir, 'records.jsonl') },
+    }),
+  );
+  const logger = pino(
+    { level: 'info', redact: REDACTED_PATHS },
+    pino.destination({ dest: join(dir, 'gateway.log'), sync: false }),
+  );
+  const { app } = await buildGateway(config, { logger });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  announce((app.server.address() as AddressInfo).port);
+}
+
+function startChild(argv: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [SELF, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      const port = /PORT (\d+)/.exec(d.toString())?.[1];
+      if (port) resolve({ child, port: Number(port) });
+    });
+    child.once('exit', (code) => reject(new Error(`${argv[0]} exited with ${code}`)));
+  });
+}
+
+function startNginx(dir: string, upstreamPort: number, port: number): ChildProcess | undefined {
+  if (spawnSync('nginx', ['-v']).error) return undefined;
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
+    mkdirSync(join(dir, sub), { recursive: true });
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log warn;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream up { server 127.0.0.1:${upstreamPort}; keepalive 1024; }
+  server { listen 127.0.0.1:${port};
+    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; } } }
+`,
+  );
+  return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
+}
+
+function rssMb(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  let total = 0;
+  const pids = [
+    pid,
+    ...spawnSync('pgrep', ['-P', String(pid)])
+      .stdout.toString()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number),
+  ];
+  for (const p of pids) {
+    try {
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1];
+      total += Number(kb ?? 0) / 1024;
+    } catch {}
+  }
+  return total;
+}
+
+interface Samples {
+  ttft: number[];
+  gaps: number[];
+  done: number;
+  seconds: number;
+  rss: number;
+}
+
+async function load(
+  port: number,
+  concurrency: number,
+  itlMs: number,
+  seconds: number,
+  into: Samples,
+  pid: number | undefined,
+): Promise<void> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency, pipelining: 1 });
+  const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  const deadline = performance.now() + seconds * 1000;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const start = performance.now();
+      const res = await pool.request({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-itl-ms': String(itlMs) },
+        body,
+      });
+      let last = Number.NaN;
+      for await (const piece of res.body) {
+        if (!(piece as Buffer).includes('"content":" tok"')) continue;
+        const now = performance.now();
+        if (Number.isNaN(last)) into.ttft.push(now - start);
+        else into.gaps.push(now - last);
+        last = now;
+      }
+      into.done++;
+    }
+  };
+  const sampler = setInterval(() => {
+    into.rss = Math.max(into.rss, rssMb(pid));
+  }, 500);
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  clearInterval(sampler);
+  into.seconds += seconds;
+  await pool.close();
+}
+
+function pct(values: number[], p: number): number {
+  const sorted = Float64Array.from(values).sort();
+  if (sorted.length === 0) return Number.NaN;
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  return (sorted[lo] ?? 0) + ((sorted[Math.ceil(rank)] ?? 0) - (sorted[lo] ?? 0)) * (rank - lo);
+}
+
+async function drive(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bench-'));
+  const seconds = Number(args.seconds);
+  const up = await startChild(['upstream', args.tokens ?? '10']);
+  const upstreamUrl = `http://127.0.0.1:${up.port}`;
+  const bare = await startChild(['bare', upstreamUrl]);
+  const gw = await startChild(['gateway', upstreamUrl, dir]);
+  const nginxPort = 20000 + Math.floor(Math.random() * 20000);
+  const nginx = startNginx(dir, up.port, nginxPort);
+  await new Promise((r) => setTimeout(r, 500));
+  const targets: [string, number, number | undefined][] = [
+    ['direct', up.port, undefined],
+    ['bare http-proxy', bare.port, bare.child.pid],
+    ...(nginx ? ([['nginx', nginxPort, nginx.pid]] as [string, number, number | undefined][]) : []),
+    ['tokenmeter gateway', gw.port, gw.child.pid],
+  ];
+  const itlByConcurrency = new Map(
+    (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
+  );
+  console.log(
+    `tokens ${args.tokens}, ${seconds} s x ${args.rounds} rounds per target${nginx ? '' : ' (nginx not installed: skipped)'}`,
+  );
+  for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
+    const itl = itlByConcurrency.get(concurrency) ?? 40;
+    const results = new Map(
+      targets.map(([name]) => [name, { ttft: [], gaps: [], done: 0, seconds: 0, rss: 0 } as Samples]),
+    );
+    // Warm-up (JIT, connection pools) is not counted.
+    for (const [, port] of targets)
+      await load(port, concurrency, itl, 1, { ttft: [], gaps: [], done: 0, seconds: 0, rss: 0 }, undefined);
+    for (let round = 0; round < Number(args.rounds); round++) {
+      const order = targets.map((_, i) => targets[(i + round) % targets.length]);
+      for (const target of order) {
+        if (target)
+          await load(target[1], concurrency, itl, seconds, results.get(target[0]) as Samples, target[2]);
+      }
+    }
+    const d = results.get('direct') as Samples;
+    const base = {
+      p50: pct(d.ttft, 50),
+      p99: pct(d.ttft, 99),
+      gap99: pct(d.gaps, 99),
+      rps: d.done / d.seconds,
+    };
+    console.log(
+      `\nconcurrency ${concurrency}, first token at ${itl} ms then one every ${itl} ms: direct TTFT p50 ${base.p50.toFixed(2)} ms p99 ${base.p99.toFixed(2)} ms, gap p99 ${base.gap99.toFixed(2)} ms, ${base.rps.toFixed(1)} req/s`,
+    );
+    console.log('proxy                 added TTFT p50  added TTFT p99  added gap p99  req/s ratio  RSS MB');
+    for (const [name, s] of results) {
+      if (name === 'direct') continue;
+      const row = [pct(s.ttft, 50) - base.p50, pct(s.ttft, 99) - base.p99, pct(s.gaps, 99) - base.gap99];
+      console.log(
+        `${name.padEnd(22)}${row.map((v) => `${v.toFixed(3)} ms`.padStart(14)).join('  ')}  ${(s.done / s.seconds / base.rps).toFixed(3).padStart(11)}  ${s.rss.toFixed(0).padStart(6)}`,
+      );
+    }
+  }
+  for (const child of [up.child, bare.child, gw.child, nginx]) child?.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const [role, a, b] = positionals;
+if (role === 'upstream') await runUpstream(Number(a));
+else if (role === 'bare') await runBareProxy(a ?? '');
+else if (role === 'gateway') await runGateway(a ?? '', b ?? '');
+else await drive();
