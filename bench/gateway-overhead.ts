@@ -263,6 +263,8 @@ async function drive(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// Children exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
+if (positionals[0] !== undefined) process.once('SIGTERM', () => process.exit(0));
 const [role, a, b] = positionals;
 if (role === 'upstream') await runUpstream(Number(a));
 else if (role === 'bare') await runBareProxy(a ?? '');
