@@ -5,7 +5,7 @@
 
 import { performance } from 'node:perf_hooks';
 
-const SPIN_MS = 2;
+const SPIN_MS = 5;
 
 export function waitUntil(targetMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
