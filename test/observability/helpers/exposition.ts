@@ -60,9 +60,9 @@ export function parseExposition(text: string): Map<string, MetricFamily> {
         if (Number.isFinite(bound) && !family.buckets.includes(bound)) family.buckets.push(bound);
         continue;
       }
-      let values = family.labels.get(label);
-      if (values === undefined) family.labels.set(label, (values = new Set()));
+      const values = family.labels.get(label) ?? new Set<string>();
       values.add(value);
+      family.labels.set(label, values);
     }
   }
   return families;
