@@ -6,6 +6,7 @@ import { ruleExpressions } from './helpers/promql-sources.js';
 
 test('Grafana variables become concrete values; an unknown one is an error, not a silent hole', () => {
   assert.equal(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's ${var} syntax, not a JS template.
     substituteVariables('rate(x{upstream=~"$upstream", model=~"${model}"}[$__rate_interval])'),
     'rate(x{upstream=~".*", model=~".*"}[1m])',
   );
