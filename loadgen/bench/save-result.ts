@@ -2,6 +2,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
@@ -42,4 +43,14 @@ export function saveResult(
   const json = buildResultJson(run, result.metrics, result.extra, result.records, detailed);
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+}
+
+/** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */
+export async function saveHtmlReport(
+  path: string,
+  run: RunDescription,
+  result: BenchRunResult,
+): Promise<void> {
+  const json = buildResultJson(run, result.metrics, result.extra, result.records, true);
+  await writeHtmlReport('run', { result: json }, path);
 }

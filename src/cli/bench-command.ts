@@ -4,7 +4,7 @@
 import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
 import { formatSmokeOutcome } from '../../loadgen/bench/bench-report.js';
 import { runBench } from '../../loadgen/bench/run-bench.js';
-import { describeRun, resultPath, saveResult } from '../../loadgen/bench/save-result.js';
+import { describeRun, resultPath, saveHtmlReport, saveResult } from '../../loadgen/bench/save-result.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { prelude } from './bench-prelude.js';
 import { EXIT_INTERRUPTED, stopOnSignals } from './bench-signals.js';
@@ -58,6 +58,11 @@ export const benchCommand: Command = {
     if (settings.save.result) {
       saveResult(path, run, result, settings.save.detailed);
       say(`result: ${path}`);
+    }
+    const html = commandLine.options['html'];
+    if (typeof html === 'string') {
+      await saveHtmlReport(html, run, result);
+      say(`report: ${html}`);
     }
     if (result.interrupted) return EXIT_INTERRUPTED;
     if (result.smokeFailure !== undefined || result.metrics.completed === 0) return 1;

@@ -233,6 +233,12 @@ export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
 export const RESULT_OPTIONS: readonly OptionSpec[] = [
   { name: 'save-result', type: 'boolean', help: "Write vLLM's result JSON (+ a 'tokenmeter' key)" },
   {
+    name: 'html',
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Also write a self-contained HTML report with charts (opens offline)',
+  },
+  {
     name: 'save-detailed',
     type: 'boolean',
     help: 'Include per-request arrays and generated texts in the result JSON',

@@ -6,10 +6,13 @@ import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { runBench } from '../../loadgen/bench/run-bench.js';
 import { describeRun, saveResult } from '../../loadgen/bench/save-result.js';
+import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { formatResultDate, resultFileName } from '../../loadgen/report/result-json.js';
+import { sweepFromSummary } from '../../loadgen/report/sweep-data.js';
 import { findKnee } from '../../loadgen/sweep/knee.js';
 import { type SweepLevel, sweepLevel } from '../../loadgen/sweep/sweep-level.js';
 import { DEFAULT_STEPS, parseRates, ratesFromSaturation } from '../../loadgen/sweep/sweep-rates.js';
+import { sweepSummaryJson } from '../../loadgen/sweep/sweep-summary.js';
 import { formatSweepTable } from '../../loadgen/sweep/sweep-table.js';
 import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import { type Prelude, prelude } from './bench-prelude.js';
@@ -106,24 +109,33 @@ export const sweepCommand: Command = {
     }
     const knee = findKnee(levels);
     process.stdout.write(`${formatSweepTable(levels)}\n${knee.sentence}\n`);
-    const summary = {
-      date: formatResultDate(started),
-      target: p.settings.target.url,
-      model_id: p.modelId,
-      engine: p.settings.engine,
-      num_prompts_per_level: p.dataset.requests.length,
-      max_concurrency: p.settings.maxConcurrency ?? null,
-      goodput: p.settings.goodput ?? null,
-      levels: levels.map((l) => ({ ...l, offeredRps: Number.isFinite(l.offeredRps) ? l.offeredRps : 'inf' })),
-      knee: {
-        sentence: knee.sentence,
-        last_good_rps: knee.lastGood?.offeredRps ?? null,
-        first_bad_rps: knee.firstBad?.offeredRps ?? null,
+    const summary = sweepSummaryJson(
+      {
+        date: formatResultDate(started),
+        target: p.settings.target.url,
+        modelId: p.modelId,
+        engine: p.settings.engine,
+        promptsPerLevel: p.dataset.requests.length,
+        maxConcurrency: p.settings.maxConcurrency ?? null,
+        goodput: p.settings.goodput ?? null,
+        interrupted: controller.signal.aborted,
       },
-      interrupted: controller.signal.aborted,
-    };
-    writeFileSync(join(dir, 'sweep-summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-    say(`summary: ${join(dir, 'sweep-summary.json')}`);
+      levels,
+      knee,
+    );
+    const summaryPath = join(dir, 'sweep-summary.json');
+    writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+    say(`summary: ${summaryPath}`);
+    const html = commandLine.options['html'];
+    if (typeof html === 'string') {
+      // The report reads the summary exactly as `tokenmeter report sweep-summary.json` would.
+      await writeHtmlReport(
+        'sweep',
+        sweepFromSummary(summaryPath, JSON.parse(JSON.stringify(summary))),
+        html,
+      );
+      say(`report: ${html}`);
+    }
     return controller.signal.aborted ? EXIT_INTERRUPTED : 0;
   },
 };

@@ -46,6 +46,8 @@ test('sweep over given rates prints the table, finds the knee, saves every level
       '--result-dir',
       dir,
       '--disable-tqdm',
+      '--html',
+      join(dir, 'sweep.html'),
     ],
     cleanEnv(),
   );
@@ -62,12 +64,24 @@ test('sweep over given rates prints the table, finds the knee, saves every level
   );
   assert.equal(files.filter((f) => f.endsWith('.records.jsonl')).length, 3);
   const summary = JSON.parse(readFileSync(join(dir, 'sweep-summary.json'), 'utf8')) as {
-    levels: Array<{ offeredRps: number; successRate: number }>;
+    levels: Array<{ offered_rate: number; success_rate: number }>;
     knee: { last_good_rps: number; first_bad_rps: number };
   };
   assert.deepEqual(
-    summary.levels.map((l) => l.offeredRps),
+    summary.levels.map((l) => l.offered_rate),
     [10, 20, 200],
   );
   assert.deepEqual([summary.knee.last_good_rps, summary.knee.first_bad_rps], [20, 200]);
+  // The summary is what `tokenmeter report` reads: it must find every level and the knee.
+  const { sweepFromSummary } = await import('../../loadgen/report/sweep-data.js');
+  type JsonObject = Parameters<typeof sweepFromSummary>[1];
+  const report = sweepFromSummary('sweep-summary.json', summary as unknown as JsonObject);
+  assert.deepEqual(
+    report.levels.map((l) => l.offeredRate),
+    [10, 20, 200],
+  );
+  assert.equal(report.knee?.offeredRate, 20);
+  const html = readFileSync(join(dir, 'sweep.html'), 'utf8');
+  assert.match(html, /<svg/);
+  assert.match(run.stderr, /report: .*sweep\.html/);
 });
