@@ -8,6 +8,7 @@
 // box), and check gaps to 25 ms. That still fails loudly for the bugs that matter: a role-only chunk counted as
 // the first token (TTFT off by 200 ms), buffered forwarding (gaps near 0 or bunched), TTFT measured at the end.
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
@@ -112,4 +113,21 @@ test('a role-only first chunk does not count as the first token; multi-token chu
   assert.equal(record.completionTokensSource, 'usage');
   assert.equal(record.meanTokensPerChunk, 3);
   assert.equal(record.maxTokensPerChunk, 3);
+});
+
+test('the client receives each chunk as it arrives: no buffering, no holding back (usage removal on)', async (t) => {
+  const response = await request(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'fidelity-client', 'x-script': 'single' },
+    body: '{"model":"m","stream":true}',
+  });
+  const seen: number[] = [];
+  for await (const chunk of response.body) {
+    if (String(chunk).includes('"content":" word')) seen.push(performance.now());
+  }
+  const written = (writes.get('fidelity-client') ?? []).slice(1, TOKENS + 1);
+  assert.equal(seen.length, TOKENS, 'one read per upstream write: nothing was batched');
+  const lags = seen.map((at, i) => at - (written[i] ?? 0));
+  t.diagnostic(`client-side lag per chunk: max ${Math.max(...lags).toFixed(3)} ms`);
+  for (const [i, lag] of lags.entries()) assert.ok(lag >= 0 && lag < TOLERANCE_MS, `chunk ${i}: ${lag} ms`);
 });
