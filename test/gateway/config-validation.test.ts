@@ -1,5 +1,8 @@
 // Configuration is checked at start, with messages that name the bad field and say what to write instead.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/gateway/config-resolve.js';
 import { validateConfig } from '../../src/gateway/config-validate.js';
@@ -94,4 +97,20 @@ test('every base URL shape normalizes to one API prefix: /v1 exactly once', () =
     /upstreams\[0\]\.baseUrl: '127\.0\.0\.1:8000' is not a URL; write it like http:/,
   );
   assert.throws(() => normalizeUpstreamBase('http://u:p@x/v1', 'baseUrl'), /credentials/);
+});
+
+test('a key file is read (whitespace trimmed); an empty or missing one is an error naming the field', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tokenmeter-keyfile-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'key');
+  await writeFile(file, 'sk-from-file\n');
+  const config = (keyFile: string) =>
+    validateConfig({ upstreams: [{ name: 'h', baseUrl: 'http://x', keyFile }] });
+  assert.equal((await resolveConfig(config(file), {})).upstreams[0]?.key, 'sk-from-file');
+  await writeFile(file, '  \n');
+  await assert.rejects(resolveConfig(config(file), {}), /upstreams\[0\]\.keyFile: '.*' is empty/);
+  await assert.rejects(
+    resolveConfig(config(join(dir, 'missing')), {}),
+    /upstreams\[0\]\.keyFile: cannot read .* \(ENOENT\)/,
+  );
 });
