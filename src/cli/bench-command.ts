@@ -1,13 +1,7 @@
 // `tokenmeter bench`: vLLM's benchmark_serving.py command line, measured without coordinated omission, with
 // per-chunk timing, errors that say why, and records streamed to disk as the run goes.
 
-import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
-import { formatSmokeOutcome } from '../../loadgen/bench/bench-report.js';
-import { runBench } from '../../loadgen/bench/run-bench.js';
-import { describeRun, resultPath, saveHtmlReport, saveResult } from '../../loadgen/bench/save-result.js';
 import { BENCH_OPTIONS } from './bench-options.js';
-import { prelude } from './bench-prelude.js';
-import { EXIT_INTERRUPTED, stopOnSignals } from './bench-signals.js';
 import type { Command } from './command.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -24,6 +18,15 @@ export const benchCommand: Command = {
   details:
     'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (or smoke failed), 2 usage, 130 interrupted.',
   async run(commandLine) {
+    // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
+    const { loadgenSummaryFor } = await import('../../loadgen/bench/bench-output.js');
+    const { formatSmokeOutcome } = await import('../../loadgen/bench/bench-report.js');
+    const { runBench } = await import('../../loadgen/bench/run-bench.js');
+    const { describeRun, resultPath, saveHtmlReport, saveResult } = await import(
+      '../../loadgen/bench/save-result.js'
+    );
+    const { prelude } = await import('./bench-prelude.js');
+    const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
     const { settings, modelId, sentModel, tokenizer, dataset } = await prelude(
       commandLine,
       BENCH_OPTIONS,

@@ -1,7 +1,5 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
 import type { Backend } from '../doctor/endpoint-checks.js';
-import { formatChecklist } from '../doctor/format-checklist.js';
-import { runDoctor } from '../doctor/run-doctor.js';
 import type { Command } from './command.js';
 
 export const doctorCommand: Command = {
@@ -58,6 +56,8 @@ export const doctorCommand: Command = {
   details:
     'Exit status: 0 when nothing fails (warnings allowed), 1 otherwise. Guide: docs/troubleshooting.md',
   async run({ options: o }) {
+    const { runDoctor } = await import('../doctor/run-doctor.js');
+    const { formatChecklist } = await import('../doctor/format-checklist.js');
     const results = await runDoctor({
       baseUrl: o['base-url'] as string,
       apiKey: o['api-key'] as string | undefined,

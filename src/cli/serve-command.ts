@@ -1,13 +1,11 @@
 // `tokenmeter serve`: the gateway. One upstream from flags, or many from a config file; flags override the
 // file's listen address and records file.
 import type { AddressInfo } from 'node:net';
-import { buildGateway } from '../gateway/app.js';
 import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
 import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
-import { shutDownOnSignals } from '../gateway/shutdown.js';
 import type { Command } from './command.js';
 import type { ParsedCommandLine } from './options.js';
 import { UsageError } from './usage-error.js';
@@ -144,6 +142,9 @@ export const serveCommand: Command = {
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {
     const config = await resolveConfig(await configFrom(commandLine));
+    // Loaded here, not at the top: every other command (and --help) starts without Fastify.
+    const { buildGateway } = await import('../gateway/app.js');
+    const { shutDownOnSignals } = await import('../gateway/shutdown.js');
     const gateway = await buildGateway(config);
     await gateway.app.listen({ host: config.host, port: config.port });
     const address = gateway.app.server.address() as AddressInfo;

@@ -8,7 +8,7 @@ import {
   readSimConfigFile,
   type SimOptions,
 } from '../sim/config.js';
-import { startSimulator } from '../sim/index.js';
+import type { RunningSimulator } from '../sim/index.js';
 import type { Command } from './command.js';
 import type { OptionSpec, ParsedCommandLine } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
@@ -277,7 +277,8 @@ export const simCommand: Command = {
   details: 'Timing model, fault switches and ground-truth endpoints: docs/simulator.md',
   async run(commandLine) {
     const simOptions = simOptionsFromCommandLine(commandLine);
-    let sim: Awaited<ReturnType<typeof startSimulator>>;
+    const { startSimulator } = await import('../sim/index.js');
+    let sim: RunningSimulator;
     try {
       sim = await startSimulator(simOptions);
     } catch (error) {

@@ -1,0 +1,77 @@
+// What `tokenmeter demo` runs: the simulator, one streamed answer printed as it arrives with its timings, then a
+// gateway in front of the simulator and the bundled sample replayed through it, printing the benchmark summary
+// (demo-replay.ts).
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { classifierFor } from '../measure/classifiers.js';
+import { deriveLatencies } from '../measure/derive-latencies.js';
+import { StreamMeter } from '../measure/stream-meter.js';
+import { DEFAULT_MODEL_NAME } from '../sim/config.js';
+import { startSimulator } from '../sim/index.js';
+import { replayThroughGateway } from './demo-replay.js';
+import type { ParsedOptions } from './options.js';
+import { waitForShutdownSignal } from './shutdown-signal.js';
+
+const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
+
+async function streamOnce(url: string, write: (text: string) => void): Promise<StreamMeter> {
+  const classifier = classifierFor('openai-chat');
+  if (!classifier) throw new Error('openai-chat classifier missing');
+  const meter = new StreamMeter({ classifier, keepText: false });
+  const res = await request(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: DEFAULT_MODEL_NAME,
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: 60,
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  });
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of res.body) {
+    meter.onBytes(chunk as Buffer, performance.now());
+    // Print the generated text live: a minimal reading of the events, good enough for a demo.
+    pending += decoder.decode(chunk as Buffer, { stream: true });
+    const blocks = pending.split('\n\n');
+    pending = blocks.pop() ?? '';
+    for (const block of blocks) {
+      const data = block.startsWith('data: ') ? block.slice(6) : '';
+      if (data === '' || data === '[DONE]') continue;
+      const parsed = JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> };
+      write(parsed.choices?.[0]?.delta?.content ?? '');
+    }
+  }
+  meter.end(performance.now());
+  return meter;
+}
+
+export async function runDemo(options: ParsedOptions): Promise<number> {
+  const sim = await startSimulator({ port: options['port'] as number });
+  const out = process.stdout;
+  out.write(`Simulator (a vLLM stand-in) listening on ${sim.url}\n\nPrompt: ${PROMPT}\nAnswer: `);
+  const start = performance.now();
+  const meter = await streamOnce(sim.url, (text) => out.write(text));
+  const l = deriveLatencies(meter.result(), start);
+  out.write(
+    `\n\nTTFT ${l.ttftMs?.toFixed(1)} ms, TPOT ${l.tpotMs?.toFixed(1)} ms, ` +
+      `${l.outputTokens} output tokens (from ${l.outputTokensSource}), end-to-end ${l.e2elMs?.toFixed(1)} ms\n`,
+  );
+  if (options['answer-only'] !== true) {
+    await replayThroughGateway({
+      simUrl: sim.url,
+      prompts: options['prompts'] as number,
+      rate: options['request-rate'] as number,
+      write: (text) => out.write(text),
+    });
+  }
+  const curl = `curl -N ${sim.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model": "${DEFAULT_MODEL_NAME}", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 20, "stream": true}'`;
+  if (options['keep-running']) {
+    out.write(`\nTry it yourself:\n  ${curl}\nCtrl-C to stop.\n`);
+    await waitForShutdownSignal();
+  }
+  await sim.close();
+  return 0;
+}
