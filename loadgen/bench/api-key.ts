@@ -1,5 +1,6 @@
-// Which key goes in `Authorization: Bearer ...`: --api-key, else the variable named by --api-key-env, else
-// OPENAI_API_KEY (what vLLM's script reads), else none. vLLM's script sent the literal "Bearer None" when the
+// Which key is sent (as `Authorization: Bearer ...`, or `x-api-key` for Anthropic): --api-key, else the variable
+// named by --api-key-env, else the backend's usual variable (OPENAI_API_KEY, what vLLM's script reads, or
+// ANTHROPIC_API_KEY), else none. vLLM's script sent the literal "Bearer None" when the
 // variable was unset and the server answered 401 with no hint; here an empty or unset source is named instead.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
@@ -8,6 +9,8 @@ export interface KeyInput {
   /** --api-key as typed; '' when the shell expanded an unset variable. */
   readonly apiKey?: string;
   readonly apiKeyEnv?: string;
+  /** Read when neither flag is given: the backend's usual variable (BackendSpec.keyEnv). */
+  readonly fallbackEnv: string;
 }
 
 export interface ResolvedKey {
@@ -36,8 +39,8 @@ export function resolveApiKey(input: KeyInput, env: NodeJS.ProcessEnv): Resolved
     }
     return { key: value.trim(), source: `$${input.apiKeyEnv}` };
   }
-  const fallback = env['OPENAI_API_KEY'];
+  const fallback = env[input.fallbackEnv];
   if (fallback !== undefined && fallback.trim() !== '')
-    return { key: fallback.trim(), source: '$OPENAI_API_KEY' };
-  return { key: undefined, source: 'none (no Authorization header is sent)' };
+    return { key: fallback.trim(), source: `$${input.fallbackEnv}` };
+  return { key: undefined, source: 'none (no key header is sent)' };
 }

@@ -16,6 +16,7 @@ import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
+import { requestHeaders } from './request-headers.js';
 import type { BenchSettings } from './settings.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
@@ -38,6 +39,8 @@ export interface BenchRunInput {
 
 export interface BenchRunResult {
   readonly records: RequestRecord[];
+  /** performance.now() of the run's t = 0: records' offsets are relative to it. */
+  readonly startedAtMs: number;
   readonly durationMs: number;
   readonly metrics: VllmMetrics;
   readonly extra: ExtraMetrics;
@@ -88,8 +91,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     settings.requestIdPrefix,
   );
   const offsetsMs = schedule(settings, dataset, requests.length);
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...settings.headers };
-  if (settings.apiKey.key !== undefined) headers['authorization'] = `Bearer ${settings.apiKey.key}`;
+  const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
   const stop = new AbortController();
   const onOuterAbort = (): void => stop.abort();
@@ -143,6 +145,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const extra = extraMetrics(records, settings.metricPercentiles);
   return {
     records,
+    startedAtMs: result.startedAtMs,
     durationMs: result.durationMs,
     metrics,
     extra,

@@ -1,17 +1,12 @@
 // From vLLM's --backend / --base-url / --host / --port / --endpoint to the URL requests go to, closing the holes
 // vLLM's script leaves open (each one a common support question):
-// - --backend openai-chat picks /v1/chat/completions itself (vLLM defaults every backend to /v1/completions);
+// - each backend picks its own endpoint (vLLM defaults every backend to /v1/completions);
 // - a base URL that already ends in /v1 never becomes /v1/v1/... (vLLM concatenates: 404);
 // - a backend whose body does not fit the endpoint is named before the run (vLLM sends it: 422).
 
 import { UsageError } from '../../src/cli/usage-error.js';
 import type { WireProtocol } from '../engine/engine.js';
-
-export const BACKENDS = ['openai-chat', 'openai', 'vllm'] as const;
-export type Backend = (typeof BACKENDS)[number];
-
-const CHAT_ENDPOINT = '/v1/chat/completions';
-const COMPLETIONS_ENDPOINT = '/v1/completions';
+import { BACKEND_OF_FAMILY, BACKEND_SPECS, type Backend, endpointFamily } from './backends.js';
 
 export interface TargetInput {
   /** undefined: chosen from the endpoint when one is given, else openai-chat. */
@@ -32,12 +27,29 @@ export interface ResolvedTarget {
   readonly notes: string[];
 }
 
-function protocolOf(backend: Backend): WireProtocol {
-  return backend === 'openai-chat' ? 'openai-chat' : 'openai-completions';
+/** Without --backend: the one whose body fits --endpoint (a custom path takes a completions body, as in vLLM). */
+function defaultBackend(endpoint: string | undefined): Backend {
+  if (endpoint === undefined) return 'openai-chat';
+  return BACKEND_OF_FAMILY[endpointFamily(endpoint) ?? 'completions'];
 }
 
-function isChatPath(path: string): boolean {
-  return /\/chat\/completions\/?$/.test(path);
+/** The body of `backend` cannot go to `endpoint`: say so, and what fits, before anything is sent. */
+function checkFits(backend: Backend, endpoint: string): void {
+  const spec = BACKEND_SPECS[backend];
+  const family = endpointFamily(endpoint);
+  if (family === spec.family || (family === undefined && !spec.requiresOwnPath)) return;
+  const what =
+    family === undefined
+      ? `is not a ${spec.family} endpoint`
+      : `is the ${family} endpoint, not a ${spec.family} endpoint`;
+  const fix =
+    family === undefined
+      ? `Leave --endpoint out (it defaults to ${spec.defaultEndpoint}) or use --backend openai (a completions body, for custom paths).`
+      : `Use --backend ${BACKEND_OF_FAMILY[family]} for that endpoint (or leave --endpoint out: --backend ${backend} defaults to ${spec.defaultEndpoint}).`;
+  throw new UsageError(
+    `--backend ${backend} sends ${spec.bodyDescription}, but --endpoint ${endpoint} ${what}; the server would ` +
+      `reject it (422 Unprocessable Entity, or 400). ${fix}`,
+  );
 }
 
 function parseBase(text: string): URL {
@@ -54,22 +66,10 @@ function parseBase(text: string): URL {
 
 export function resolveTarget(input: TargetInput): ResolvedTarget {
   const notes: string[] = [];
-  const backend: Backend =
-    input.backend ?? (input.endpoint !== undefined && !isChatPath(input.endpoint) ? 'openai' : 'openai-chat');
-  const endpoint = input.endpoint ?? (backend === 'openai-chat' ? CHAT_ENDPOINT : COMPLETIONS_ENDPOINT);
+  const backend = input.backend ?? defaultBackend(input.endpoint);
+  const endpoint = input.endpoint ?? BACKEND_SPECS[backend].defaultEndpoint;
   if (!endpoint.startsWith('/')) throw new UsageError(`--endpoint must start with '/' (got '${endpoint}')`);
-  if (backend === 'openai-chat' && !isChatPath(endpoint)) {
-    throw new UsageError(
-      `--backend openai-chat sends chat messages, but --endpoint ${endpoint} is not a chat endpoint; the server would ` +
-        `answer 422 Unprocessable Entity. Leave --endpoint out (it defaults to ${CHAT_ENDPOINT}) or use --backend openai.`,
-    );
-  }
-  if (backend !== 'openai-chat' && isChatPath(endpoint)) {
-    throw new UsageError(
-      `--backend ${backend} sends a completions body ("prompt"), but --endpoint ${endpoint} is the chat endpoint; the ` +
-        `server would answer 422 Unprocessable Entity. Use --backend openai-chat (or --endpoint ${COMPLETIONS_ENDPOINT}).`,
-    );
-  }
+  checkFits(backend, endpoint);
   const base =
     input.baseUrl === undefined ? new URL(`http://${input.host}:${input.port}`) : parseBase(input.baseUrl);
   if (input.baseUrl !== undefined && (input.host !== '127.0.0.1' || input.port !== 8000)) {
@@ -87,7 +87,7 @@ export function resolveTarget(input: TargetInput): ResolvedTarget {
   const fullPath = `${basePath}${path}${base.search}`;
   return {
     backend,
-    protocol: protocolOf(backend),
+    protocol: BACKEND_SPECS[backend].protocol,
     origin: base.origin,
     path: fullPath === '' ? '/' : fullPath,
     url: `${base.origin}${fullPath}`,

@@ -5,7 +5,8 @@
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 
-export type WireProtocol = 'openai-chat' | 'openai-completions';
+/** A body format and its stream, by the name of its classifier in src/measure/classifiers.ts. */
+export type WireProtocol = 'openai-chat' | 'openai-completions' | 'anthropic-messages' | 'openai-responses';
 
 /** One request ready to go on the wire. */
 export interface PreparedRequest {
@@ -24,7 +25,7 @@ export interface EngineTarget {
   readonly origin: string;
   /** Path (and query) of the endpoint, e.g. `/v1/chat/completions`. */
   readonly path: string;
-  /** Headers sent with every request (authorization, --header, content-type). */
+  /** Headers sent with every request (the key in the backend's form, --header, content-type). */
   readonly headers: Readonly<Record<string, string>>;
   readonly protocol: WireProtocol;
 }

@@ -2,9 +2,9 @@
 // flags under the same names and defaults, so pasted command lines work, then ours. Differences from vLLM are
 // listed in docs/loadgen.md.
 
+import { BACKENDS } from '../../loadgen/bench/backends.js';
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
-import { BACKENDS } from '../../loadgen/bench/target-url.js';
 import type { OptionSpec } from './options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
@@ -18,7 +18,7 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     name: 'backend',
     type: 'string',
     choices: BACKENDS,
-    help: 'openai-chat (chat body, /v1/chat/completions) or openai/vllm (completions body); default: from --endpoint, else openai-chat',
+    help: 'openai-chat (/v1/chat/completions), openai/vllm (completions body, /v1/completions), anthropic-messages (/v1/messages, x-api-key) or openai-responses (/v1/responses); default: from --endpoint, else openai-chat',
   },
   {
     name: 'base-url',
@@ -46,13 +46,13 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     name: 'endpoint',
     type: 'string',
     valueName: 'PATH',
-    help: 'API path; default: /v1/chat/completions for openai-chat, /v1/completions otherwise',
+    help: "API path; default: the backend's (/v1/chat/completions, /v1/completions, /v1/messages, /v1/responses)",
   },
   {
     name: 'api-key',
     type: 'string',
     valueName: 'KEY',
-    help: 'Bearer key (else --api-key-env, else $OPENAI_API_KEY, else none)',
+    help: 'Key, sent as Bearer (x-api-key for anthropic-messages); else --api-key-env, else $OPENAI_API_KEY ($ANTHROPIC_API_KEY for anthropic-messages), else none',
   },
   {
     name: 'api-key-env',
@@ -195,7 +195,11 @@ export const LOAD_OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
-  { name: 'ignore-eos', type: 'boolean', help: 'Send ignore_eos so every answer runs to its max tokens' },
+  {
+    name: 'ignore-eos',
+    type: 'boolean',
+    help: 'Send ignore_eos so every answer runs to its max tokens (OpenAI backends; anthropic-messages and openai-responses have no such field)',
+  },
   {
     name: 'temperature',
     type: 'number',
@@ -215,13 +219,13 @@ export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     choices: ['string', 'parts'],
     default: 'string',
-    help: "Chat message content: a string, or vLLM's list of parts",
+    help: "Message content: a string, or vLLM's list of parts (also for anthropic-messages and openai-responses)",
   },
   {
     name: 'max-tokens-field',
     type: 'string',
     choices: ['max_tokens', 'max_completion_tokens'],
-    help: 'Field for the output length (default: max_completion_tokens for chat, max_tokens for completions)',
+    help: 'Field for the output length (default: max_completion_tokens for chat, max_tokens for completions; anthropic-messages always sends max_tokens, openai-responses max_output_tokens)',
   },
   {
     name: 'no-stream-usage',

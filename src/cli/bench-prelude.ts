@@ -2,9 +2,11 @@
 // about what could make the numbers lie (proxy variables), and settle the model, tokenizer and dataset.
 
 import { randomBytes } from 'node:crypto';
+import { backendWarnings } from '../../loadgen/bench/backend-notes.js';
 import { type LoadedDataset, loadDataset } from '../../loadgen/bench/load-dataset.js';
 import { discoverModel } from '../../loadgen/bench/model-discovery.js';
 import { proxyNotes } from '../../loadgen/bench/proxy-env.js';
+import { requestHeaders } from '../../loadgen/bench/request-headers.js';
 import type { BenchSettings } from '../../loadgen/bench/settings.js';
 import { loadTokenizer } from '../../loadgen/tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../../loadgen/tokenizer/tokenizer.js';
@@ -39,13 +41,14 @@ export async function prelude(
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
   for (const note of [...target.notes, ...proxyNotes(env)]) say(`note: ${note}`);
+  for (const warning of backendWarnings(target.backend, settings.payload)) say(`warning: ${warning}`);
   if (options['trust-remote-code'] === true)
     say(
       'note: --trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
     );
-  const auth: Record<string, string> =
-    settings.apiKey.key === undefined ? {} : { authorization: `Bearer ${settings.apiKey.key}` };
-  const modelId = settings.model ?? (await discoverModel(target, { ...settings.headers, ...auth }));
+  const modelId =
+    settings.model ??
+    (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
   const tokenizer = await loadTokenizer(settings.tokenizer);
   const dataset = await loadDataset(settings.dataset, tokenizer);
   say(

@@ -4,10 +4,11 @@
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
+import { BACKEND_SPECS, type Backend } from '../../loadgen/bench/backends.js';
 import type { DatasetName } from '../../loadgen/bench/load-dataset.js';
 import type { ChatContentFormat, MaxTokensField } from '../../loadgen/bench/payload.js';
 import type { BenchSettings, EngineName } from '../../loadgen/bench/settings.js';
-import { type Backend, resolveTarget } from '../../loadgen/bench/target-url.js';
+import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import {
   parseGoodput,
   parseMetricPercentiles,
@@ -111,6 +112,7 @@ export function benchSettingsFrom(
     {
       ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
       ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      fallbackEnv: BACKEND_SPECS[target.backend].keyEnv,
     },
     env,
   );

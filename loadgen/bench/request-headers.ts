@@ -1,0 +1,23 @@
+// The headers every request of a run carries, in the backend's own form: `Authorization: Bearer KEY` for the
+// OpenAI protocols, `x-api-key: KEY` plus `anthropic-version` for Anthropic's (which answers 401 to a bearer
+// token). Used for the run and for the /v1/models lookup before it, so both authenticate alike.
+
+import { BACKEND_SPECS, type Backend } from './backends.js';
+
+/** content-type, the backend's fixed headers, then --header (may override those), then the key. */
+export function requestHeaders(
+  backend: Backend,
+  key: string | undefined,
+  extra: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const spec = BACKEND_SPECS[backend];
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...spec.fixedHeaders,
+    ...extra,
+  };
+  if (key === undefined) return headers;
+  if (spec.keyHeader === 'x-api-key') headers['x-api-key'] = key;
+  else headers['authorization'] = `Bearer ${key}`;
+  return headers;
+}
