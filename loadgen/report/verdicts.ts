@@ -35,9 +35,11 @@ const BODY_EXCERPT_CHARS = 300;
 
 /** What usually causes a status with vLLM-style commands (see docs on --base-url and --backend). */
 const STATUS_HINTS: Readonly<Record<string, string>> = {
-  '401': 'the API key is missing or wrong (set OPENAI_API_KEY or --api-key)',
+  '401':
+    'the API key is missing or wrong (set --api-key or --api-key-env; anthropic-messages sends it as x-api-key, the other backends as Authorization: Bearer)',
   '404': "wrong URL: check --base-url and --endpoint (a base URL ending in /v1 plus /v1/... gives '/v1/v1')",
-  '422': 'the body does not fit the endpoint: chat endpoints need --backend openai-chat',
+  '422':
+    'the body does not fit the endpoint: /v1/chat/completions needs --backend openai-chat, /v1/completions openai, /v1/messages anthropic-messages, /v1/responses openai-responses',
   '429': 'rate limited by the server or provider: lower --request-rate or --max-concurrency',
 };
 
