@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { Dispatcher } from 'undici';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
 import type { GatewayContext } from '../src/gateway/context.js';
+import { upstreamAuthStyle } from '../src/gateway/endpoints.js';
 import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { forwardResponse } from '../src/gateway/forward-response.js';
 import { listModels } from '../src/gateway/models-list.js';
@@ -21,6 +22,7 @@ import {
   upstreamBody,
 } from '../src/gateway/request-body.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
+import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
 import { kUpstreamCall, type UpstreamCall, upstreamClient } from '../src/gateway/upstream-client.js';
 
 export interface ProxyPluginOptions {
@@ -92,9 +94,10 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     const prepared =
       body === undefined
         ? undefined
-        : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed);
+        : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed?.usageOnRequest === true);
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
     m.usageInjected = prepared?.usageInjected ?? false;
+    const authStyle = upstreamAuthStyle(path.endpoint);
     const target = `${upstream.base.origin}${upstream.base.apiPrefix}/${path.endpoint}`;
     m.pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;
 
@@ -116,14 +119,14 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         delete out['x-api-key'];
         delete out['cookie'];
         for (const [name, value] of Object.entries(upstream.headers)) out[name] = value;
-        if (upstream.key !== null) out['authorization'] = `Bearer ${upstream.key}`;
+        applyUpstreamAuth(out, authStyle, upstream.key);
         out['x-request-id'] = request.id;
         out[kUpstreamCall] = call;
         return out as typeof headers;
       },
       onResponse: (_req, _reply, res) => {
         forwardResponse(request, reply, res as never, {
-          endpoint: path.timed ? path.endpoint : '',
+          timed: path.timed,
           // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
           keepChunkDetail: true,
           idleMs: upstream.timeouts.idleMs,

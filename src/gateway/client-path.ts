@@ -3,10 +3,20 @@
 // Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
 // escape the upstream's API prefix even if the upstream decodes percent-escapes again.
 
-/** Endpoints accepted without the `/v1` prefix; under `/v1/` any endpoint passes through. */
-export const KNOWN_ENDPOINTS: readonly string[] = ['chat/completions', 'completions', 'embeddings', 'models'];
-/** Endpoints whose responses are timed token by token. */
-const TIMED_ENDPOINTS = new Set(['chat/completions', 'completions']);
+import { TIMED_ENDPOINTS, type TimedEndpoint } from './endpoints.js';
+
+/**
+ * Endpoints accepted without the `/v1` prefix; under `/v1/` any endpoint passes through. `messages` and
+ * `responses` are here because Anthropic- and Responses-style clients are often given a base URL without `/v1`.
+ */
+export const KNOWN_ENDPOINTS: readonly string[] = [
+  'chat/completions',
+  'completions',
+  'messages',
+  'responses',
+  'embeddings',
+  'models',
+];
 
 export type PathFix = 'api_prefix' | 'missing_v1' | 'doubled_v1' | 'doubled_slash' | 'trailing_slash';
 
@@ -24,7 +34,8 @@ export type CanonicalPath =
       readonly kind: 'api';
       /** `chat/completions`, `models/x`, ...: what follows `/v1/`, segments kept as the client encoded them. */
       readonly endpoint: string;
-      readonly timed: boolean;
+      /** Set when the endpoint's responses are timed token by token. */
+      readonly timed: TimedEndpoint | undefined;
       readonly fixes: readonly PathFix[];
     }
   | { readonly kind: 'outside' }
@@ -90,5 +101,5 @@ export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
     if (start === 0) fixes.push('missing_v1');
   }
   if (v1Count > 1) fixes.push('doubled_v1');
-  return { kind: 'api', endpoint, timed: TIMED_ENDPOINTS.has(endpoint), fixes };
+  return { kind: 'api', endpoint, timed: TIMED_ENDPOINTS.get(endpoint), fixes };
 }

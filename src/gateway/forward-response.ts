@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { classifierFor } from '../measure/classifiers.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
+import type { TimedEndpoint } from './endpoints.js';
 import { errorCode } from './errors.js';
 import { readJsonAnswer } from './json-answer.js';
 
@@ -22,11 +23,6 @@ export interface UpstreamResponse {
 /** Non-streamed bodies are kept (for usage and error text) up to this size; bigger ones pass unread. */
 const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
 
-const PROTOCOL_BY_ENDPOINT: Readonly<Record<string, string>> = {
-  'chat/completions': 'openai-chat',
-  completions: 'openai-completions',
-};
-
 const HOP_BY_HOP = [
   'connection',
   'keep-alive',
@@ -38,7 +34,8 @@ const HOP_BY_HOP = [
 ];
 
 export interface ForwardOptions {
-  readonly endpoint: string;
+  /** The endpoint's row in TIMED_ENDPOINTS; undefined for untimed endpoints (models, embeddings...). */
+  readonly timed: TimedEndpoint | undefined;
   readonly keepChunkDetail: boolean;
   readonly idleMs: number;
   readonly hintContext: HintContext;
@@ -56,7 +53,7 @@ export function forwardResponse(
   m.status = res.statusCode;
   if (Number.isNaN(m.headersAt)) m.headersAt = performance.now();
   const contentType = String(res.headers['content-type'] ?? '');
-  const protocol = PROTOCOL_BY_ENDPOINT[options.endpoint];
+  const protocol = options.timed?.protocol;
   const classifier = protocol === undefined ? undefined : classifierFor(protocol);
   const sse = contentType.startsWith('text/event-stream');
   let meter: StreamMeter | null = null;

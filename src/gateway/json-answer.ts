@@ -1,6 +1,15 @@
-// Reads usage, finish reason and error out of a non-streamed JSON answer (chat completions, completions,
-// embeddings). A 200 whose body holds an error object instead of choices is an upstream error, not success.
-import { countField, field, isJsonObject, parseJsonObject, stringField } from '../measure/json-object.js';
+// Reads usage, finish reason and error out of a non-streamed JSON answer: chat completions, completions and
+// embeddings (`usage.prompt_tokens`, `choices`), Anthropic Messages (`usage.input_tokens`, `stop_reason`,
+// `content`) and OpenAI Responses (`usage.input_tokens`, `status`, `incomplete_details`). A 200 whose body holds
+// an error object instead of an answer is an upstream error, not success.
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../measure/json-object.js';
 import { estimateTokens } from '../shared/token-estimate.js';
 import type { JsonAnswerFacts } from './measurement.js';
 
@@ -22,9 +31,19 @@ export function readJsonAnswer(bytes: Buffer): JsonAnswerFacts {
   }
   const usage = field(answer, 'usage');
   if (isJsonObject(usage)) {
-    facts.promptTokens = countField(usage, 'prompt_tokens') ?? null;
-    facts.completionTokens = countField(usage, 'completion_tokens') ?? null;
+    facts.promptTokens = countField(usage, 'prompt_tokens') ?? countField(usage, 'input_tokens') ?? null;
+    facts.completionTokens =
+      countField(usage, 'completion_tokens') ?? countField(usage, 'output_tokens') ?? null;
     if (facts.completionTokens !== null) facts.source = 'usage';
+  }
+  facts.finishReason = otherFinishReason(answer);
+  const content = field(answer, 'content');
+  if (facts.completionTokens === null && Array.isArray(content)) {
+    const text = content.map((block) => (isJsonObject(block) ? stringField(block, 'text') : '')).join('');
+    if (text !== '') {
+      facts.completionTokens = estimateTokens(text);
+      facts.source = 'estimate';
+    }
   }
   const choices = field(answer, 'choices');
   if (Array.isArray(choices)) {
@@ -42,4 +61,15 @@ export function readJsonAnswer(bytes: Buffer): JsonAnswerFacts {
     }
   }
   return facts;
+}
+
+/** Anthropic's `stop_reason`; for a Responses object, why it is incomplete or else its status. */
+function otherFinishReason(answer: JsonObject): string | null {
+  const stop = stringField(answer, 'stop_reason');
+  if (stop !== '') return stop;
+  if (field(answer, 'object') !== 'response') return null;
+  const details = field(answer, 'incomplete_details');
+  return (
+    (isJsonObject(details) ? stringField(details, 'reason') : '') || stringField(answer, 'status') || null
+  );
 }

@@ -15,7 +15,14 @@ export interface UpstreamBase {
 }
 
 // Endpoint suffixes a user may paste by mistake; stripped (after `/v1`) so only the base remains.
-const PASTED_ENDPOINTS = ['/chat/completions', '/completions', '/embeddings', '/models'];
+const PASTED_ENDPOINTS = [
+  '/chat/completions',
+  '/completions',
+  '/messages',
+  '/responses',
+  '/embeddings',
+  '/models',
+];
 
 export function normalizeUpstreamBase(raw: string, field: string): UpstreamBase {
   let url: URL;
