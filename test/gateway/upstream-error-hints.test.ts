@@ -1,0 +1,81 @@
+// An upstream 401, 404 or 422 gets, in its record and its log line, the same hint `tokenmeter doctor` prints for
+// that status (hintForUpstreamStatus), each from the simulator configured to fail that way.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { request } from 'undici';
+import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
+import { startSimulator } from '../../src/sim/index.js';
+import { startGateway, type TestGateway } from './helpers/gateway.js';
+
+const MODEL = 'tokenmeter/sim-7b';
+type Sim = Awaited<ReturnType<typeof startSimulator>>;
+let sim: Sim;
+let gateway: TestGateway;
+
+before(async () => {
+  // The simulator wants 'right-key'; the gateway's upstream key variable holds another one.
+  sim = await startSimulator({ apiKey: 'right-key' });
+  gateway = await startGateway(
+    { upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyEnv: 'SIM_API_KEY' }] },
+    { SIM_API_KEY: 'wrong-key' },
+  );
+});
+after(async () => {
+  await gateway.close();
+  await sim.close();
+});
+
+async function expectHint(
+  gw: TestGateway,
+  path: string,
+  body: object,
+  status: number,
+  context: Parameters<typeof hintForUpstreamStatus>[1],
+): Promise<void> {
+  const count = gw.records.length;
+  const id = `hint-${status}-${count}`;
+  const response = await request(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
+    body: JSON.stringify(body),
+  });
+  await response.body.text();
+  assert.equal(response.statusCode, status, 'the upstream status reaches the client unchanged');
+  const record = (await gw.recordsAfter(count + 1)).find((r) => r.requestId === id);
+  const expected = hintForUpstreamStatus(status, context);
+  assert.ok(expected, `the doctor has a hint for ${status}`);
+  assert.equal(record?.outcome, 'http_error');
+  assert.equal(record?.hint, expected);
+  const line = gw.logs
+    .map((l) => JSON.parse(l) as { requestId?: string; msg?: string; hint?: string })
+    .find((l) => l.requestId === id && l.msg === 'request finished');
+  assert.equal(line?.hint, expected, 'the log line carries the same hint');
+}
+
+test('401 (the upstream rejects the key): the hint names the key variable', async () => {
+  await expectHint(
+    gateway,
+    '/v1/chat/completions',
+    { model: MODEL, max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] },
+    401,
+    { path: '/v1/chat/completions', model: MODEL, keyVariable: 'SIM_API_KEY' },
+  );
+});
+
+test('404 (a model the upstream does not serve) and 422 (a completions body on the chat path)', async (t) => {
+  const open = await startSimulator();
+  t.after(() => open.close());
+  const gw = await startGateway({ upstreams: [{ name: 'open', baseUrl: open.url, keyless: true }] });
+  t.after(() => gw.close());
+  await expectHint(
+    gw,
+    '/v1/chat/completions',
+    { model: 'no-such-model', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] },
+    404,
+    { path: '/v1/chat/completions', model: 'no-such-model' },
+  );
+  await expectHint(gw, '/v1/chat/completions', { model: MODEL, max_tokens: 2, prompt: 'hi' }, 422, {
+    path: '/v1/chat/completions',
+    model: MODEL,
+  });
+});
