@@ -14,6 +14,7 @@ import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { forwardResponse } from '../src/gateway/forward-response.js';
 import { listModels } from '../src/gateway/models-list.js';
 import { PathFixLog } from '../src/gateway/path-fix-log.js';
+import { recordedBody } from '../src/gateway/recorded-body.js';
 import {
   bodyModel,
   bodyStreams,
@@ -76,6 +77,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
 
     const raw = request.body;
     const body: ParsedBody | undefined = Buffer.isBuffer(raw) ? parseBody(raw) : undefined;
+    if (config.recordBodies && body !== undefined) m.body = recordedBody(body.raw);
     const model = bodyModel(body);
     m.modelAsked = model ?? null;
     m.stream = bodyStreams(body);

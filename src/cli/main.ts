@@ -1,7 +1,7 @@
 // Entry point of the `tokenmeter` CLI: picks the command, parses its flags, and turns every failure into a clear
 // message and an exit status (2 for usage mistakes, 1 for failures at run time) instead of a stack trace.
-import { createRequire } from 'node:module';
 import { nearestNames } from '../shared/nearest-names.js';
+import { packageVersion } from '../shared/package-version.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { commands } from './commands.js';
@@ -10,12 +10,6 @@ import { UsageError } from './usage-error.js';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;
-
-function version(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require('../../../package.json') as { version: string };
-  return pkg.version;
-}
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -55,7 +49,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return name === undefined ? EXIT_USAGE : 0;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   const command = commands.find((c) => c.name === name);

@@ -52,6 +52,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       ...base.records,
       ...(records === undefined ? {} : { file: records }),
       ...(commandLine.options['record-gaps'] === true ? { gaps: true } : {}),
+      ...(commandLine.options['record-bodies'] === true ? { bodies: true } : {}),
     },
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
@@ -124,6 +125,11 @@ export const serveCommand: Command = {
       help: 'Append one JSON line per request to FILE',
     },
     { name: 'record-gaps', type: 'boolean', help: 'Also record every inter-chunk gap of each request' },
+    {
+      name: 'record-bodies',
+      type: 'boolean',
+      help: "Also record each request's body (up to 256 KiB) for replay; bodies hold users' prompts",
+    },
     {
       name: 'no-usage-injection',
       type: 'boolean',

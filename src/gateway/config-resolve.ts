@@ -41,6 +41,7 @@ export interface GatewayConfig {
   readonly gatewayKeys: readonly GatewayKey[];
   readonly recordsFile: string | null;
   readonly recordGaps: boolean;
+  readonly recordBodies: boolean;
   readonly injectUsage: boolean;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
@@ -144,6 +145,7 @@ export async function resolveConfig(
     gatewayKeys: rawKeys.map((k, i) => parseGatewayKey(k, `gatewayKeys[${i}]`)),
     recordsFile: input.records?.file ?? null,
     recordGaps: input.records?.gaps ?? false,
+    recordBodies: input.records?.bodies ?? false,
     injectUsage: input.injectUsage ?? DEFAULT_INJECT_USAGE,
     maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,

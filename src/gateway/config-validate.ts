@@ -128,9 +128,10 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   const records = raw['records'];
   if (records !== undefined) {
     if (!isObject(records)) fail('records', 'must be an object');
-    checkKeys(records, ['file', 'gaps'], 'records');
+    checkKeys(records, ['file', 'gaps', 'bodies'], 'records');
     optional(records, 'file', 'string', 'records.');
     optional(records, 'gaps', 'boolean', 'records.');
+    optional(records, 'bodies', 'boolean', 'records.');
   }
   const upstreams = raw['upstreams'];
   if (!Array.isArray(upstreams) || upstreams.length === 0) {

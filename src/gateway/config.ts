@@ -48,6 +48,11 @@ export interface GatewayConfigInput {
     readonly file?: string;
     /** Also write every inter-chunk gap of each request. */
     readonly gaps?: boolean;
+    /**
+     * Also write each request's body (capped at 256 KiB) so `tokenmeter bench --dataset-name records` can replay
+     * real traffic. Off by default: bodies hold users' prompts.
+     */
+    readonly bodies?: boolean;
   };
   /** Ask streamed requests for usage (and hide the extra chunk from the client). */
   readonly injectUsage?: boolean;

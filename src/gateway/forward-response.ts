@@ -12,6 +12,7 @@ import { StreamMeter } from '../measure/stream-meter.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import type { TimedEndpoint } from './endpoints.js';
 import { errorCode } from './errors.js';
+import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { readJsonAnswer } from './json-answer.js';
 
 export interface UpstreamResponse {
@@ -75,6 +76,7 @@ export function forwardResponse(
   // by closing the connection, so a cut stream would look complete to the client.
   const headers = reply.getHeaders() as OutgoingHttpHeaders;
   for (const name of HOP_BY_HOP) delete headers[name];
+  headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
   // Removing the usage chunk changes the length.
   if (m.usageInjected && meter !== null) delete headers['content-length'];
   reply.hijack();

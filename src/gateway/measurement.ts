@@ -5,6 +5,7 @@
 import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { StreamMeter } from '../measure/stream-meter.js';
 import type { Outcome, RequestRecord } from './record.js';
+import type { RecordedBody } from './recorded-body.js';
 
 export function round3(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -52,6 +53,8 @@ export class RequestMeasurement {
   /** Time response chunks spent inside the gateway, from arrival to handed to the client socket, summed. */
   forwardingMs = 0;
   usageInjected = false;
+  /** Set only with records.bodies. */
+  body: RecordedBody | null = null;
   meter: StreamMeter | null = null;
   json: JsonAnswerFacts | null = null;
   error: string | null = null;
@@ -123,6 +126,9 @@ export class RequestMeasurement {
       ...(recordGaps && latencies?.itlSamplesMs !== undefined
         ? { gapsMs: latencies.itlSamplesMs.map(round3) }
         : {}),
+      ...(this.body === null
+        ? {}
+        : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
       error: this.error,
       hint: this.hint,
     };

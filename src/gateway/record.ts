@@ -58,6 +58,10 @@ export interface RequestRecord {
   readonly sseOverflow: boolean;
   readonly usageInjected: boolean;
   readonly gapsMs?: readonly number[];
+  /** The client's request body as received (records.bodies only), cut at 256 KiB. Never any header. */
+  readonly requestBody?: string;
+  /** True when requestBody was cut at the cap (records.bodies only). */
+  readonly requestBodyTruncated?: boolean;
   readonly error: string | null;
   /** For upstream HTTP errors: what the status most often means and what to change. */
   readonly hint: string | null;

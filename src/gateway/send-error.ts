@@ -1,11 +1,16 @@
 // Sends a gateway-originated error in OpenAI's format and notes its outcome on the request's measurement.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from './errors.js';
+import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 
 export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): void {
   const m = request.measurement;
   if (m.outcome === null) m.outcome = error.outcome;
   if (m.error === null) m.error = error.message;
   if (reply.sent || reply.raw.destroyed) return;
-  reply.code(error.status).header('content-type', 'application/json; charset=utf-8').send(error.toBody());
+  reply
+    .code(error.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header(GATEWAY_HEADER, GATEWAY_HEADER_VALUE)
+    .send(error.toBody());
 }
