@@ -134,18 +134,24 @@ for (const backend of NEW_BACKENDS) {
       const ttftLate = record.ttftMs - ((emitted[0] as number) - sentAt);
       assert.ok(
         ttftLate >= 0 && ttftLate <= TOLERANCE_MS,
-        `TTFT ${record.ttftMs} vs truth, late by ${ttftLate}`,
+        `#${record.index}: TTFT ${record.ttftMs} vs truth, late by ${ttftLate}`,
       );
       assert.ok(record.ttftMs >= 40, `TTFT ${record.ttftMs} below the configured 40 ms (a lifecycle event?)`);
       const e2elLate = record.e2elMs - ((emitted[TOKENS - 1] as number) - sentAt);
-      assert.ok(e2elLate >= 0 && e2elLate <= TOLERANCE_MS, `E2EL late by ${e2elLate}`);
+      assert.ok(e2elLate >= 0 && e2elLate <= TOLERANCE_MS, `#${record.index}: E2EL late by ${e2elLate}`);
       assert.equal(record.itlMs.length, TOKENS - 1);
       record.itlMs.forEach((gap, i) => {
         const truthGap = (emitted[i + 1] as number) - (emitted[i] as number);
-        assert.ok(Math.abs(gap - truthGap) <= TOLERANCE_MS, `ITL ${i}: ${gap} vs truth ${truthGap}`);
+        assert.ok(
+          Math.abs(gap - truthGap) <= TOLERANCE_MS,
+          `#${record.index}: ITL ${i}: ${gap} vs truth ${truthGap}`,
+        );
       });
       const tpot = tpotMs(record);
-      assert.ok(tpot !== undefined && Math.abs(tpot - 10) <= 2, `TPOT ${tpot} vs configured 10`);
+      assert.ok(
+        tpot !== undefined && Math.abs(tpot - 10) <= 2,
+        `#${record.index}: TPOT ${tpot} vs configured 10`,
+      );
     }
     assert.equal(result.metrics.completed, 4);
   });
