@@ -58,8 +58,14 @@ test('stream: lifecycle events at once, text deltas after TTFT, then stop events
   // message_start and ping arrive long before the first text: a meter stamping TTFT on them would be ~150 ms early.
   const truth = sim.truth('ant-1');
   assert.equal(truth?.endpoint, 'anthropic-messages');
-  const firstText = captured.events[3]?.atMs ?? 0;
-  assert.ok(firstText - (captured.events[0]?.atMs ?? 0) >= 140, 'lifecycle events precede the first token');
+  // Judged on the simulator's own clock: headers and lifecycle events go out ~150 ms before the first text.
+  assert.ok(truth?.headersAtMs !== undefined);
+  const firstWrite = truth.contentChunkEmittedAtMs[0] ?? 0;
+  assert.ok(firstWrite - truth.headersAtMs >= 140, 'lifecycle events precede the first token');
+  assert.ok(
+    (captured.events[3]?.atMs ?? 0) >= firstWrite,
+    'the client sees the first text only after it was written',
+  );
 });
 
 test('non-streamed message, and the Anthropic error format for auth, model and shape errors', async () => {
