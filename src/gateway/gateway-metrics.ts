@@ -1,7 +1,7 @@
 // The gateway's Prometheus metrics, in a Registry of their own (never prom-client's global one: tests start many
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { GatewayContext } from './context.js';
 import type { RequestMeasurement } from './measurement.js';
 import { LATENCY_BUCKETS_S, ModelLabels, OVERHEAD_BUCKETS_S, statusClass } from './metric-labels.js';
@@ -81,15 +81,29 @@ export class GatewayMetrics {
         this.set(context.inFlight);
       },
     });
-    new Gauge({
-      name: 'tokenmeter_records_lost',
+    // A counter read from the writer's own counts at scrape time: they only ever grow, so rate() and
+    // increase() work, and nothing is counted twice on the hot path.
+    let lostCounted = 0;
+    new Counter({
+      name: 'tokenmeter_records_lost_total',
       help: 'Request records that could not be written (failed or dropped writes) since start',
       registers: [this.registry],
       collect() {
         const stats = context.records?.stats;
-        this.set(stats === undefined ? 0 : stats.failed + stats.dropped);
+        const lost = stats === undefined ? 0 : stats.failed + stats.dropped;
+        if (lost > lostCounted) this.inc(lost - lostCounted);
+        lostCounted = lost;
       },
     });
+    // CPU, memory, event-loop lag and GC of the gateway process, so overhead can be explained by what the process
+    // was doing. Prefixed so they never clash with another exporter's process_* on the same Prometheus.
+    collectDefaultMetrics({ register: this.registry, prefix: 'tokenmeter_' });
+    // prom-client also exports the active handle/request/resource counts as gauges named *_total, which breaks the
+    // naming rule (only counters end in _total; promtool flags them). The per-type gauges without the suffix
+    // carry the same numbers, so the misnamed sums are dropped.
+    for (const kind of ['handles', 'requests', 'resources']) {
+      this.registry.removeSingleMetric(`tokenmeter_nodejs_active_${kind}_total`);
+    }
     context.recordListeners.push((record, m) => this.observe(record, m));
     context.pathFixListeners.push((fix) => this.#pathFixes.inc({ fix }));
   }

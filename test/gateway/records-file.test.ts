@@ -79,10 +79,10 @@ test('an unwritable records file is counted, logged once, and traffic goes on', 
   }
   await gateway.recordsAfter(3);
   let metrics = '';
-  for (let tries = 0; tries < 50 && !/tokenmeter_records_lost [1-9]/.test(metrics); tries++) {
+  for (let tries = 0; tries < 50 && !/tokenmeter_records_lost_total [1-9]/.test(metrics); tries++) {
     metrics = await (await request(`${gateway.url}/metrics`)).body.text();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  assert.match(metrics, /tokenmeter_records_lost [1-9]/);
+  assert.match(metrics, /tokenmeter_records_lost_total [1-9]/);
   assert.equal(gateway.logs.filter((l) => l.includes('cannot write request records')).length, 1);
 });

@@ -55,7 +55,7 @@ test(`the simulator's /metrics matches ${CONTRACT_PATH}`, () => {
 
 test('a renamed metric, a new label or changed buckets are caught', () => {
   const contract = loadContract().gateway;
-  const renamed = gatewayPage.replaceAll('tokenmeter_records_lost', 'tokenmeter_records_lost_total');
+  const renamed = gatewayPage.replaceAll('tokenmeter_records_lost_total', 'tokenmeter_records_dropped_total');
   assert.match(contractDifferences(contract, parseExposition(renamed)).join('\n'), /not in .*contract/);
   const relabelled = gatewayPage.replace('{fix="missing_v1"}', '{fix="missing_v1",client="x"}');
   assert.match(
