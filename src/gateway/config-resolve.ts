@@ -46,6 +46,8 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
   readonly metricsMaxModels: number;
+  /** Digest of the token /metrics requires (metrics.tokenEnv); null = /metrics is open. */
+  readonly metricsToken: GatewayKey | null;
   readonly logLevel: string;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
@@ -101,6 +103,17 @@ async function resolveKey(
   );
 }
 
+function metricsToken(variable: string | undefined, env: NodeJS.ProcessEnv): GatewayKey | null {
+  if (variable === undefined) return null;
+  const value = env[variable]?.trim();
+  if (!value) {
+    throw new UserFacingError(
+      `metrics.tokenEnv names ${variable}, which is not set or empty: export ${variable}=<token> or remove the setting`,
+    );
+  }
+  return parseGatewayKey(value, 'metrics.tokenEnv');
+}
+
 export async function resolveConfig(
   input: GatewayConfigInput,
   env: NodeJS.ProcessEnv = process.env,
@@ -150,6 +163,7 @@ export async function resolveConfig(
     maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     metricsMaxModels: input.metricsMaxModels ?? DEFAULT_METRICS_MAX_MODELS,
+    metricsToken: metricsToken(input.metrics?.tokenEnv, env),
     logLevel: input.logLevel ?? 'info',
     warnings,
   };

@@ -17,6 +17,7 @@ const TOP_KEYS = [
   'maxBodyBytes',
   'shutdownGraceMs',
   'metricsMaxModels',
+  'metrics',
   'logLevel',
 ];
 const UPSTREAM_KEYS = [
@@ -132,6 +133,12 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
     optional(records, 'file', 'string', 'records.');
     optional(records, 'gaps', 'boolean', 'records.');
     optional(records, 'bodies', 'boolean', 'records.');
+  }
+  const metrics = raw['metrics'];
+  if (metrics !== undefined) {
+    if (!isObject(metrics)) fail('metrics', 'must be an object');
+    checkKeys(metrics, ['tokenEnv'], 'metrics');
+    optional(metrics, 'tokenEnv', 'string', 'metrics.');
   }
   const upstreams = raw['upstreams'];
   if (!Array.isArray(upstreams) || upstreams.length === 0) {

@@ -58,6 +58,13 @@ export interface GatewayConfigInput {
   readonly injectUsage?: boolean;
   readonly maxBodyBytes?: number;
   readonly shutdownGraceMs?: number;
+  readonly metrics?: {
+    /**
+     * Environment variable holding a token that scrapers must send as `Authorization: Bearer <token>` to read
+     * /metrics, for deployments whose API port is public. Unset: /metrics is open, like /healthz.
+     */
+    readonly tokenEnv?: string;
+  };
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;
   readonly logLevel?: string;
