@@ -5,7 +5,14 @@
 
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
-import { type EventClassifier, type EventFacts, NO_FACTS } from './event-classifier.js';
+import {
+  DONE_FACTS,
+  type EventClassifier,
+  type EventFacts,
+  type MutableFacts,
+  NO_FACTS,
+  UNPARSEABLE_FACTS,
+} from './event-classifier.js';
 import {
   countField,
   field,
@@ -14,11 +21,6 @@ import {
   parseJsonObject,
   stringField,
 } from './json-object.js';
-
-const DONE: EventFacts = Object.freeze({ done: true });
-const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
-
-type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   text_delta: 'text',
@@ -31,7 +33,7 @@ export const anthropicMessagesClassifier: EventClassifier = {
   classify(event: SseEvent): EventFacts {
     const data = parseJsonObject(event.data);
     if (data === undefined) {
-      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE;
+      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE_FACTS;
     }
     const type = stringField(data, 'type') || event.event;
     switch (type) {
@@ -44,7 +46,7 @@ export const anthropicMessagesClassifier: EventClassifier = {
       case 'message_delta':
         return messageDelta(data);
       case 'message_stop':
-        return DONE;
+        return DONE_FACTS;
       case 'error':
         return { errorMessage: errorMessageOf(data) };
       default:

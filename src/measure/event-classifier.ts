@@ -35,6 +35,13 @@ export interface EventFacts {
 
 /** The facts of an event that carries nothing (pings, keep-alives, lifecycle events). Shared, never mutated. */
 export const NO_FACTS: EventFacts = Object.freeze({});
+/** The protocol's end marker and nothing else. Shared, never mutated. */
+export const DONE_FACTS: EventFacts = Object.freeze({ done: true });
+/** Data that is not the JSON the protocol promises. Shared, never mutated. */
+export const UNPARSEABLE_FACTS: EventFacts = Object.freeze({ unparseable: true });
+
+/** For classifiers assembling the facts of one event before returning them. */
+export type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
 
 export interface EventClassifier {
   /** Protocol name as used in configuration and records, e.g. `openai-chat`. */

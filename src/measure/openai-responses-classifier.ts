@@ -5,7 +5,13 @@
 
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
-import { type EventClassifier, type EventFacts, NO_FACTS } from './event-classifier.js';
+import {
+  type EventClassifier,
+  type EventFacts,
+  type MutableFacts,
+  NO_FACTS,
+  UNPARSEABLE_FACTS,
+} from './event-classifier.js';
 import {
   countField,
   field,
@@ -15,8 +21,6 @@ import {
   stringField,
 } from './json-object.js';
 
-const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
-
 const CONTENT_DELTAS: ReadonlySet<string> = new Set([
   'response.output_text.delta',
   'response.reasoning_text.delta',
@@ -25,14 +29,12 @@ const CONTENT_DELTAS: ReadonlySet<string> = new Set([
   'response.function_call_arguments.delta',
 ]);
 
-type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
-
 export const openAiResponsesClassifier: EventClassifier = {
   protocol: 'openai-responses',
   classify(event: SseEvent): EventFacts {
     const data = parseJsonObject(event.data);
     if (data === undefined) {
-      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE;
+      return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE_FACTS;
     }
     const type = stringField(data, 'type') || (event.event ?? '');
     if (CONTENT_DELTAS.has(type)) {

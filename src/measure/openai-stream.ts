@@ -4,7 +4,7 @@
 
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
-import type { EventFacts } from './event-classifier.js';
+import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
 import {
   countField,
   field,
@@ -17,16 +17,11 @@ import {
 /** Reads the generated text out of one element of `choices` ('' when it carries none). */
 export type ChoiceTextReader = (choice: JsonObject) => string;
 
-type MutableFacts = { -readonly [K in keyof EventFacts]: EventFacts[K] };
-
-const DONE: EventFacts = Object.freeze({ done: true });
-const UNPARSEABLE: EventFacts = Object.freeze({ unparseable: true });
-
 export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextReader): EventFacts {
-  if (event.data === '[DONE]') return DONE;
+  if (event.data === '[DONE]') return DONE_FACTS;
   const chunk = parseJsonObject(event.data);
   if (event.event === 'error') return { errorMessage: errorMessageOf(chunk, event.data) };
-  if (chunk === undefined) return UNPARSEABLE;
+  if (chunk === undefined) return UNPARSEABLE_FACTS;
   // An error replaces the choices: {"error": {"message": ...}}. Older vLLM versions sent the error object
   // itself: {"object": "error", "message": ..., "code": ...}.
   const error = field(chunk, 'error');
