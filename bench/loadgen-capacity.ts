@@ -9,8 +9,6 @@
 // The simulator runs as its own process (the real `tokenmeter sim` CLI), so the load generator's event loop is
 // its own; the figures therefore describe our client, not the simulator (which has its own bench,
 // sim-emission-lateness.ts). On a shared 2-core box both processes compete for the cores: run it on a quiet machine.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { arrivalSchedule } from '../loadgen/arrivals.js';
 import { prepareRequests } from '../loadgen/bench/prepare-requests.js';
@@ -19,6 +17,7 @@ import { createOpenLoopEngine } from '../loadgen/engine/open-loop-engine.js';
 import { percentile } from '../loadgen/metrics/numpy-stats.js';
 import { type RequestRecord, scheduleLagMs } from '../loadgen/record.js';
 import { builtinTokenizer } from '../loadgen/tokenizer/builtin-tokenizer.js';
+import { spawnSimulator } from './helpers/spawn-simulator.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,12 +27,7 @@ const { values } = parseArgs({
   },
 });
 const numbers = (text: string): number[] => text.split(',').map(Number);
-const cli = fileURLToPath(new URL('../../bin/tokenmeter.js', import.meta.url));
-const sim = spawn(process.execPath, [
-  cli,
-  'sim',
-  '--port',
-  '0',
+const { url, process: sim } = await spawnSimulator([
   '--max-num-seqs',
   '100000',
   '--batch-slowdown',
@@ -49,15 +43,6 @@ const sim = spawn(process.execPath, [
   '--max-model-len',
   '100000',
 ]);
-const url = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  sim.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    const match = /listening on (http:\/\/[^\s]+)/.exec(out);
-    if (match?.[1]) resolve(match[1]);
-  });
-  sim.on('exit', () => reject(new Error(`simulator exited: ${out}`)));
-});
 
 async function run(count: number, outputTokens: number, offsetsMs: number[]): Promise<RequestRecord[]> {
   const dataset = sampleRandom({

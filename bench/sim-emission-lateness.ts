@@ -5,10 +5,9 @@
 // The simulator runs as its own process (the real `tokenmeter sim` CLI) so the client's work does not share its
 // event loop; the client holds every stream open at once over an undici pool, and reads the simulator's own
 // measurement of lateness (actual write time minus planned time, per chunk) from /sim/stats at the end.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { spawnSimulator } from './helpers/spawn-simulator.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,12 +21,7 @@ const streams = Number(values.streams);
 const itlMs = Number(values['itl-ms']);
 const tokens = Number(values.tokens);
 
-const cli = fileURLToPath(new URL('../../bin/tokenmeter.js', import.meta.url));
-const sim = spawn(process.execPath, [
-  cli,
-  'sim',
-  '--port',
-  '0',
+const { url, process: sim } = await spawnSimulator([
   '--max-num-seqs',
   String(streams),
   '--batch-slowdown',
@@ -37,15 +31,6 @@ const sim = spawn(process.execPath, [
   '--jitter',
   String(values.jitter),
 ]);
-const url = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  sim.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    const m = /listening on (\S+)/.exec(out);
-    if (m) resolve(m[1] as string);
-  });
-  sim.on('exit', () => reject(new Error(`simulator exited: ${out}`)));
-});
 
 const pool = new Pool(url, { connections: streams, pipelining: 1 });
 const body = JSON.stringify({
