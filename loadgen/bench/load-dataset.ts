@@ -8,6 +8,7 @@ import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import type { EndpointFamily } from './backends.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;
@@ -30,6 +31,8 @@ export interface DatasetSettings {
   readonly randomPrefixLen?: number;
   readonly customOutputLen?: number;
   readonly replaySpeed: number;
+  /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
+  readonly endpointFamily?: EndpointFamily;
 }
 
 export interface LoadedDataset extends SampledDataset {
@@ -80,7 +83,12 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
-      const replay = await sampleGatewayRecords({ ...common, path, speed: settings.replaySpeed });
+      const replay = await sampleGatewayRecords({
+        ...common,
+        path,
+        speed: settings.replaySpeed,
+        ...(settings.endpointFamily === undefined ? {} : { endpointFamily: settings.endpointFamily }),
+      });
       return {
         requests: replay.requests,
         notes: replay.notes,

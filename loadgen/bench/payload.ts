@@ -74,6 +74,20 @@ const BODIES: Readonly<Record<WireProtocol, (sample: SampleRequest, options: Pay
   }),
 };
 
+/** What a replayed body needs on top of what the client sent: a stream, with usage where it is optional. */
+function replayStreamFields(options: PayloadOptions): Body {
+  const openAi = options.protocol === 'openai-chat' || options.protocol === 'openai-completions';
+  return openAi ? openAiStreamFields(options) : { stream: true };
+}
+
 export function buildPayload(sample: SampleRequest, options: PayloadOptions): Record<string, unknown> {
+  if (sample.recordedBody !== undefined) {
+    return {
+      ...sample.recordedBody,
+      model: options.model,
+      ...replayStreamFields(options),
+      ...options.extraBody,
+    };
+  }
   return { model: options.model, ...BODIES[options.protocol](sample, options), ...options.extraBody };
 }

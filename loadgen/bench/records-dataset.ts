@@ -1,11 +1,12 @@
 // Replays the gateway's own request records (`tokenmeter serve --records FILE`): real traffic becomes a
 // repeatable benchmark, at the recorded pace (or scaled with --replay-speed).
 //
-// What the records hold, and so what can be replayed: the arrival time, the endpoint, the model, and the prompt
-// and completion token counts. They do NOT hold the request body (prompt text, messages, max_tokens, sampling
-// parameters), so each request is re-created as synthetic text of the recorded prompt length asking for the
-// recorded completion length. Requests without token counts (failed before the upstream answered) are skipped
-// and counted.
+// What the records hold, and so what can be replayed: the arrival time, the endpoint, the model, the prompt and
+// completion token counts and, when the gateway ran with --record-bodies, the client's request body. A recorded
+// body (not truncated, sent to the endpoint this run targets) is re-sent as it was, with streaming on so its
+// tokens can be timed; without one, the request is re-created as synthetic text of the recorded prompt length
+// asking for the recorded completion length. Requests without token counts (failed before the upstream
+// answered) are skipped and counted.
 
 import { readFile } from 'node:fs/promises';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
@@ -14,6 +15,7 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
 import { textOfTokens } from '../datasets/text-of-length.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { type EndpointFamily, endpointFamily } from './backends.js';
 
 export interface RecordsReplayOptions {
   readonly path: string;
@@ -23,6 +25,8 @@ export interface RecordsReplayOptions {
   readonly tokenizer: Tokenizer;
   /** 2 = twice as fast as recorded. */
   readonly speed: number;
+  /** Where this run sends requests: recorded bodies are replayed only for records of this endpoint family. */
+  readonly endpointFamily?: EndpointFamily;
 }
 
 export interface RecordsReplay extends SampledDataset {
@@ -32,8 +36,34 @@ export interface RecordsReplay extends SampledDataset {
 
 type Replayable = Pick<
   GatewayRecord,
-  'requestId' | 'startedAt' | 'receivedAtMonotonicMs' | 'promptTokens' | 'completionTokens' | 'pathAsked'
+  | 'requestId'
+  | 'startedAt'
+  | 'receivedAtMonotonicMs'
+  | 'promptTokens'
+  | 'completionTokens'
+  | 'pathAsked'
+  | 'pathSent'
+  | 'requestBody'
+  | 'requestBodyTruncated'
 >;
+
+/** The record's body as an object to re-send, when it is complete and belongs to the endpoint being replayed. */
+function replayableBody(
+  record: Replayable,
+  family: EndpointFamily | undefined,
+): Record<string, unknown> | undefined {
+  if (typeof record.requestBody !== 'string' || record.requestBodyTruncated === true) return undefined;
+  const path = record.pathSent ?? record.pathAsked;
+  if (family !== undefined && (typeof path !== 'string' || endpointFamily(path) !== family)) return undefined;
+  try {
+    const body: unknown = JSON.parse(record.requestBody);
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function arrivalMs(record: Replayable): number {
   const wall = Date.parse(record.startedAt);
@@ -82,19 +112,36 @@ export async function sampleGatewayRecords(options: RecordsReplayOptions): Promi
   const random = new SeededRandom(hashSeed('records-replay', options.seed));
   const requests: SampleRequest[] = [];
   const offsetsMs: number[] = [];
+  let withBodies = 0;
   for (const record of chosen) {
-    const prompt = textOfTokens(options.tokenizer, Math.max(1, record.promptTokens ?? 1), random);
-    requests.push({
-      prompt,
-      promptTokens: options.tokenizer.count(prompt, { addSpecialTokens: true }),
-      outputTokens: record.completionTokens ?? 1,
-      sourceId: record.requestId,
-    });
+    const body = replayableBody(record, options.endpointFamily);
+    if (body === undefined) {
+      const prompt = textOfTokens(options.tokenizer, Math.max(1, record.promptTokens ?? 1), random);
+      requests.push({
+        prompt,
+        promptTokens: options.tokenizer.count(prompt, { addSpecialTokens: true }),
+        outputTokens: record.completionTokens ?? 1,
+        sourceId: record.requestId,
+      });
+    } else {
+      withBodies++;
+      requests.push({
+        prompt: '',
+        promptTokens: record.promptTokens ?? 0,
+        outputTokens: record.completionTokens ?? 1,
+        sourceId: record.requestId,
+        recordedBody: body,
+      });
+    }
     offsetsMs.push((arrivalMs(record) - first) / options.speed);
   }
+  const synthetic = chosen.length - withBodies;
   const notes = [
-    `replaying ${chosen.length} gateway records at ${options.speed}x the recorded pace; the records hold no request ` +
-      'bodies, so prompts are synthetic text of the recorded prompt lengths',
+    `replaying ${chosen.length} gateway records at ${options.speed}x the recorded pace: ${withBodies} with the ` +
+      `client's own request body, ${synthetic} as synthetic text of the recorded prompt length` +
+      (synthetic > 0
+        ? ' (no body recorded: run the gateway with --record-bodies, or body cut or for another endpoint)'
+        : ''),
   ];
   if (malformed > 0 || withoutTokens > 0) {
     notes.push(`skipped ${malformed} malformed lines and ${withoutTokens} records without token counts`);

@@ -11,6 +11,11 @@ export interface SampleRequest {
   sourceId: string;
   /** Set on copies added because the dataset had too few usable entries. */
   oversampled?: true;
+  /**
+   * Replays of gateway records kept with `--record-bodies`: the client's own request body, sent as it was (with
+   * streaming turned on, so its tokens can be timed) instead of a body built from `prompt`.
+   */
+  recordedBody?: Readonly<Record<string, unknown>>;
 }
 
 /** A dataset's result: the requests, plus what the user should be told about how they were chosen. */

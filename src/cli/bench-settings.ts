@@ -153,6 +153,7 @@ export function benchSettingsFrom(
       numPrompts,
       seed: num(o, 'seed') ?? 0,
       replaySpeed: num(o, 'replay-speed') ?? 1,
+      endpointFamily: BACKEND_SPECS[target.backend].family,
       ...optional('sharegpt-output-len', 'sharegptOutputLen'),
       ...optional('random-input-len', 'randomInputLen'),
       ...optional('random-output-len', 'randomOutputLen'),
