@@ -139,11 +139,12 @@ class ResponsesWire implements AnswerWire {
   }
 
   body(text: string, finish: FinishReason, usage: TokenUsage): object {
-    return this.response(
-      finish === 'length' ? 'incomplete' : 'completed',
-      [this.message(text, 'completed')],
-      usage,
-    );
+    const status = finish === 'length' ? 'incomplete' : 'completed';
+    const response = this.response(status, [this.message(text, 'completed')], usage);
+    // Like the streamed response.incomplete event: the reason travels in incomplete_details.
+    return finish === 'length'
+      ? { ...response, incomplete_details: { reason: 'max_output_tokens' } }
+      : response;
   }
 }
 
