@@ -7,7 +7,7 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { isJsonObject, isResultJson, type JsonObject } from './read-result-file.js';
 import { numberField, rateField, stringField, successRate } from './result-fields.js';
 
-export interface SweepLevel {
+export interface SweepReportLevel {
   /** Offered request rate (req/s); Infinity for "all at once". */
   offeredRate: number;
   /** Completed requests per second actually achieved. */
@@ -27,7 +27,7 @@ export interface SweepKnee {
 }
 
 export interface SweepReportData {
-  levels: SweepLevel[];
+  levels: SweepReportLevel[];
   knee: SweepKnee | null;
   /** Settings shared by every level (model, backend, ...), shown in the report's header table. */
   settings?: Record<string, string | number | null>;
@@ -43,7 +43,7 @@ function first(json: JsonObject, keys: readonly string[]): number | null {
 }
 
 /** One level from a result file, or from a summary entry with flat figures. */
-export function sweepLevelFrom(json: JsonObject): SweepLevel | null {
+export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
   const offeredRate = first(json, ['offered_rate', 'request_rate', 'rate']);
   if (offeredRate === null) return null;
   const success = isResultJson(json) ? successRate(json) : first(json, ['success_rate']);
@@ -78,7 +78,7 @@ export function sweepFromSummary(path: string, json: JsonObject): SweepReportDat
   const levels = list
     .filter(isJsonObject)
     .map(sweepLevelFrom)
-    .filter((level): level is SweepLevel => level !== null)
+    .filter((level): level is SweepReportLevel => level !== null)
     .sort((a, b) => a.offeredRate - b.offeredRate);
   if (levels.length === 0) {
     throw new UserFacingError(`'${path}' is a sweep summary without any level that names its offered rate`);

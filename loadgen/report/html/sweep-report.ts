@@ -4,18 +4,21 @@
 // stopped keeping up.
 
 import { fixed2 } from '../python-format.js';
-import type { SweepLevel, SweepReportData } from '../sweep-data.js';
+import type { SweepReportData, SweepReportLevel } from '../sweep-data.js';
 import { escapeHtml } from './escape.js';
 import { keyValueTable, renderPage, section } from './page.js';
 import { type ChartSpec, type Marker, type Point, renderChart } from './svg-chart.js';
 
-function series(levels: readonly SweepLevel[], pick: (level: SweepLevel) => number | null): Point[] {
+function series(
+  levels: readonly SweepReportLevel[],
+  pick: (level: SweepReportLevel) => number | null,
+): Point[] {
   return levels
     .filter((level) => Number.isFinite(level.offeredRate) && pick(level) !== null)
     .map((level) => [level.offeredRate, pick(level) as number]);
 }
 
-function charts(data: SweepReportData, levels: readonly SweepLevel[]): ChartSpec[] {
+function charts(data: SweepReportData, levels: readonly SweepReportLevel[]): ChartSpec[] {
   const markers: Marker[] = data.knee === null ? [] : [{ x: data.knee.offeredRate, label: 'knee' }];
   const xLabel = 'offered request rate (req/s)';
   const top = Math.max(...levels.map((l) => l.offeredRate));
@@ -84,7 +87,7 @@ function cell(value: number | null, scale = 1): string {
   return `<td class="num">${value === null ? '—' : escapeHtml(fixed2(value * scale))}</td>`;
 }
 
-function levelTable(levels: readonly SweepLevel[]): string {
+function levelTable(levels: readonly SweepReportLevel[]): string {
   const head = [
     'offered (req/s)',
     'achieved (req/s)',
