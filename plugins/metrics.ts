@@ -1,29 +1,39 @@
-// Metrics plugin: `GET /metrics` in Prometheus text format, from the gateway's own registry. With metrics.tokenEnv
-// the scraper must send that token as a bearer token (Prometheus: `authorization: { credentials_file: ... }`),
-// for deployments whose API port is public; a wrong or missing token gets 401 and nothing about the traffic.
+// Metrics plugin: `GET /metrics` in Prometheus text format, from the gateway's own registry, on the API port, or
+// with metrics.port on a port of its own (the API port then has no /metrics). With metrics.tokenEnv the scraper
+// must send that token as a bearer token; see src/gateway/metrics-page.ts.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
-import { matchesGatewayKey } from '../src/gateway/gateway-keys.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
+import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
+import { metricsPage } from '../src/gateway/metrics-page.js';
 
 export interface MetricsPluginOptions {
   readonly context: GatewayContext;
 }
 
 async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
-  const metrics = new GatewayMetrics(options.context);
-  const token = options.context.config.metricsToken;
-  fastify.get('/metrics', async (request, reply) => {
-    if (token !== null) {
-      const presented = /^Bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '')?.[1];
-      if (presented === undefined || !matchesGatewayKey(presented, [token])) {
-        reply.code(401).header('www-authenticate', 'Bearer realm="tokenmeter metrics"');
-        return 'send the metrics token (metrics.tokenEnv) as "Authorization: Bearer <token>"\n';
-      }
-    }
-    reply.header('content-type', metrics.registry.contentType);
-    return metrics.registry.metrics();
+  const { context } = options;
+  const metrics = new GatewayMetrics(context);
+  const render = (authorization: string | undefined) =>
+    metricsPage(metrics.registry, context.config.metricsToken, authorization);
+  const own = context.config.metricsListen;
+  if (own === null) {
+    fastify.get('/metrics', async (request, reply) => {
+      const page = await render(request.headers.authorization);
+      reply.code(page.status).headers(page.headers);
+      return page.body;
+    });
+    return;
+  }
+  // onReady, not onListen: a metrics port that cannot be bound must fail the start, and onListen only logs.
+  let listener: MetricsListener | null = null;
+  fastify.addHook('onReady', async () => {
+    listener = await startMetricsListener(own.host, own.port, render);
+    context.metricsAddress = listener.address;
+  });
+  fastify.addHook('onClose', async () => {
+    await listener?.close();
   });
 }
 

@@ -5,6 +5,7 @@ import { packageVersion } from '../shared/package-version.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { commands } from './commands.js';
+import { describeListenError } from './listen-error.js';
 import { formatOptionsHelp, parseCommandLine } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -84,8 +85,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
       return EXIT_USAGE;
     }
-    if (error instanceof UserFacingError) {
-      process.stderr.write(`tokenmeter ${command.name}: ${error.message}\n`);
+    const message = error instanceof UserFacingError ? error.message : describeListenError(error);
+    if (message !== undefined) {
+      process.stderr.write(`tokenmeter ${command.name}: ${message}\n`);
       return EXIT_FAILURE;
     }
     throw error;

@@ -39,6 +39,8 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   const given = commandLine.given;
   const port = commandLine.options['port'];
   const records = str(commandLine, 'records');
+  const metricsPort = commandLine.options['metrics-port'];
+  const metricsHost = str(commandLine, 'metrics-host');
   const merged = {
     ...base,
     upstreams,
@@ -54,6 +56,15 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       ...(commandLine.options['record-gaps'] === true ? { gaps: true } : {}),
       ...(commandLine.options['record-bodies'] === true ? { bodies: true } : {}),
     },
+    ...(typeof metricsPort === 'number' || metricsHost !== undefined
+      ? {
+          metrics: {
+            ...base.metrics,
+            ...(typeof metricsPort === 'number' ? { port: metricsPort } : {}),
+            ...(metricsHost === undefined ? {} : { host: metricsHost }),
+          },
+        }
+      : {}),
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
     ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
@@ -61,6 +72,10 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       : {}),
   };
   return validateConfig(merged);
+}
+
+function hostPart(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 
 export const serveCommand: Command = {
@@ -118,6 +133,22 @@ export const serveCommand: Command = {
       help: 'Port to listen on (0 = any free port)',
     },
     {
+      name: 'metrics-port',
+      type: 'integer',
+      valueName: 'PORT',
+      env: 'TOKENMETER_METRICS_PORT',
+      min: 0,
+      max: 65535,
+      help: 'Serve /metrics on this port instead of the API port (0 = any free port)',
+    },
+    {
+      name: 'metrics-host',
+      type: 'string',
+      valueName: 'HOST',
+      env: 'TOKENMETER_METRICS_HOST',
+      help: 'Address of the metrics port (default: --host)',
+    },
+    {
       name: 'records',
       type: 'string',
       valueName: 'FILE',
@@ -154,9 +185,15 @@ export const serveCommand: Command = {
     const gateway = await buildGateway(config);
     await gateway.app.listen({ host: config.host, port: config.port });
     const address = gateway.app.server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const host = hostPart(address);
     const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
     process.stdout.write(`tokenmeter gateway listening on http://${host}:${address.port}/v1 -> ${targets}\n`);
+    const metricsAddress = gateway.context.metricsAddress;
+    if (metricsAddress !== null) {
+      process.stdout.write(
+        `tokenmeter metrics on http://${hostPart(metricsAddress)}:${metricsAddress.port}/metrics\n`,
+      );
+    }
     await shutDownOnSignals(gateway, config.shutdownGraceMs);
     return 0;
   },

@@ -67,6 +67,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     shuttingDown: false,
     inFlight: 0,
     records: null,
+    metricsAddress: null,
   };
   const loggerInstance = options.logger ?? pino({ level: config.logLevel, redact: REDACTED_PATHS });
   const app = Fastify({

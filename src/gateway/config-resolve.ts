@@ -48,6 +48,8 @@ export interface GatewayConfig {
   readonly metricsMaxModels: number;
   /** Digest of the token /metrics requires (metrics.tokenEnv); null = /metrics is open. */
   readonly metricsToken: GatewayKey | null;
+  /** Where /metrics listens when it has its own port (metrics.port); null = on the API port. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | null;
   readonly logLevel: string;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
@@ -151,8 +153,10 @@ export async function resolveConfig(
         .filter((k) => k !== ''),
     );
   }
+  const host = input.host ?? DEFAULT_HOST;
+  const metricsPort = input.metrics?.port;
   const config: GatewayConfig = {
-    host: input.host ?? DEFAULT_HOST,
+    host,
     port: input.port ?? DEFAULT_PORT,
     upstreams,
     gatewayKeys: rawKeys.map((k, i) => parseGatewayKey(k, `gatewayKeys[${i}]`)),
@@ -164,6 +168,8 @@ export async function resolveConfig(
     shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     metricsMaxModels: input.metricsMaxModels ?? DEFAULT_METRICS_MAX_MODELS,
     metricsToken: metricsToken(input.metrics?.tokenEnv, env),
+    metricsListen:
+      metricsPort === undefined ? null : { host: input.metrics?.host ?? host, port: metricsPort },
     logLevel: input.logLevel ?? 'info',
     warnings,
   };

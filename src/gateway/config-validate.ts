@@ -107,14 +107,20 @@ function checkUpstream(value: unknown, index: number): void {
   }
 }
 
+function checkPort(value: Json, field: string): void {
+  optional(value, 'port', 'number', field);
+  const port = value['port'];
+  if (typeof port === 'number' && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    fail(`${field}port`, 'must be an integer from 0 to 65535');
+  }
+}
+
 export function validateConfig(raw: unknown): GatewayConfigInput {
   if (!isObject(raw)) fail('', 'must be a JSON object');
   checkKeys(raw, TOP_KEYS, '');
   optional(raw, 'host', 'string', '');
   optional(raw, 'port', 'number', '');
-  if (typeof raw['port'] === 'number' && (!Number.isInteger(raw['port']) || raw['port'] > 65535)) {
-    fail('port', 'must be an integer from 0 to 65535');
-  }
+  checkPort(raw, '');
   for (const key of ['maxBodyBytes', 'shutdownGraceMs', 'metricsMaxModels']) optional(raw, key, 'number', '');
   optional(raw, 'injectUsage', 'boolean', '');
   optional(raw, 'gatewayKeysEnv', 'string', '');
@@ -137,8 +143,13 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   const metrics = raw['metrics'];
   if (metrics !== undefined) {
     if (!isObject(metrics)) fail('metrics', 'must be an object');
-    checkKeys(metrics, ['tokenEnv'], 'metrics');
+    checkKeys(metrics, ['tokenEnv', 'port', 'host'], 'metrics');
     optional(metrics, 'tokenEnv', 'string', 'metrics.');
+    optional(metrics, 'host', 'string', 'metrics.');
+    checkPort(metrics, 'metrics.');
+    if (metrics['host'] !== undefined && metrics['port'] === undefined) {
+      fail('metrics.host', 'needs metrics.port: the address applies to a metrics port of its own');
+    }
   }
   const upstreams = raw['upstreams'];
   if (!Array.isArray(upstreams) || upstreams.length === 0) {

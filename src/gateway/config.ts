@@ -64,6 +64,13 @@ export interface GatewayConfigInput {
      * /metrics, for deployments whose API port is public. Unset: /metrics is open, like /healthz.
      */
     readonly tokenEnv?: string;
+    /**
+     * Serve /metrics on this port instead of the API port, which then has no /metrics at all: for deployments
+     * whose API port is public and whose scraper reaches an internal one. Unset: /metrics is on the API port.
+     */
+    readonly port?: number;
+    /** Address of the metrics port. Default: the gateway's host. */
+    readonly host?: string;
   };
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;

@@ -1,6 +1,7 @@
 // What the gateway's plugins share, built once at start by app.ts and handed to each plugin as an option: the
 // resolved configuration, the routing table, one dispatcher per upstream, and the listeners that receive each
 // finished request (records, metrics). Plugins depend on this object, never on each other's decorators.
+import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { PathFix } from './client-path.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
@@ -23,4 +24,6 @@ export interface GatewayContext {
   inFlight: number;
   /** The records file writer, when records are written (its counters feed /metrics). */
   records: RecordsWriter | null;
+  /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
+  metricsAddress: AddressInfo | null;
 }

@@ -93,3 +93,20 @@ test('no upstream at all is a usage error (exit 2)', async () => {
   assert.equal(code, 2);
   assert.match(err(), /--upstream URL/);
 });
+
+test('a port already in use exits 1 with one line saying so, never a stack trace', async () => {
+  const busyPort = new URL(upstream.url).port;
+  for (const flags of [
+    ['--port', busyPort],
+    ['--port', '0', '--metrics-port', busyPort],
+  ]) {
+    const { child, err } = run(['--upstream', upstream.url, ...flags, '--log-level', 'error']);
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 1, flags.join(' '));
+    assert.match(
+      err(),
+      new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busyPort}: the port is already in use`),
+    );
+    assert.ok(!err().includes('    at '), 'no stack trace');
+  }
+});

@@ -1,0 +1,61 @@
+// The separate metrics port (metrics.port): a bare node:http server that answers GET /metrics and nothing else.
+// Bare rather than a second Fastify instance because it serves one fixed page: nothing to route, parse or
+// validate, and a scrape must never queue behind the API's hooks.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MetricsPage } from './metrics-page.js';
+
+export type RenderMetrics = (authorization: string | undefined) => Promise<MetricsPage>;
+
+export interface MetricsListener {
+  readonly address: AddressInfo;
+  close(): Promise<void>;
+}
+
+export async function startMetricsListener(
+  host: string,
+  port: number,
+  render: RenderMetrics,
+): Promise<MetricsListener> {
+  const server = createServer((request, response) => {
+    const path = request.url?.split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end('this port serves GET /metrics only\n');
+      return;
+    }
+    render(request.headers.authorization).then(
+      (page) => {
+        response.writeHead(page.status, page.headers);
+        response.end(request.method === 'HEAD' ? undefined : page.body);
+      },
+      () => {
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('the metrics could not be collected; see the gateway log\n');
+      },
+    );
+  });
+  await listen(server, host, port);
+  return {
+    address: server.address() as AddressInfo,
+    close: () => close(server),
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Scrapers keep connections alive between scrapes; they must not hold shutdown open.
+    server.closeAllConnections();
+  });
+}
