@@ -24,7 +24,14 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   const raw = reply.raw;
   m.endAt = performance.now();
   if (m.totalTimer !== null) clearTimeout(m.totalTimer);
-  if (!raw.writableFinished && m.outcome === null) m.outcome = 'client_abort';
+  if (!raw.writableFinished && m.outcome === null) {
+    if (context.cuttingConnections) {
+      m.outcome = 'truncated';
+      m.error = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
+    } else {
+      m.outcome = 'client_abort';
+    }
+  }
   // Abort whatever still runs upstream: the client is gone or the response is complete, so it is wasted work.
   if (!raw.writableFinished) m.abortController?.abort(CLIENT_GONE);
   m.meter?.end(m.endAt);

@@ -65,6 +65,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     pathFixListeners: [],
     requestListeners: [],
     shuttingDown: false,
+    cuttingConnections: false,
     inFlight: 0,
     records: null,
     metricsAddress: null,

@@ -21,6 +21,8 @@ export interface GatewayContext {
   readonly requestListeners: (() => void)[];
   /** Set when shutdown begins: new requests are refused, in-flight ones finish. */
   shuttingDown: boolean;
+  /** Set when shutdown cuts the connections still open: what they carried is truncated, not abandoned. */
+  cuttingConnections: boolean;
   inFlight: number;
   /** The records file writer, when records are written (its counters feed /metrics). */
   records: RecordsWriter | null;

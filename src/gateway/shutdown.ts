@@ -10,7 +10,7 @@ export async function shutDown(gateway: Gateway, graceMs: number): Promise<void>
       { inFlight: context.inFlight },
       `grace period of ${graceMs} ms over: closing remaining connections`,
     );
-    app.server.closeAllConnections();
+    cutConnections(gateway);
   }, graceMs);
   force.unref();
   try {
@@ -20,13 +20,18 @@ export async function shutDown(gateway: Gateway, graceMs: number): Promise<void>
   }
 }
 
+function cutConnections(gateway: Gateway): void {
+  gateway.context.cuttingConnections = true;
+  gateway.app.server.closeAllConnections();
+}
+
 /** Shuts down on the first SIGTERM or SIGINT; a second one cuts every connection at once. */
 export function shutDownOnSignals(gateway: Gateway, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (stopping) {
-        gateway.app.server.closeAllConnections();
+        cutConnections(gateway);
         return;
       }
       stopping = true;

@@ -1,5 +1,6 @@
 // Graceful shutdown: new connections are refused at once, a stream in flight finishes (within the grace
-// period) and its record is flushed; past the grace period what remains is cut.
+// period) and its record is flushed; past the grace period what remains is cut, and recorded as truncated (the
+// gateway cut it, not the client).
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,7 +47,7 @@ test('an in-flight stream finishes and is recorded; new connections are refused'
   assert.equal((JSON.parse(lines[0] ?? '{}') as { outcome: string }).outcome, 'ok');
 });
 
-test('past the grace period remaining streams are cut, and still recorded', async () => {
+test('past the grace period remaining streams are cut, and recorded as truncated by the gateway', async () => {
   const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
@@ -59,5 +60,6 @@ test('past the grace period remaining streams are cut, and still recorded', asyn
   assert.ok(took < 2000, `closed after ${took} ms, not after the 10 s stream`);
   await assert.rejects(response.body.text());
   const [record] = await gateway.recordsAfter(1);
-  assert.equal(record?.outcome, 'client_abort');
+  assert.equal(record?.outcome, 'truncated');
+  assert.match(record?.error ?? '', /shutting down and shutdownGraceMs ran out/);
 });
