@@ -13,6 +13,7 @@ import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hint
 import type { TimedEndpoint } from './endpoints.js';
 import { errorCode } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
+import { deleteHopByHopHeaders } from './hop-by-hop.js';
 import { readJsonAnswer } from './json-answer.js';
 
 export interface UpstreamResponse {
@@ -23,16 +24,6 @@ export interface UpstreamResponse {
 
 /** Non-streamed bodies are kept (for usage and error text) up to this size; bigger ones pass unread. */
 const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
-
-const HOP_BY_HOP = [
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-];
 
 export interface ForwardOptions {
   /** The endpoint's row in TIMED_ENDPOINTS; undefined for untimed endpoints (models, embeddings...). */
@@ -70,12 +61,12 @@ export function forwardResponse(
   const kept: Buffer[] | null = !sse && (classifier !== undefined || res.statusCode >= 400) ? [] : null;
   let keptBytes = 0;
 
-  // Hop-by-hop headers describe the upstream connection, not this one (RFC 9110 7.6.1): forwarding the
-  // upstream's `connection: keep-alive` would override a client that asked to close. They are deleted from a
-  // copy: reply.removeHeader would also mark them removed on the raw response, and Node then frames the body
-  // by closing the connection, so a cut stream would look complete to the client.
+  // Hop-by-hop headers describe the upstream connection, not this one: forwarding the upstream's
+  // `connection: keep-alive` would override a client that asked to close. They are deleted from a copy:
+  // reply.removeHeader would also mark them removed on the raw response, and Node then frames the body by
+  // closing the connection, so a cut stream would look complete to the client.
   const headers = reply.getHeaders() as OutgoingHttpHeaders;
-  for (const name of HOP_BY_HOP) delete headers[name];
+  deleteHopByHopHeaders(headers);
   headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
   // Removing the usage chunk changes the length.
   if (m.usageInjected && meter !== null) delete headers['content-length'];
