@@ -20,7 +20,7 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
     case 401:
       return keyVariable
         ? `the upstream rejected the key: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`
-        : 'the upstream wants a key: set one (an environment variable, sent as "Authorization: Bearer <key>")';
+        : `the upstream wants a key: set one (an environment variable, sent as ${path.endsWith('/messages') ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"'})`;
     case 403:
       return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";
     case 404:

@@ -79,3 +79,18 @@ test('404 (a model the upstream does not serve) and 422 (a completions body on t
     model: MODEL,
   });
 });
+
+test('401 from a keyless upstream: the hint says to set a key, in the header the endpoint takes', async (t) => {
+  const keyless = await startGateway({
+    upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true }],
+  });
+  t.after(() => keyless.close());
+  const chat = { model: MODEL, max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] };
+  await expectHint(keyless, '/v1/chat/completions', chat, 401, {
+    path: '/v1/chat/completions',
+    model: MODEL,
+  });
+  await expectHint(keyless, '/v1/messages', chat, 401, { path: '/v1/messages', model: MODEL });
+  assert.match(hintForUpstreamStatus(401, { path: '/v1/messages' }) ?? '', /x-api-key/);
+  assert.match(hintForUpstreamStatus(401, { path: '/v1/chat/completions' }) ?? '', /Authorization: Bearer/);
+});
