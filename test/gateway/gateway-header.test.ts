@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { packageVersion } from '../../src/shared/package-version.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, startUpstream, type TestUpstream } from './helpers/upstream.js';
+import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
 let gateway: TestGateway;
@@ -21,8 +21,7 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-tokenmeter-gateway': 'upstream-copy' });
       res.end('{"choices":[]}');
     } else {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
+      sendShortChatStream(res);
     }
   });
   gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });

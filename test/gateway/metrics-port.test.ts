@@ -8,15 +8,12 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, startUpstream, type TestUpstream } from './helpers/upstream.js';
+import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
 
 before(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
-  });
+  upstream = await startUpstream((_req, res) => sendShortChatStream(res));
 });
 after(() => upstream.close());
 

@@ -4,16 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, startUpstream, type TestUpstream } from './helpers/upstream.js';
+import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
 let gateway: TestGateway;
 
 before(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
-  });
+  upstream = await startUpstream((_req, res) => sendShortChatStream(res));
   gateway = await startGateway(
     {
       upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }],

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, startUpstream, type TestUpstream } from './helpers/upstream.js';
+import { chatChunk, sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
 
@@ -44,8 +44,7 @@ before(async () => {
         res.write(chatChunk({ content: 'first' }));
         return; // never another byte
       default:
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
+        sendShortChatStream(res);
     }
   });
 });

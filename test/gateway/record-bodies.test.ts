@@ -6,16 +6,13 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { MAX_RECORDED_BODY_BYTES } from '../../src/gateway/recorded-body.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
-import { chatChunk, startUpstream, type TestUpstream } from './helpers/upstream.js';
+import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 const CLIENT_KEY = 'client-secret-key';
 let upstream: TestUpstream;
 
 before(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
-  });
+  upstream = await startUpstream((_req, res) => sendShortChatStream(res));
 });
 after(() => upstream.close());
 

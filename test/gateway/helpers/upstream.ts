@@ -84,6 +84,12 @@ export function chatChunk(delta: Record<string, unknown>, finishReason: string |
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
+/** The shortest complete streamed chat answer: one content chunk ('hi'), a finish reason, then [DONE]. */
+export function sendShortChatStream(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`${chatChunk({ content: 'hi' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`);
+}
+
 export function usageChunk(prompt: number, completion: number): string {
   const chunk = {
     id: 'chatcmpl-test',
