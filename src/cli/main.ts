@@ -36,8 +36,11 @@ export function commandHelp(command: Command): string {
     ...command.usage.map((line) => `  tokenmeter ${line}`),
     '',
     'Options:',
-    formatOptionsHelp(command.options),
-    '  -h, --help                        Show this help',
+    // --help is handled before parsing, but listed with the rest so it lines up with them.
+    formatOptionsHelp([
+      ...command.options,
+      { name: 'help', short: 'h', type: 'boolean', help: 'Show this help' },
+    ]),
   ];
   if (command.details) parts.push('', command.details);
   return parts.join('\n');

@@ -136,8 +136,14 @@ export function formatOptionsHelp(specs: readonly OptionSpec[]): string {
     if (spec.choices) extras.push(`one of: ${spec.choices.join(', ')}`);
     if (spec.default !== undefined && spec.default !== false) extras.push(`default: ${String(spec.default)}`);
     if (spec.env) extras.push(`env: ${spec.env}`);
-    const suffix = extras.length > 0 ? ` (${extras.join('; ')})` : '';
-    return { flag, text: `${spec.help}${suffix}` };
+    // A help text that already ends in parentheses takes the extras inside them: "(0 = never; default: 0)".
+    const text =
+      extras.length === 0
+        ? spec.help
+        : spec.help.endsWith(')')
+          ? `${spec.help.slice(0, -1)}; ${extras.join('; ')})`
+          : `${spec.help} (${extras.join('; ')})`;
+    return { flag, text };
   });
   const width = Math.min(34, Math.max(...rows.map((r) => r.flag.length), 0) + 2);
   return rows
