@@ -41,6 +41,11 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   const records = str(commandLine, 'records');
   const metricsPort = commandLine.options['metrics-port'];
   const metricsHost = str(commandLine, 'metrics-host');
+  if (metricsHost !== undefined && metricsPort === undefined && base.metrics?.port === undefined) {
+    throw new UsageError(
+      '--metrics-host needs --metrics-port: it is the address of a metrics port of its own',
+    );
+  }
   const merged = {
     ...base,
     upstreams,

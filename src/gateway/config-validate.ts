@@ -119,7 +119,6 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   if (!isObject(raw)) fail('', 'must be a JSON object');
   checkKeys(raw, TOP_KEYS, '');
   optional(raw, 'host', 'string', '');
-  optional(raw, 'port', 'number', '');
   checkPort(raw, '');
   for (const key of ['maxBodyBytes', 'shutdownGraceMs', 'metricsMaxModels']) optional(raw, key, 'number', '');
   optional(raw, 'injectUsage', 'boolean', '');

@@ -110,3 +110,10 @@ test('a port already in use exits 1 with one line saying so, never a stack trace
     assert.ok(!err().includes('    at '), 'no stack trace');
   }
 });
+
+test('--metrics-host without a metrics port is a usage error (exit 2)', async () => {
+  const { child, err } = run(['--upstream', upstream.url, '--port', '0', '--metrics-host', '127.0.0.1']);
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 2);
+  assert.match(err(), /--metrics-host needs --metrics-port/);
+});
