@@ -29,7 +29,9 @@ async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOpt
   // onReady, not onListen: a metrics port that cannot be bound must fail the start, and onListen only logs.
   let listener: MetricsListener | null = null;
   fastify.addHook('onReady', async () => {
-    listener = await startMetricsListener(own.host, own.port, render);
+    listener = await startMetricsListener(own.host, own.port, render, (error) => {
+      fastify.log.error({ err: error }, 'collecting /metrics failed');
+    });
     context.metricsAddress = listener.address;
   });
   fastify.addHook('onClose', async () => {

@@ -16,6 +16,7 @@ export async function startMetricsListener(
   host: string,
   port: number,
   render: RenderMetrics,
+  onRenderError: (error: unknown) => void,
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
@@ -29,7 +30,8 @@ export async function startMetricsListener(
         response.writeHead(page.status, page.headers);
         response.end(request.method === 'HEAD' ? undefined : page.body);
       },
-      () => {
+      (error: unknown) => {
+        onRenderError(error);
         response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
         response.end('the metrics could not be collected; see the gateway log\n');
       },
