@@ -10,7 +10,7 @@ interface SystemError {
 const ADVICE: Readonly<Record<string, string>> = {
   EADDRINUSE: 'the port is already in use (another tokenmeter, or another server?): choose another port',
   EACCES: 'permission denied: ports below 1024 need privileges; choose a port from 1024 up',
-  EADDRNOTAVAIL: 'that address is not one of this machine’s: listen on 127.0.0.1, 0.0.0.0 or a local address',
+  EADDRNOTAVAIL: "that address is not one of this machine's: listen on 127.0.0.1, 0.0.0.0 or a local address",
 };
 
 /** One line for a failed listen(), or undefined for any other error. */
