@@ -27,6 +27,13 @@ export function startGeneration(
     return;
   }
   const maxLen = config.timing.maxModelLen;
+  // Like vLLM: a prompt that leaves no room for one output token is refused whatever max_tokens says; without
+  // max_tokens the answer may fill the rest of the context.
+  if (request.promptTokens >= maxLen) {
+    const message = `This model's maximum context length is ${maxLen} tokens. However, your request has ${request.promptTokens} input tokens. Please reduce the length of the input messages.`;
+    sendJson(res, 400, protocol.error(400, message, 'context_length_exceeded'));
+    return;
+  }
   const maxTokens = request.maxTokens ?? maxLen - request.promptTokens;
   if (request.promptTokens + maxTokens > maxLen) {
     const message = `This model's maximum context length is ${maxLen} tokens. However, you requested ${request.promptTokens + maxTokens} tokens (${request.promptTokens} in the messages, ${maxTokens} in the completion).`;

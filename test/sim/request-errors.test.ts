@@ -91,6 +91,24 @@ test('values the server rejects: 400 (n > 1, temperature out of range, context t
   assert.equal(tooLong.error.code, 'context_length_exceeded');
 });
 
+test('a prompt longer than the context is 400 without max_tokens too, on chat and on responses', async () => {
+  // About 6,000 tokens by the built-in rule, against the default 4,096-token context.
+  const long = 'hello '.repeat(6000);
+  const chat = await post(
+    `${sim.url}/v1/chat/completions`,
+    JSON.stringify({ model: 'qwen-7b', stream: true, messages: [{ role: 'user', content: long }] }),
+  );
+  assert.equal(chat.status, 400);
+  assert.equal(chat.error.code, 'context_length_exceeded');
+  assert.match(chat.error.message, /maximum context length is 4096 tokens.*\d+ input tokens/);
+  const responses = await post(
+    `${sim.url}/v1/responses`,
+    JSON.stringify({ model: 'qwen-7b', stream: true, input: long }),
+  );
+  assert.equal(responses.status, 400);
+  assert.match(responses.error.message, /maximum context length is 4096 tokens/);
+});
+
 test('--chat-only: /v1/completions answers 404, chat still works', async () => {
   const res = await post(`${chatOnly.url}/v1/completions`, JSON.stringify({ prompt: 'hi' }), {});
   assert.equal(res.status, 404);
