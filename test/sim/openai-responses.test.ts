@@ -46,8 +46,17 @@ test('stream: lifecycle events, output_text deltas, then done events and respons
     .filter((d) => d['type'] === 'response.output_text.delta')
     .map((d) => String(d['delta']))
     .join('');
-  const final = data.at(-1) as { response: { usage: { input_tokens: number; output_tokens: number } } };
+  const final = data.at(-1) as {
+    response: {
+      usage: { input_tokens: number; output_tokens: number };
+      output: Array<{ content: Array<{ text: string }> }>;
+    };
+  };
   assert.equal(final.response.usage.output_tokens, estimateTokens(text));
+  // Like OpenAI's: the done events and the final response repeat the whole text (clients display it from there).
+  const doneText = data.find((d) => d['type'] === 'response.output_text.done')?.['text'];
+  assert.equal(doneText, text);
+  assert.equal(final.response.output[0]?.content[0]?.text, text);
   assert.ok(final.response.usage.input_tokens > 0);
 });
 

@@ -45,6 +45,8 @@ function parse(body: unknown): GenerationRequest {
 
 class ResponsesWire implements AnswerWire {
   private sequence = 0;
+  /** Every delta so far: the *.done events and the final response repeat the whole text, as OpenAI's do. */
+  private text = '';
   private readonly itemId: string;
   private readonly deltaHead: string;
 
@@ -109,23 +111,26 @@ class ResponsesWire implements AnswerWire {
   }
 
   content(text: string): string {
+    this.text += text;
     return `${this.deltaHead}${JSON.stringify(text)},"sequence_number":${this.sequence++}}\n\n`;
   }
 
   closing(finish: FinishReason, usage: TokenUsage): string {
-    // The text itself is not repeated here: the meter must count tokens from deltas or usage, not from *.done.
+    // Clients such as Codex show the text from these events, not from the deltas; the meter must not count it
+    // twice (the classifier ignores *.done, and the tests compare its counts with usage).
     const status = finish === 'length' ? 'incomplete' : 'completed';
     const done = { item_id: this.itemId, output_index: 0, content_index: 0 };
+    const text = this.text;
     return (
-      this.event('response.output_text.done', { ...done, text: '' }) +
+      this.event('response.output_text.done', { ...done, text }) +
       this.event('response.content_part.done', {
         ...done,
-        part: { type: 'output_text', text: '', annotations: [] },
+        part: { type: 'output_text', text, annotations: [] },
       }) +
-      this.event('response.output_item.done', { output_index: 0, item: this.message('', 'completed') }) +
+      this.event('response.output_item.done', { output_index: 0, item: this.message(text, 'completed') }) +
       this.event(finish === 'length' ? 'response.incomplete' : 'response.completed', {
         response: {
-          ...this.response(status, [this.message('', 'completed')], usage),
+          ...this.response(status, [this.message(text, 'completed')], usage),
           ...(finish === 'length' ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
         },
       })
