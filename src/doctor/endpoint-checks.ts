@@ -31,11 +31,13 @@ function failedAnswer(
     const { detail, fix } = describeNetworkError(answer.code, where);
     return check(id, title, 'fail', detail, fix);
   }
+  const message = errorMessageIn(answer.body);
   const hint = hintForUpstreamStatus(answer.status, {
     path,
+    errorText: message,
     ...(ctx.keyVariable ? { keyVariable: ctx.keyVariable } : {}),
   });
-  const detail = `${where} answered ${answer.status}: ${errorMessageIn(answer.body)}`;
+  const detail = `${where} answered ${answer.status}: ${message}`;
   return check(id, title, 'fail', detail, hint ?? 'see the message above');
 }
 

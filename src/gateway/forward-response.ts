@@ -99,7 +99,12 @@ export function forwardResponse(
     }
     settleOutcome(request, res.statusCode, kept, keptBytes);
     if (m.outcome === 'http_error') {
-      m.hint = hintForUpstreamStatus(res.statusCode, options.hintContext) ?? null;
+      const errorText = m.error ?? undefined;
+      m.hint =
+        hintForUpstreamStatus(res.statusCode, {
+          ...options.hintContext,
+          ...(errorText === undefined ? {} : { errorText }),
+        }) ?? null;
     }
     raw.end();
   });

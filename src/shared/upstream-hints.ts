@@ -1,5 +1,6 @@
-// What an upstream's 401, 403, 404, 422 or 429 most often means, and what to change. The doctor prints these and
-// the gateway puts the same text in its error records and log lines, so both tell the user the same thing.
+// What an upstream's 400 (context length), 401, 403, 404, 422 or 429 most often means, and what to change. The
+// doctor prints these and the gateway puts the same text in its error records and log lines, so both tell the user
+// the same thing.
 
 export interface HintContext {
   /** The path that was requested upstream, e.g. `/api/v1/chat/completions`. */
@@ -8,15 +9,23 @@ export interface HintContext {
   readonly model?: string;
   /** Name of the variable the key came from, if any. */
   readonly keyVariable?: string;
+  /** The upstream's error message (or the start of its body), for statuses whose causes differ by message. */
+  readonly errorText?: string;
 }
+
+const CONTEXT_LENGTH = /maximum context length|context length|context_length_exceeded|prompt is too long/i;
 
 export function looksLikeFilesystemPath(model: string): boolean {
   return /^(\/|\.{1,2}\/|~\/|[A-Za-z]:\\)/.test(model);
 }
 
 export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
-  const { path = '', model, keyVariable } = context;
+  const { path = '', model, keyVariable, errorText = '' } = context;
   switch (status) {
+    case 400:
+      return CONTEXT_LENGTH.test(errorText)
+        ? "the prompt plus the output asked for exceed the model's context: lower max_tokens (Claude Code: CLAUDE_CODE_MAX_OUTPUT_TOKENS), shorten the prompt, or raise the server's context (vLLM: --max-model-len)"
+        : undefined;
     case 401:
       return keyVariable
         ? `the upstream rejected the key: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`

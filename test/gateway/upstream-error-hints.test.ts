@@ -94,3 +94,29 @@ test('401 from a keyless upstream: the hint says to set a key, in the header the
   assert.match(hintForUpstreamStatus(401, { path: '/v1/messages' }) ?? '', /x-api-key/);
   assert.match(hintForUpstreamStatus(401, { path: '/v1/chat/completions' }) ?? '', /Authorization: Bearer/);
 });
+
+test('400 for a context the request does not fit: the hint says to lower max_tokens or raise the context', async (t) => {
+  const keyed = await startGateway(
+    { upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyEnv: 'SIM_API_KEY' }] },
+    { SIM_API_KEY: 'right-key' },
+  );
+  t.after(() => keyed.close());
+  const tooLong = { model: MODEL, max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }] };
+  const count = keyed.records.length;
+  const response = await request(`${keyed.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(tooLong),
+  });
+  const text = await response.body.text();
+  assert.equal(response.statusCode, 400);
+  assert.match(text, /maximum context length/);
+  const [record] = (await keyed.recordsAfter(count + 1)).slice(count);
+  assert.equal(record?.outcome, 'http_error');
+  assert.match(record?.hint ?? '', /lower max_tokens .* --max-model-len/);
+  assert.equal(
+    hintForUpstreamStatus(400, { errorText: 'invalid temperature' }),
+    undefined,
+    'other 400s: no guess',
+  );
+});
