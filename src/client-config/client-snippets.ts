@@ -29,7 +29,7 @@ export const CLIENT_SNIPPETS: Readonly<Record<string, SnippetBuilder>> = {
       env: { ANTHROPIC_BASE_URL: c.gatewayUrl, ANTHROPIC_API_KEY: `<value of $${c.keyEnv}>` },
       model: c.model,
     }),
-    note: 'Claude Code appends /v1/messages itself: the base URL has no /v1. ANTHROPIC_API_KEY goes out as x-api-key; the gateway accepts it as its key and never forwards it.',
+    note: 'Claude Code appends /v1/messages itself: the base URL has no /v1. ANTHROPIC_API_KEY goes out as x-api-key; the gateway accepts it as its key and never forwards it. Claude Code asks for 32000 output tokens: if the model\'s context is smaller than that plus the prompt (vLLM --max-model-len), every request is a 400; add "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096" to env.',
   }),
   cline: (c) => ({
     client: 'Cline',
