@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { CLI_PATH } from '../helpers/run-cli.js';
-import { startGateway, type TestGateway } from './helpers/gateway.js';
+import { sendStreamedChat, startGateway, type TestGateway } from './helpers/gateway.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
@@ -35,13 +35,7 @@ test('with metrics.port, /metrics answers there with the API traffic, and the AP
   });
   t.after(() => gateway.close());
   assert.notEqual(gateway.context.metricsAddress?.port, new URL(gateway.url).port);
-  const api = await request(`${gateway.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"model":"m","stream":true}',
-  });
-  await api.body.text();
-  assert.equal(api.statusCode, 200);
+  assert.equal((await sendStreamedChat(gateway.url)).status, 200);
 
   const scraped = await get(metricsUrl(gateway));
   assert.equal(scraped.status, 200);

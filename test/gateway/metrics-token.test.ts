@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { startGateway, type TestGateway } from './helpers/gateway.js';
+import { sendStreamedChat, startGateway, type TestGateway } from './helpers/gateway.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 let upstream: TestUpstream;
@@ -40,13 +40,7 @@ test('without the token, or with a wrong one, /metrics is 401 and shows nothing'
 });
 
 test('with the token, /metrics answers; the API needs no metrics token', async () => {
-  const api = await request(`${gateway.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"model":"m","stream":true}',
-  });
-  await api.body.text();
-  assert.equal(api.statusCode, 200);
+  assert.equal((await sendStreamedChat(gateway.url)).status, 200);
   const { status, text } = await scrape(gateway.url, 'Bearer scrape-secret');
   assert.equal(status, 200);
   assert.match(text, /tokenmeter_requests_total/);

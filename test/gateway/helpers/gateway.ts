@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { request } from 'undici';
 import { buildGateway, type Gateway, REDACTED_PATHS } from '../../../src/gateway/app.js';
 import type { GatewayConfigInput } from '../../../src/gateway/config.js';
 import { resolveConfig } from '../../../src/gateway/config-resolve.js';
@@ -61,4 +62,14 @@ export async function startGateway(
       }),
     close: () => gateway.app.close(),
   };
+}
+
+/** Sends the smallest streamed chat request through the gateway and reads the whole answer. */
+export async function sendStreamedChat(gatewayUrl: string): Promise<{ status: number; text: string }> {
+  const response = await request(`${gatewayUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"model":"m","stream":true}',
+  });
+  return { status: response.statusCode, text: await response.body.text() };
 }
