@@ -33,8 +33,8 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
     }
   }
   // Abort whatever still runs upstream: the client is gone or the response is complete, so it is wasted work.
-  if (!raw.writableFinished) m.abortController?.abort(CLIENT_GONE);
-  m.meter?.end(m.endAt);
+  if (!raw.writableFinished) m.exchange?.abort(CLIENT_GONE);
+  m.exchange?.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
   if (m.ownEndpoint) return;
   context.inFlight--;

@@ -1,17 +1,19 @@
 // Proxy plugin: every request outside the gateway's own endpoints lands here. The path is canonicalized, the
-// upstream chosen by model (never by Host or an absolute-form target), auth swapped, and the request handed to
-// @fastify/reply-from with the gateway's own undici dispatchers (TLS verified). The response is forwarded by
-// forward-response.ts; failures before a response become coded 502/504 errors.
+// upstream chosen by model (never by Host or an absolute-form target), auth swapped, and the request dispatched
+// on that upstream's undici Agent (TLS verified) with one MeteredHandler, which times the exchange and hands the
+// response to the client's socket (src/gateway/client-sink.ts). Failures before a response become coded 502/504
+// errors. @fastify/reply-from is not used: it would put a Node stream between undici and the meter and stamp the
+// headers in a second layer; the dispatch handler is both the cheapest path and the most exact clock.
 import { performance } from 'node:perf_hooks';
-import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Dispatcher } from 'undici';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
+import { ClientSink } from '../src/gateway/client-sink.js';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { upstreamAuthStyle } from '../src/gateway/endpoints.js';
 import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
-import { forwardResponse } from '../src/gateway/forward-response.js';
+import { settleExchange } from '../src/gateway/exchange-outcome.js';
+import { forwardableRequestHeaders } from '../src/gateway/hop-by-hop.js';
 import { listModels } from '../src/gateway/models-list.js';
 import { PathFixLog } from '../src/gateway/path-fix-log.js';
 import { recordedBody } from '../src/gateway/recorded-body.js';
@@ -22,26 +24,27 @@ import {
   parseBody,
   upstreamBody,
 } from '../src/gateway/request-body.js';
-import { sendGatewayError } from '../src/gateway/send-error.js';
 import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
-import { kUpstreamCall, type UpstreamCall, upstreamClient } from '../src/gateway/upstream-client.js';
+import { classifierFor } from '../src/measure/classifiers.js';
+import { MeteredHandler } from '../src/measure/metered-handler.js';
 
 export interface ProxyPluginOptions {
   readonly context: GatewayContext;
 }
 
 const ACCEPTED = `${KNOWN_ENDPOINTS.map((e) => `/v1/${e}`).join(', ')} (and any other /v1/... path)`;
-const TOTAL_TIMEOUT = 'TOKENMETER_TOTAL_TIMEOUT';
+/** Non-streamed bodies are kept (for usage and error text) up to this size; bigger ones pass unread. */
+const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
+
+function totalTimeout(): Error {
+  return Object.assign(new Error('total timeout'), { code: 'TOKENMETER_TOTAL_TIMEOUT' });
+}
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions): Promise<void> {
   const { context } = options;
   const { config, routes } = context;
   const fixLog = new PathFixLog(fastify.log, context.pathFixListeners);
-  await fastify.register(replyFrom, {
-    undici: upstreamClient as unknown as { request: Dispatcher['request'] },
-    disableRequestLogging: true,
-  });
 
   // Bodies are read as bytes (any content type) so they can go upstream unchanged; JSON is parsed on the side.
   fastify.removeAllContentTypeParsers();
@@ -100,52 +103,47 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
     m.usageInjected = prepared?.usageInjected ?? false;
     const authStyle = upstreamAuthStyle(path.endpoint);
-    const target = `${upstream.base.origin}${upstream.base.apiPrefix}/${path.endpoint}`;
-    m.pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;
+    const pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;
+    m.pathSent = pathSent;
 
-    const controller = new AbortController();
-    m.abortController = controller;
-    const call: UpstreamCall = { dispatcher, signal: controller.signal, measurement: m };
-    m.totalTimer = setTimeout(() => {
-      controller.abort(Object.assign(new Error('total timeout'), { code: TOTAL_TIMEOUT }));
-    }, upstream.timeouts.totalMs);
-    m.upstreamRequestAt = performance.now();
-    return reply.from(target, {
-      ...(prepared === undefined
-        ? {}
-        : { body: prepared.bytes, contentType: request.headers['content-type'] ?? 'application/json' }),
-      retryDelay: () => null,
-      rewriteRequestHeaders: (_req, headers) => {
-        const out: Record<string | symbol, unknown> = { ...headers };
-        delete out['authorization'];
-        delete out['x-api-key'];
-        delete out['cookie'];
-        for (const [name, value] of Object.entries(upstream.headers)) out[name] = value;
-        applyUpstreamAuth(out, authStyle, upstream.key);
-        out['x-request-id'] = request.id;
-        out[kUpstreamCall] = call;
-        return out as typeof headers;
-      },
-      onResponse: (_req, _reply, res) => {
-        forwardResponse(request, reply, res as never, {
-          timed: path.timed,
-          // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
-          keepChunkDetail: true,
-          idleMs: upstream.timeouts.idleMs,
-          hintContext: {
-            path: m.pathSent ?? '',
-            ...(m.modelSent === null ? {} : { model: m.modelSent }),
-            ...(upstream.keyVariable === null ? {} : { keyVariable: upstream.keyVariable }),
-          },
-        });
-      },
-      onError: (_reply, { error }) => {
-        if (m.outcome === 'client_abort') return;
-        const cause = (error as { cause?: unknown }).cause ?? error;
-        request.log.warn({ err: cause }, 'upstream request failed');
-        sendGatewayError(request, reply, upstreamFailure(upstream, controller.signal.reason ?? cause));
-      },
+    const headers = forwardableRequestHeaders(request.headers);
+    for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
+    applyUpstreamAuth(headers, authStyle, upstream.key);
+    headers['x-request-id'] = request.id;
+    const query = request.url.indexOf('?');
+    const failure = (cause: unknown): GatewayError => upstreamFailure(upstream, cause);
+    const idleMs = upstream.timeouts.idleMs;
+    const hintContext = {
+      path: pathSent,
+      ...(m.modelSent === null ? {} : { model: m.modelSent }),
+      ...(upstream.keyVariable === null ? {} : { keyVariable: upstream.keyVariable }),
+    };
+    const exchange = new MeteredHandler({
+      classifier: path.timed === undefined ? undefined : classifierFor(path.timed.protocol),
+      sink: new ClientSink(request, reply, failure),
+      // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
+      keepChunkDetail: true,
+      keepText: false,
+      removeUsageOnlyEvents: m.usageInjected,
+      // Non-streamed bodies are kept where they are read: timed endpoints (usage) and errors (their text).
+      keepBodyBytes: (status, streamed) =>
+        !streamed && (path.timed !== undefined || status >= 400) ? MAX_KEPT_BODY_BYTES : 0,
+      onSettled: (h) => settleExchange(m, h, { idleMs, hintContext }),
     });
+    m.exchange = exchange;
+    m.totalTimer = setTimeout(() => exchange.abort(totalTimeout()), upstream.timeouts.totalMs);
+    m.upstreamRequestAt = performance.now();
+    dispatcher.dispatch(
+      {
+        origin: upstream.base.origin,
+        path: query < 0 ? pathSent : `${pathSent}${request.url.slice(query)}`,
+        method: request.method as 'POST',
+        headers,
+        body: prepared?.bytes ?? null,
+      },
+      exchange,
+    );
+    return reply;
   }
 
   fastify.route({ method: [...METHODS], url: '/*', handler: handle });

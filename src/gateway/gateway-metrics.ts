@@ -128,7 +128,7 @@ export class GatewayMetrics {
     if (record.ttfbMs !== null) this.#ttfb.observe({ upstream, model }, record.ttfbMs / 1000);
     if (record.ttftMs !== null) this.#ttft.observe({ upstream, model }, record.ttftMs / 1000);
     if (record.tpotMs !== null) this.#tpot.observe({ upstream, model }, record.tpotMs / 1000);
-    const times = m.meter?.result().chunkDetail?.atMs;
+    const times = m.figures()?.chunkDetail?.atMs;
     if (times !== undefined && times.length > 1) {
       const gap = this.#gap.labels(upstream, model);
       for (let i = 1; i < times.length; i++) gap.observe(((times[i] ?? 0) - (times[i - 1] ?? 0)) / 1000);

@@ -23,3 +23,17 @@ export function deleteHopByHopHeaders(headers: OutgoingHttpHeaders): void {
   for (const name of listed) delete headers[name];
   for (const name of ALWAYS_HOP_BY_HOP) delete headers[name];
 }
+
+/** Placeholder until the request-side filter lands: the client's headers minus what never goes upstream. */
+export function forwardableRequestHeaders(
+  client: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(client)) {
+    if (value !== undefined) out[name] = value;
+  }
+  for (const name of ['host', 'content-length', 'authorization', 'x-api-key', 'cookie', 'expect'])
+    delete out[name];
+  deleteHopByHopHeaders(out);
+  return out;
+}

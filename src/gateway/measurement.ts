@@ -3,7 +3,8 @@
 // Timestamps are `performance.now()` values (monotonic, sub-millisecond); the record holds milliseconds since
 // the request was received, rounded to the microsecond.
 import { deriveLatencies } from '../measure/derive-latencies.js';
-import type { StreamMeter } from '../measure/stream-meter.js';
+import type { MeteredHandler } from '../measure/metered-handler.js';
+import type { StreamTiming } from '../measure/stream-timing.js';
 import type { Outcome, RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
@@ -46,23 +47,20 @@ export class RequestMeasurement {
   ownEndpoint = false;
   status = 0;
   outcome: Outcome | null = null;
+  /** Handed to the HTTP client (after body read, auth, routing, body rewrite); NaN if it never was. */
   upstreamRequestAt = Number.NaN;
-  upstreamSocketWriteAt = Number.NaN;
-  headersAt = Number.NaN;
   endAt = Number.NaN;
-  /** Time response chunks spent inside the gateway, from arrival to handed to the client socket, summed. */
-  forwardingMs = 0;
   usageInjected = false;
   /** Set only with records.bodies. */
   body: RecordedBody | null = null;
-  meter: StreamMeter | null = null;
+  /** The upstream exchange: its wire stamps and, for a timed stream, its meter. Set once dispatched. */
+  exchange: MeteredHandler | null = null;
   json: JsonAnswerFacts | null = null;
   error: string | null = null;
   hint: string | null = null;
-  /** Aborts the upstream request (client left, total timeout); set once the request is dispatched. */
-  abortController: AbortController | null = null;
   /** Fires timeouts.totalMs after dispatch; cleared when the response closes. */
   totalTimer: NodeJS.Timeout | null = null;
+  #figures: StreamTiming | undefined;
 
   constructor(
     readonly requestId: string,
@@ -77,12 +75,22 @@ export class RequestMeasurement {
    */
   overheadMs(): number {
     if (Number.isNaN(this.upstreamRequestAt)) return this.endAt - this.receivedAt;
-    return this.upstreamRequestAt - this.receivedAt + this.forwardingMs;
+    return this.upstreamRequestAt - this.receivedAt + (this.exchange?.sinkMs ?? 0);
+  }
+
+  /**
+   * The streamed response's figures, computed once: call only after the meter has ended (the exchange settled
+   * or the response closed), when they no longer change. Undefined for responses that were not metered.
+   */
+  figures(): StreamTiming | undefined {
+    if (this.#figures === undefined) this.#figures = this.exchange?.meter?.result();
+    return this.#figures;
   }
 
   toRecord(recordGaps: boolean): RequestRecord {
     const t0 = this.receivedAt;
-    const timing = this.meter?.result();
+    const exchange = this.exchange;
+    const timing = this.figures();
     const latencies = timing === undefined ? undefined : deriveLatencies(timing, t0);
     const chunks = timing?.contentEvents ?? 0;
     const json = this.json;
@@ -106,8 +114,8 @@ export class RequestMeasurement {
       status: this.status,
       outcome: this.outcome ?? 'ok',
       upstreamRequestMs: since(t0, this.upstreamRequestAt),
-      upstreamSocketWriteMs: since(t0, this.upstreamSocketWriteAt),
-      ttfbMs: since(t0, this.headersAt),
+      upstreamSocketWriteMs: since(t0, exchange?.requestStartAt),
+      ttfbMs: since(t0, exchange?.headersAt),
       ttftMs: maybe(latencies?.ttftMs),
       lastTokenMs: maybe(latencies?.e2elMs),
       e2eMs: round3(this.endAt - t0),

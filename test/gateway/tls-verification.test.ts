@@ -1,4 +1,4 @@
-// Upstream TLS certificates are verified by default (reply-from alone would not); a private CA can be trusted.
+// Upstream TLS certificates are verified by default (an undici Agent built with rejectUnauthorized); a private CA can be trusted.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';

@@ -1,0 +1,175 @@
+// The one place a measured exchange meets the wire: an undici dispatch handler (undici 7's handler API) that
+// stamps the moment the request goes on the socket, the response headers and every body chunk with
+// performance.now() as undici hands them over, feeds a streamed body to a StreamMeter, and passes the bytes on to
+// a sink: the client's socket in the gateway, nothing in the load generator. There is no Node stream between
+// undici and the meter, so the stamps are as close to the socket as JavaScript gets, and a full sink pauses
+// undici's socket read (controller.pause/resume) instead of buffering.
+//
+// One handler per request; its fields are the wire facts of the exchange, read by the caller once it settles.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { EventClassifier } from './event-classifier.js';
+import { StreamMeter } from './stream-meter.js';
+
+/** Where the response goes. Called in order: head, write*, then end or fail (or fail alone). */
+export interface ExchangeSink {
+  /** Status and headers arrived (already stamped); `metered` says whether the body feeds a meter. */
+  head(status: number, headers: IncomingHttpHeaders, metered: boolean): void;
+  /** Response bytes to pass on. False when the sink is full: the handler pauses until `onDrain` fires. */
+  write(bytes: Buffer): boolean;
+  /** Calls `resume` once the sink can take bytes again (called only after `write` returned false). */
+  onDrain(resume: () => void): void;
+  /** The whole body arrived and was written. */
+  end(): void;
+  /** The exchange failed; `responseStarted` says whether head() was called before. */
+  fail(error: Error, responseStarted: boolean): void;
+}
+
+/** A sink that drops the bytes: the load generator only measures. */
+export const DISCARD: ExchangeSink = Object.freeze({
+  head() {},
+  write: () => true,
+  onDrain() {},
+  end() {},
+  fail() {},
+});
+
+export interface MeteredHandlerOptions {
+  /** Reads the streamed body's events; undefined for bodies that are not timed (models, embeddings...). */
+  readonly classifier: EventClassifier | undefined;
+  readonly sink: ExchangeSink;
+  /** Keep each content chunk's time and token estimate (per-chunk gaps). */
+  readonly keepChunkDetail: boolean;
+  /** Keep the generated text (the load generator re-tokenizes it when the server sends no usage). */
+  readonly keepText: boolean;
+  /** Remove usage-only events from the bytes passed on (the gateway asked for usage on the client's behalf). */
+  readonly removeUsageOnlyEvents: boolean;
+  /** How many leading bytes of the body to keep (for usage of a JSON answer, or an error's text). */
+  keepBodyBytes(status: number, streamed: boolean): number;
+  /** Called once, when the exchange ended or failed, after the sink's end or fail. */
+  onSettled(handler: MeteredHandler): void;
+}
+
+export class MeteredHandler implements Dispatcher.DispatchHandler {
+  /** performance.now() when undici took the request off its queue to write it; NaN until then. */
+  requestStartAt = Number.NaN;
+  /** Response headers arrived; NaN until then. */
+  headersAt = Number.NaN;
+  /** The body ended, or the exchange failed or was aborted; NaN until then. */
+  endAt = Number.NaN;
+  status = 0;
+  /** Present once headers arrived on a streamed (SSE) response whose protocol is timed. */
+  meter: StreamMeter | null = null;
+  /** Time response chunks spent being handed to the sink, summed (the gateway's forwarding cost). */
+  sinkMs = 0;
+  /** The failure, when the exchange did not end normally. */
+  error: Error | null = null;
+  readonly #options: MeteredHandlerOptions;
+  readonly #sink: ExchangeSink;
+  #controller: Dispatcher.DispatchController | null = null;
+  #abortReason: Error | null = null;
+  #kept: Buffer[] | null = null;
+  #keptBytes = 0;
+  #keepLimit = 0;
+  #settled = false;
+  readonly #resume = (): void => {
+    this.#controller?.resume();
+  };
+
+  constructor(options: MeteredHandlerOptions) {
+    this.#options = options;
+    this.#sink = options.sink;
+  }
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** The kept leading bytes of the body (see keepBodyBytes); empty when none were kept. */
+  keptBody(): Buffer {
+    return this.#kept === null ? Buffer.alloc(0) : Buffer.concat(this.#kept, this.#keptBytes);
+  }
+
+  /** True when the whole body was kept (it fit within the limit). */
+  get keptWholeBody(): boolean {
+    return this.#kept !== null && this.#keptBytes < this.#keepLimit;
+  }
+
+  /** Stops the exchange (client gone, deadline, run stopped); before it started, as soon as it starts. */
+  abort(reason: Error): void {
+    if (this.#settled) return;
+    this.#abortReason ??= reason;
+    this.#controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.requestStartAt = performance.now();
+    this.#controller = controller;
+    if (this.#abortReason !== null) controller.abort(this.#abortReason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    this.headersAt = performance.now();
+    this.status = statusCode;
+    const options = this.#options;
+    const streamed = String(headers['content-type'] ?? '').startsWith('text/event-stream');
+    if (streamed && options.classifier !== undefined) {
+      this.meter = new StreamMeter({
+        classifier: options.classifier,
+        keepChunkDetail: options.keepChunkDetail,
+        keepText: options.keepText,
+        removeUsageOnlyEvents: options.removeUsageOnlyEvents,
+      });
+    }
+    this.#keepLimit = options.keepBodyBytes(statusCode, streamed);
+    if (this.#keepLimit > 0) this.#kept = [];
+    this.#sink.head(statusCode, headers, this.meter !== null);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const at = performance.now();
+    const out = this.meter === null ? chunk : this.meter.onBytes(chunk, at);
+    if (this.#kept !== null && this.#keptBytes < this.#keepLimit) this.#keep(chunk);
+    if (out.length > 0 && !this.#sink.write(out)) {
+      controller.pause();
+      this.#sink.onDrain(this.#resume);
+    }
+    this.sinkMs += performance.now() - at;
+  }
+
+  onResponseEnd(): void {
+    this.endAt = performance.now();
+    const rest = this.meter?.end(this.endAt);
+    if (rest !== undefined && rest.length > 0) this.#sink.write(rest);
+    this.#sink.end();
+    this.#settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.endAt = performance.now();
+    this.meter?.end(this.endAt);
+    this.error = this.#abortReason ?? error;
+    this.#sink.fail(this.error, !Number.isNaN(this.headersAt));
+    this.#settle();
+  }
+
+  #keep(chunk: Buffer): void {
+    const room = this.#keepLimit - this.#keptBytes;
+    // undici reuses nothing it hands over, but a slice keeps the whole chunk alive: copy only a partial one.
+    const part = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+    (this.#kept as Buffer[]).push(part);
+    this.#keptBytes += part.length;
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#options.onSettled(this);
+  }
+}
