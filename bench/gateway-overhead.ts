@@ -78,7 +78,8 @@ async function runBareProxy(upstream: string): Promise<void> {
 
 async function runGateway(upstream: string, dir: string): Promise<void> {
   const { pino } = await import('pino');
-  const { buildGateway, REDACTED_PATHS } = await import('../src/gateway/app.js');
+  const { buildGateway } = await import('../plugins/index.js');
+  const { REDACTED_PATHS } = await import('../src/gateway/log-redaction.js');
   const { resolveConfig } = await import('../src/gateway/config-resolve.js');
   const { validateConfig } = await import('../src/gateway/config-validate.js');
   const config = await resolveConfig(

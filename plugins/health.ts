@@ -36,10 +36,10 @@ async function healthPlugin(fastify: FastifyInstance, options: HealthPluginOptio
         reachable: await reachable(u.base.origin),
       })),
     );
-    const ready = !context.shuttingDown && upstreams.every((u) => u.reachable);
+    const ready = !context.state.shuttingDown && upstreams.every((u) => u.reachable);
     reply.code(ready ? 200 : 503);
     return {
-      status: ready ? 'ready' : context.shuttingDown ? 'shutting_down' : 'upstream_unreachable',
+      status: ready ? 'ready' : context.state.shuttingDown ? 'shutting_down' : 'upstream_unreachable',
       upstreams,
     };
   });

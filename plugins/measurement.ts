@@ -25,7 +25,7 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   m.endAt = performance.now();
   if (m.totalTimer !== null) clearTimeout(m.totalTimer);
   if (!raw.writableFinished && m.outcome === null) {
-    if (context.cuttingConnections) {
+    if (context.state.cuttingConnections) {
       m.outcome = 'truncated';
       m.error = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
     } else {
@@ -37,26 +37,9 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   m.exchange?.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
   if (m.ownEndpoint) return;
-  context.inFlight--;
+  context.state.inFlight--;
   const record = m.toRecord(context.config.recordGaps);
-  for (const listener of context.recordListeners) listener(record, m);
-  request.log.info(
-    {
-      outcome: record.outcome,
-      status: record.status,
-      method: record.method,
-      path: record.pathAsked,
-      upstream: record.upstream,
-      model: record.modelAsked,
-      ttftMs: record.ttftMs,
-      e2eMs: record.e2eMs,
-      completionTokens: record.completionTokens,
-      overheadMs: record.gatewayOverheadMs,
-      ...(record.error === null ? {} : { error: record.error }),
-      ...(record.hint === null ? {} : { hint: record.hint }),
-    },
-    'request finished',
-  );
+  for (const sink of context.sinks) sink(record, m);
 }
 
 async function measurementPlugin(fastify: FastifyInstance, options: MeasurementPluginOptions): Promise<void> {
@@ -69,8 +52,7 @@ async function measurementPlugin(fastify: FastifyInstance, options: MeasurementP
     m.pathAsked = query >= 0 ? request.url.slice(0, query) : request.url;
     m.ownEndpoint = OWN_ENDPOINTS.has(m.pathAsked);
     request.measurement = m;
-    if (!m.ownEndpoint) context.inFlight++;
-    for (const listener of context.requestListeners) listener();
+    if (!m.ownEndpoint) context.state.inFlight++;
     reply.raw.once('close', () => finalize(context, request, reply));
     done();
   });

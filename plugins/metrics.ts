@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
-import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
 import { metricsPage } from '../src/gateway/metrics-page.js';
 
@@ -14,7 +13,7 @@ export interface MetricsPluginOptions {
 
 async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const { context } = options;
-  const metrics = new GatewayMetrics(context);
+  const { metrics } = context;
   const render = (authorization: string | undefined) =>
     metricsPage(metrics.registry, context.config.metricsToken, authorization);
   const own = context.config.metricsListen;
@@ -32,7 +31,7 @@ async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOpt
     listener = await startMetricsListener(own.host, own.port, render, (error) => {
       fastify.log.error({ err: error }, 'collecting /metrics failed');
     });
-    context.metricsAddress = listener.address;
+    context.state.metricsAddress = listener.address;
   });
   fastify.addHook('onClose', async () => {
     await listener?.close();

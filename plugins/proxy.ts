@@ -44,7 +44,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions): Promise<void> {
   const { context } = options;
   const { config, routes } = context;
-  const fixLog = new PathFixLog(fastify.log, context.pathFixListeners);
+  const fixLog = new PathFixLog(fastify.log, context.metrics);
 
   // Bodies are read as bytes (any content type) so they can go upstream unchanged; JSON is parsed on the side.
   fastify.removeAllContentTypeParsers();
@@ -58,7 +58,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
 
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const m = request.measurement;
-    if (context.shuttingDown) {
+    if (context.state.shuttingDown) {
       throw new GatewayError('shutting_down', 'the gateway is shutting down: retry in a moment');
     }
     const path = canonicalizeClientPath(request.url);

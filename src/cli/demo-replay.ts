@@ -7,7 +7,7 @@ import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
 import { formatBenchReport } from '../../loadgen/bench/bench-report.js';
 import { compareWithGateway } from '../../loadgen/bench/gateway-timings.js';
 import { runBench } from '../../loadgen/bench/run-bench.js';
-import { buildGateway } from '../gateway/app.js';
+import { buildGateway } from '../../plugins/index.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
 import type { RequestRecord as GatewayRecord } from '../gateway/record.js';
@@ -30,9 +30,8 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
     }),
     {},
   );
-  const gateway = await buildGateway(config);
   const gatewayRecords: GatewayRecord[] = [];
-  gateway.context.recordListeners.push((record) => gatewayRecords.push(record));
+  const gateway = await buildGateway(config, { onRecord: (record) => gatewayRecords.push(record) });
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
   try {

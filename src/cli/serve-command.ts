@@ -185,7 +185,7 @@ export const serveCommand: Command = {
   async run(commandLine) {
     const config = await resolveConfig(await configFrom(commandLine));
     // Loaded here, not at the top: every other command (and --help) starts without Fastify.
-    const { buildGateway } = await import('../gateway/app.js');
+    const { buildGateway } = await import('../../plugins/index.js');
     const { shutDownOnSignals } = await import('../gateway/shutdown.js');
     const gateway = await buildGateway(config);
     await gateway.app.listen({ host: config.host, port: config.port });
@@ -193,7 +193,7 @@ export const serveCommand: Command = {
     const host = hostPart(address);
     const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
     process.stdout.write(`tokenmeter gateway listening on http://${host}:${address.port}/v1 -> ${targets}\n`);
-    const metricsAddress = gateway.context.metricsAddress;
+    const metricsAddress = gateway.context.state.metricsAddress;
     if (metricsAddress !== null) {
       process.stdout.write(
         `tokenmeter metrics on http://${hostPart(metricsAddress)}:${metricsAddress.port}/metrics\n`,

@@ -1,31 +1,46 @@
-// What the gateway's plugins share, built once at start by app.ts and handed to each plugin as an option: the
-// resolved configuration, the routing table, one dispatcher per upstream, and the listeners that receive each
-// finished request (records, metrics). Plugins depend on this object, never on each other's decorators.
+// What the gateway's plugins share, built once at start by the assembly (plugins/index.ts) and handed to each
+// plugin as an option: the frozen configuration, the routing table, one dispatcher per upstream, the metrics and
+// records writer, and the fixed list of sinks every finished request goes to. The one mutable part is `state`,
+// the gateway's run state; plugins depend on this object, never on each other's decorators.
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
-import type { PathFix } from './client-path.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
+import type { GatewayMetrics } from './gateway-metrics.js';
 import type { RequestMeasurement } from './measurement.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
 import type { RecordsWriter } from './records-writer.js';
 
-export type RecordListener = (record: RequestRecord, measurement: RequestMeasurement) => void;
+/** Receives each finished request's record (and its measurement, for figures the record does not carry). */
+export type RecordSink = (record: RequestRecord, measurement: RequestMeasurement) => void;
+
+/** The gateway's run state, written by the measurement plugin, the metrics port and shutdown. */
+export interface GatewayState {
+  /** Set when shutdown begins: new requests are refused, in-flight ones finish. */
+  shuttingDown: boolean;
+  /** Set when shutdown cuts the connections still open: what they carried is truncated, not abandoned. */
+  cuttingConnections: boolean;
+  /** Requests received and not yet finished (probes and scrapes excluded). */
+  inFlight: number;
+  /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
+  metricsAddress: AddressInfo | null;
+}
 
 export interface GatewayContext {
   readonly config: GatewayConfig;
   readonly routes: ModelRoutes;
   readonly dispatchers: ReadonlyMap<ResolvedUpstream, Dispatcher>;
-  readonly recordListeners: RecordListener[];
-  readonly pathFixListeners: ((fix: PathFix) => void)[];
-  readonly requestListeners: (() => void)[];
-  /** Set when shutdown begins: new requests are refused, in-flight ones finish. */
-  shuttingDown: boolean;
-  /** Set when shutdown cuts the connections still open: what they carried is truncated, not abandoned. */
-  cuttingConnections: boolean;
-  inFlight: number;
-  /** The records file writer, when records are written (its counters feed /metrics). */
-  records: RecordsWriter | null;
-  /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
-  metricsAddress: AddressInfo | null;
+  readonly metrics: GatewayMetrics;
+  /** The records file writer, when records are written. */
+  readonly records: RecordsWriter | null;
+  /** Every finished request's record goes to each, in order: metrics, records file, log line, caller's own. */
+  readonly sinks: readonly RecordSink[];
+  readonly state: GatewayState;
+}
+
+/** A built gateway: the Fastify instance to listen with, and what its plugins share. */
+export interface Gateway {
+  readonly app: FastifyInstance;
+  readonly context: GatewayContext;
 }

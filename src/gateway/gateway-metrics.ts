@@ -2,12 +2,25 @@
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { GatewayContext } from './context.js';
+import type { PathFix } from './client-path.js';
+import type { GatewayState } from './context.js';
 import type { RequestMeasurement } from './measurement.js';
 import { LATENCY_BUCKETS_S, ModelLabels, OVERHEAD_BUCKETS_S, statusClass } from './metric-labels.js';
 import type { RequestRecord } from './record.js';
+import type { RecordsWriter } from './records-writer.js';
 
 const UM = ['upstream', 'model'] as const;
+
+export interface GatewayMetricsOptions {
+  /** Model names from the configuration: always their own label value. */
+  readonly configuredModels: readonly string[];
+  /** Distinct other model names labelled before they are folded into `other`. */
+  readonly maxModels: number;
+  /** Read at scrape time for the in-flight gauge. */
+  readonly state: Readonly<GatewayState>;
+  /** Read at scrape time for the lost-records counter; null when no records file is written. */
+  readonly records: RecordsWriter | null;
+}
 
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -70,15 +83,15 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  constructor(context: GatewayContext) {
-    const configured = context.routes.known.map((k) => k.name);
-    this.#labels = new ModelLabels(configured, context.config.metricsMaxModels);
+  constructor(options: GatewayMetricsOptions) {
+    const { state, records } = options;
+    this.#labels = new ModelLabels(options.configuredModels, options.maxModels);
     new Gauge({
       name: 'tokenmeter_requests_in_flight',
       help: 'Requests received and not yet finished',
       registers: [this.registry],
       collect() {
-        this.set(context.inFlight);
+        this.set(state.inFlight);
       },
     });
     // A counter read from the writer's own counts at scrape time: they only ever grow, so rate() and
@@ -89,7 +102,7 @@ export class GatewayMetrics {
       help: 'Request records that could not be written (failed or dropped writes) since start',
       registers: [this.registry],
       collect() {
-        const stats = context.records?.stats;
+        const stats = records?.stats;
         const lost = stats === undefined ? 0 : stats.failed + stats.dropped;
         if (lost > lostCounted) this.inc(lost - lostCounted);
         lostCounted = lost;
@@ -104,8 +117,10 @@ export class GatewayMetrics {
     for (const kind of ['handles', 'requests', 'resources']) {
       this.registry.removeSingleMetric(`tokenmeter_nodejs_active_${kind}_total`);
     }
-    context.recordListeners.push((record, m) => this.observe(record, m));
-    context.pathFixListeners.push((fix) => this.#pathFixes.inc({ fix }));
+  }
+
+  pathFixed(fix: PathFix): void {
+    this.#pathFixes.inc({ fix });
   }
 
   observe(record: RequestRecord, m: RequestMeasurement): void {

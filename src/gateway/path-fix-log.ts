@@ -9,11 +9,11 @@ export class PathFixLog {
   readonly #seen = new Set<string>();
   constructor(
     private readonly log: FastifyBaseLogger,
-    private readonly listeners: readonly ((fix: PathFix) => void)[],
+    private readonly counter: { pathFixed(fix: PathFix): void },
   ) {}
 
   note(path: string, canonical: string, fixes: readonly PathFix[]): void {
-    for (const fix of fixes) for (const listener of this.listeners) listener(fix);
+    for (const fix of fixes) this.counter.pathFixed(fix);
     if (this.#seen.has(path) || this.#seen.size >= MAX_PATTERNS) return;
     this.#seen.add(path);
     this.log.warn(

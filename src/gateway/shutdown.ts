@@ -1,13 +1,13 @@
 // Graceful shutdown: stop accepting, refuse new requests on kept-alive connections (503), let in-flight streams
 // finish for up to the grace period, then cut what remains; records are flushed by the records plugin's onClose.
-import type { Gateway } from './app.js';
+import type { Gateway } from './context.js';
 
 export async function shutDown(gateway: Gateway, graceMs: number): Promise<void> {
   const { app, context } = gateway;
-  context.shuttingDown = true;
+  context.state.shuttingDown = true;
   const force = setTimeout(() => {
     app.log.warn(
-      { inFlight: context.inFlight },
+      { inFlight: context.state.inFlight },
       `grace period of ${graceMs} ms over: closing remaining connections`,
     );
     cutConnections(gateway);
@@ -21,7 +21,7 @@ export async function shutDown(gateway: Gateway, graceMs: number): Promise<void>
 }
 
 function cutConnections(gateway: Gateway): void {
-  gateway.context.cuttingConnections = true;
+  gateway.context.state.cuttingConnections = true;
   gateway.app.server.closeAllConnections();
 }
 
@@ -35,7 +35,7 @@ export function shutDownOnSignals(gateway: Gateway, graceMs: number): Promise<vo
         return;
       }
       stopping = true;
-      gateway.app.log.info({ signal, inFlight: gateway.context.inFlight }, `${signal}: shutting down`);
+      gateway.app.log.info({ signal, inFlight: gateway.context.state.inFlight }, `${signal}: shutting down`);
       shutDown(gateway, graceMs).then(() => {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);

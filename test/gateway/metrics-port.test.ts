@@ -18,7 +18,7 @@ before(async () => {
 after(() => upstream.close());
 
 function metricsUrl(gateway: TestGateway, path = '/metrics'): string {
-  const address = gateway.context.metricsAddress;
+  const address = gateway.context.state.metricsAddress;
   assert.ok(address !== null, 'the metrics port is listening');
   return `http://127.0.0.1:${address.port}${path}`;
 }
@@ -34,7 +34,7 @@ test('with metrics.port, /metrics answers there with the API traffic, and the AP
     metrics: { port: 0, host: '127.0.0.1' },
   });
   t.after(() => gateway.close());
-  assert.notEqual(gateway.context.metricsAddress?.port, new URL(gateway.url).port);
+  assert.notEqual(gateway.context.state.metricsAddress?.port, new URL(gateway.url).port);
   assert.equal((await sendStreamedChat(gateway.url)).status, 200);
 
   const scraped = await get(metricsUrl(gateway));

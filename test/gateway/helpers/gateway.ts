@@ -3,10 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { buildGateway, type Gateway, REDACTED_PATHS } from '../../../src/gateway/app.js';
+import { buildGateway } from '../../../plugins/index.js';
 import type { GatewayConfigInput } from '../../../src/gateway/config.js';
 import { resolveConfig } from '../../../src/gateway/config-resolve.js';
 import { validateConfig } from '../../../src/gateway/config-validate.js';
+import type { Gateway } from '../../../src/gateway/context.js';
+import { REDACTED_PATHS } from '../../../src/gateway/log-redaction.js';
 import type { RequestRecord } from '../../../src/gateway/record.js';
 
 export interface TestGateway extends Gateway {
@@ -36,17 +38,17 @@ export async function startGateway(
       done();
     },
   });
-  const gateway = await buildGateway(config, {
-    logger: pino({ level: 'info', redact: REDACTED_PATHS }, sink),
-  });
   const records: RequestRecord[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
-  gateway.context.recordListeners.push((record) => {
-    records.push(record);
-    for (const w of waiters.splice(0)) {
-      if (records.length >= w.count) w.resolve();
-      else waiters.push(w);
-    }
+  const gateway = await buildGateway(config, {
+    logger: pino({ level: 'info', redact: REDACTED_PATHS }, sink),
+    onRecord: (record) => {
+      records.push(record);
+      for (const w of waiters.splice(0)) {
+        if (records.length >= w.count) w.resolve();
+        else waiters.push(w);
+      }
+    },
   });
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (gateway.app.server.address() as AddressInfo).port;

@@ -1,0 +1,131 @@
+// Assembles the gateway: a Fastify instance with one plugin per concern, sharing one GatewayContext built here,
+// once: the configuration frozen, one dispatcher per upstream, the metrics and the records writer, and the fixed
+// list of sinks each finished request goes to. Plugins import src/; nothing in src/ imports a plugin.
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { type Logger, pino } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
+import type { Gateway, GatewayContext, RecordSink } from '../src/gateway/context.js';
+import { GatewayError } from '../src/gateway/errors.js';
+import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
+import { REDACTED_PATHS } from '../src/gateway/log-redaction.js';
+import { ModelRoutes } from '../src/gateway/model-routes.js';
+import type { RequestRecord } from '../src/gateway/record.js';
+import { RecordsWriter } from '../src/gateway/records-writer.js';
+import { requestLogSink } from '../src/gateway/request-log.js';
+import { sendGatewayError } from '../src/gateway/send-error.js';
+import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import gatewayAuth from './gateway-auth.js';
+import health from './health.js';
+import measurement from './measurement.js';
+import metrics from './metrics.js';
+import proxy from './proxy.js';
+import records from './records.js';
+import requestId, { requestIdFrom } from './request-id.js';
+
+export interface BuildOptions {
+  /** A pino logger; defaults to JSON on stdout at the configured level, with keys redacted. */
+  readonly logger?: Logger;
+  /** Also receives every finished request's record, after the gateway's own sinks (the demo, tests). */
+  readonly onRecord?: (record: RequestRecord) => void;
+}
+
+function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new GatewayError(
+      'request_too_large',
+      'the request body is larger than maxBodyBytes allows; send less or raise it',
+    );
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP')) {
+    return new GatewayError(
+      'invalid_request_body',
+      'the request body could not be read; send JSON with a content-type',
+    );
+  }
+  return new GatewayError('internal_error', 'the gateway failed on this request; see its log for the cause', {
+    cause: error,
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter | null {
+  const file = config.recordsFile;
+  if (file === null) return null;
+  let warned = false;
+  return new RecordsWriter(file, (error) => {
+    if (warned) return;
+    warned = true;
+    log.error(
+      { err: error, file },
+      `cannot write request records to ${file}: traffic continues, records are lost`,
+    );
+  });
+}
+
+export async function buildGateway(config: GatewayConfig, options: BuildOptions = {}): Promise<Gateway> {
+  deepFreeze(config);
+  const logger = options.logger ?? pino({ level: config.logLevel, redact: REDACTED_PATHS });
+  const dispatchers = new Map<ResolvedUpstream, Dispatcher>();
+  for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
+  const routes = new ModelRoutes(config.upstreams);
+  const state = { shuttingDown: false, cuttingConnections: false, inFlight: 0, metricsAddress: null };
+  const writer = recordsWriter(config, logger);
+  const gatewayMetrics = new GatewayMetrics({
+    configuredModels: routes.known.map((k) => k.name),
+    maxModels: config.metricsMaxModels,
+    state,
+    records: writer,
+  });
+  const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
+  if (writer !== null) sinks.push((record) => writer.add(record));
+  sinks.push(requestLogSink(logger));
+  const extra = options.onRecord;
+  if (extra !== undefined) sinks.push((record) => extra(record));
+  const context: GatewayContext = Object.freeze({
+    config,
+    routes,
+    dispatchers,
+    metrics: gatewayMetrics,
+    records: writer,
+    sinks: Object.freeze(sinks),
+    state,
+  });
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // The measurement plugin's sinks write one line per request, when the response closes (cut streams too).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: requestIdFrom,
+    bodyLimit: config.maxBodyBytes,
+    // Long generations: never cut a response for taking long (the upstream timeouts govern that).
+    requestTimeout: 0,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const translated = translateFastifyError(error as { code?: string; message: string });
+    if (translated.code === 'internal_error')
+      request.log.error({ err: error }, 'request failed inside the gateway');
+    sendGatewayError(request, reply, translated);
+  });
+  await app.register(measurement, { context });
+  await app.register(requestId);
+  await app.register(gatewayAuth, { context });
+  await app.register(records, { context });
+  await app.register(metrics, { context });
+  await app.register(health, { context });
+  await app.register(proxy, { context });
+  app.addHook('onClose', async () => {
+    await Promise.all([...dispatchers.values()].map((d) => d.close()));
+  });
+  for (const warning of config.warnings) app.log.warn(warning);
+  return { app, context };
+}
