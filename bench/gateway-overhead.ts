@@ -92,9 +92,8 @@ async function runLeanestProxy(upstream: string): Promise<void> {
 
 // The one place that knows how the gateway is assembled, so it is easy to repoint when that moves.
 async function runGateway(upstream: string, dir: string): Promise<void> {
-  const { pino } = await import('pino');
   const { buildGateway } = await import('../plugins/index.js');
-  const { REDACTED_PATHS } = await import('../src/gateway/log-redaction.js');
+  const { createGatewayLogger, logDestination } = await import('../src/gateway/logger.js');
   const { resolveConfig } = await import('../src/gateway/config-resolve.js');
   const { validateConfig } = await import('../src/gateway/config-validate.js');
   const config = await resolveConfig(
@@ -103,10 +102,8 @@ async function runGateway(upstream: string, dir: string): Promise<void> {
       records: { file: join(dir, 'records.jsonl') },
     }),
   );
-  const logger = pino(
-    { level: 'info', redact: REDACTED_PATHS },
-    pino.destination({ dest: join(dir, 'gateway.log'), sync: false }),
-  );
+  // The gateway's own logger, as `tokenmeter serve` builds it, writing to a file instead of stdout.
+  const logger = createGatewayLogger('info', logDestination(join(dir, 'gateway.log')));
   const { app } = await buildGateway(config, { logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   announce((app.server.address() as AddressInfo).port);

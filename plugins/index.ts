@@ -2,13 +2,13 @@
 // once: the configuration frozen, one dispatcher per upstream, the metrics and the records writer, and the fixed
 // list of sinks each finished request goes to. Plugins import src/; nothing in src/ imports a plugin.
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
 import type { Gateway, GatewayContext, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
-import { REDACTED_PATHS } from '../src/gateway/log-redaction.js';
+import { createGatewayLogger } from '../src/gateway/logger.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
@@ -73,7 +73,7 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
 
 export async function buildGateway(config: GatewayConfig, options: BuildOptions = {}): Promise<Gateway> {
   deepFreeze(config);
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: REDACTED_PATHS });
+  const logger = options.logger ?? createGatewayLogger(config.logLevel);
   const dispatchers = new Map<ResolvedUpstream, Dispatcher>();
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
@@ -125,6 +125,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   await app.register(proxy, { context });
   app.addHook('onClose', async () => {
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
+    // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
+    logger.flush();
   });
   for (const warning of config.warnings) app.log.warn(warning);
   return { app, context };

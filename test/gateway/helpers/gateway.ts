@@ -8,7 +8,7 @@ import type { GatewayConfigInput } from '../../../src/gateway/config.js';
 import { resolveConfig } from '../../../src/gateway/config-resolve.js';
 import { validateConfig } from '../../../src/gateway/config-validate.js';
 import type { Gateway } from '../../../src/gateway/context.js';
-import { REDACTED_PATHS } from '../../../src/gateway/log-redaction.js';
+import { REDACTED_PATHS } from '../../../src/gateway/logger.js';
 import type { RequestRecord } from '../../../src/gateway/record.js';
 
 export interface TestGateway extends Gateway {
