@@ -12,6 +12,7 @@ import type { GatewayContext } from '../src/gateway/context.js';
 import { upstreamAuthStyle } from '../src/gateway/endpoints.js';
 import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { forwardResponse } from '../src/gateway/forward-response.js';
+import { forwardableRequestHeaders } from '../src/gateway/hop-by-hop.js';
 import { listModels } from '../src/gateway/models-list.js';
 import { PathFixLog } from '../src/gateway/path-fix-log.js';
 import { recordedBody } from '../src/gateway/recorded-body.js';
@@ -116,10 +117,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         : { body: prepared.bytes, contentType: request.headers['content-type'] ?? 'application/json' }),
       retryDelay: () => null,
       rewriteRequestHeaders: (_req, headers) => {
-        const out: Record<string | symbol, unknown> = { ...headers };
-        delete out['authorization'];
-        delete out['x-api-key'];
-        delete out['cookie'];
+        const out: Record<string | symbol, unknown> = forwardableRequestHeaders(headers);
         for (const [name, value] of Object.entries(upstream.headers)) out[name] = value;
         applyUpstreamAuth(out, authStyle, upstream.key);
         out['x-request-id'] = request.id;
