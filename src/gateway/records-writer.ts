@@ -95,7 +95,8 @@ export class RecordsWriter {
 
   readonly #startPump = (): void => {
     this.#scheduled = false;
-    if (this.#pump === null) this.#pump = this.#drain();
+    // Only with lines queued: #drain must reach an await before it can clear #pump (close() may have drained).
+    if (this.#pump === null && this.#lines.length > 0) this.#pump = this.#drain();
   };
 
   /** Writes batches until the queue is empty; lines queued during a write form the next batch. */

@@ -146,8 +146,11 @@ test('a stalled file holds at most maxPendingBytes of lines; the rest is dropped
   // A FIFO nobody reads: the first write fills the pipe (64 KiB) and then waits, as on a stalled disk.
   const bound = 256 * 1024;
   const writer = new RecordsWriter(fifo, (error) => assert.fail(error), { maxPendingBytes: bound });
-  const line = Buffer.byteLength(`${JSON.stringify(fakeRecord(0, 1000))}\n`);
-  const fits = Math.floor(bound / line);
+  let fits = 0;
+  for (let held = 0; ; fits++) {
+    held += Buffer.byteLength(`${JSON.stringify(fakeRecord(fits, 1000))}\n`);
+    if (held > bound) break;
+  }
   for (let i = 0; i < 2000; i++) writer.add(fakeRecord(i, 1000));
   assert.equal(writer.stats.dropped, 2000 - fits);
   await new Promise((resolve) => setTimeout(resolve, 100));
