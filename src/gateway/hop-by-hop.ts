@@ -1,39 +1,70 @@
-// Hop-by-hop response headers (RFC 9110 7.6.1): they describe the upstream's connection, not the client's, and
-// must not be forwarded. Besides the fixed names, a sender may declare any header hop-by-hop by listing it in
-// its Connection header (`connection: keep-alive, x-upstream-trace`).
-import type { OutgoingHttpHeaders } from 'node:http';
+// Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, the client's or the upstream's, and are
+// never forwarded, in either direction. Besides the fixed names, a sender may declare any header hop-by-hop by
+// listing it in its Connection header (`connection: keep-alive, x-upstream-trace`).
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-const ALWAYS_HOP_BY_HOP = [
+/**
+ * The fixed hop-by-hop names: Connection and what it governs (Keep-Alive, and the obsolete Proxy-Connection),
+ * the transfer codings of the message (Transfer-Encoding, TE, Trailer; RFC 9112 6-7), a protocol switch on this
+ * connection (Upgrade), and a proxy's own authentication (Proxy-Authenticate, Proxy-Authorization, RFC 9110 11.7).
+ */
+const HOP_BY_HOP = [
   'connection',
   'keep-alive',
   'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
   'te',
   'trailer',
+  'transfer-encoding',
+  'upgrade',
 ];
 
-/** Deletes, in place, every hop-by-hop header of `headers`, including those its Connection header names. */
-export function deleteHopByHopHeaders(headers: OutgoingHttpHeaders): void {
-  const connection = headers['connection'];
-  const listed = (Array.isArray(connection) ? connection.join(',') : String(connection ?? ''))
+/**
+ * Request headers the gateway never forwards besides the hop-by-hop ones:
+ * - `expect`: answered by the gateway's own server (Node's http server sends `100 Continue` itself when no
+ *   'checkContinue' listener exists), and the gateway sends the upstream a body it already holds;
+ * - `host`, `content-length`: the upstream request's own, from its URL and its (possibly rewritten) body;
+ * - the client's credentials (`authorization`, `x-api-key`, `cookie`): they open the gateway, never the upstream,
+ *   which gets the gateway's upstream key instead.
+ */
+const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  'expect',
+  'host',
+  'content-length',
+  'authorization',
+  'x-api-key',
+  'cookie',
+]);
+
+/** The header names a Connection header value lists, lower-cased. */
+function connectionListed(connection: string | string[] | number | undefined): string[] {
+  if (connection === undefined) return [];
+  return (Array.isArray(connection) ? connection.join(',') : String(connection))
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
-  for (const name of listed) delete headers[name];
-  for (const name of ALWAYS_HOP_BY_HOP) delete headers[name];
 }
 
-/** Placeholder until the request-side filter lands: the client's headers minus what never goes upstream. */
-export function forwardableRequestHeaders(
-  client: Readonly<Record<string, string | string[] | undefined>>,
-): Record<string, string | string[]> {
+/** Deletes, in place, every hop-by-hop header of `headers`, including those its Connection header names. */
+export function deleteHopByHopHeaders(headers: OutgoingHttpHeaders): void {
+  for (const name of connectionListed(headers['connection'])) delete headers[name];
+  for (const name of HOP_BY_HOP) delete headers[name];
+}
+
+/**
+ * The client's request headers that may go upstream, as a fresh object: without the hop-by-hop set, the headers
+ * the client's Connection header names, `expect`, `host`, `content-length` and the client's credentials.
+ */
+export function forwardableRequestHeaders(client: IncomingHttpHeaders): Record<string, string | string[]> {
+  const listed = connectionListed(client.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(client)) {
-    if (value !== undefined) out[name] = value;
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (NOT_FORWARDED_REQUEST.has(lower) || listed.includes(lower)) continue;
+    out[name] = value;
   }
-  for (const name of ['host', 'content-length', 'authorization', 'x-api-key', 'cookie', 'expect'])
-    delete out[name];
-  deleteHopByHopHeaders(out);
   return out;
 }

@@ -1,12 +1,34 @@
-// Appends request records to a JSON Lines file off the hot path: finishing a request only queues its line; one
-// write per event-loop turn carries every queued line. A failing disk never stops traffic: failed and dropped
-// records are counted (and the file reopened later), the proxying goes on.
-import { createWriteStream, type WriteStream } from 'node:fs';
+// Appends request records to a JSON Lines file off the hot path: finishing a request only serializes its line and
+// queues it; one write carries every line queued while the previous write was under way. A failing disk never
+// stops traffic, and every record ends up counted exactly once: written (its whole line is in the file), failed
+// (the disk refused it; nothing of it stays in the file) or dropped (more than `maxPendingBytes` of lines were
+// already waiting on a slow disk).
+//
+// Whole lines only. Each batch goes to the file with positional writes at `#offset`, the end of the last whole
+// line this writer put there. When a write fails or stops short (ENOSPC typically writes what fits, then fails),
+// the lines wholly inside the bytes that did land are kept and counted written, and the file is truncated back to
+// the end of the last of them, so no torn line stays and no record is both on disk and counted lost. Positional
+// writes rather than O_APPEND because Linux ignores the position on an O_APPEND descriptor, and because we must
+// know where the batch began to cut back to it; the price is that the file belongs to this process alone (another
+// appender's lines would be overwritten). If the truncation itself fails, the file is closed and reopened later,
+// and opening cuts any partial last line (also one left by a crash in the middle of a write).
+//
+// Not sonic-boom (pino's destination, v4): after a short write it writes the rest from the middle of the line; if
+// that fails (ENOSPC) it emits 'error' with the partial line left in the file, keeps the unwritten tail to append
+// later, and says nothing of which records were lost. Its maxLength drop is by bytes, which fits; the rest does not.
+//
+// Files that are not regular (a FIFO, /dev/stdout) take plain sequential writes: they cannot be truncated, and a
+// short write to them is a reader's problem, not a full disk.
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { RequestRecord } from './record.js';
 
-/** Lines queued beyond this (a stalled disk) are dropped and counted rather than held in memory. */
-const MAX_QUEUED_LINES = 100_000;
-const REOPEN_AFTER_MS = 1000;
+/** Bytes of serialized lines held in memory (queued or being written) before new records are dropped. */
+export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** After a failure, records finishing within this time are counted failed without touching the disk. */
+export const DEFAULT_RETRY_AFTER_MS = 1000;
+/** Opening reads the file backwards in chunks of this size to find the end of its last whole line. */
+const REPAIR_CHUNK_BYTES = 64 * 1024;
 
 export interface RecordsWriterStats {
   written: number;
@@ -14,77 +36,185 @@ export interface RecordsWriterStats {
   dropped: number;
 }
 
+export interface RecordsWriterOptions {
+  readonly maxPendingBytes?: number;
+  readonly retryAfterMs?: number;
+}
+
 export class RecordsWriter {
   readonly stats: RecordsWriterStats = { written: 0, failed: 0, dropped: 0 };
   readonly #path: string;
   readonly #onError: (error: Error) => void;
-  #stream: WriteStream | null = null;
-  #queue: string[] = [];
+  readonly #maxPendingBytes: number;
+  readonly #retryAfterMs: number;
+  #lines: string[] = [];
+  #lengths: number[] = [];
+  #queuedBytes = 0;
+  /** Bytes queued plus bytes of the batch being written: what the memory bound applies to. */
+  #pendingBytes = 0;
   #scheduled = false;
-  #failedAt = 0;
-  #inWrite = 0;
+  #pump: Promise<void> | null = null;
+  #closed = false;
+  #file: FileHandle | null = null;
+  /** Regular file: where the next line goes (end of the last whole line). Other files: null. */
+  #offset: number | null = null;
+  #retryAt = 0;
 
-  constructor(path: string, onError: (error: Error) => void) {
+  constructor(path: string, onError: (error: Error) => void, options: RecordsWriterOptions = {}) {
     this.#path = path;
     this.#onError = onError;
+    this.#maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
+    this.#retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  }
+
+  /** Bytes of lines held in memory now (never more than the bound). */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
   }
 
   add(record: RequestRecord): void {
-    if (this.#queue.length >= MAX_QUEUED_LINES) {
+    if (this.#closed) {
+      this.stats.failed++;
+      return;
+    }
+    const line = `${JSON.stringify(record)}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (this.#pendingBytes + bytes > this.#maxPendingBytes) {
       this.stats.dropped++;
       return;
     }
-    this.#queue.push(JSON.stringify(record));
-    if (!this.#scheduled) {
+    this.#lines.push(line);
+    this.#lengths.push(bytes);
+    this.#queuedBytes += bytes;
+    this.#pendingBytes += bytes;
+    if (!this.#scheduled && this.#pump === null) {
       this.#scheduled = true;
-      setImmediate(() => this.#flush());
+      setImmediate(this.#startPump);
     }
   }
 
-  #open(): WriteStream | null {
-    if (this.#stream !== null) return this.#stream;
-    if (Date.now() - this.#failedAt < REOPEN_AFTER_MS) return null;
-    const stream = createWriteStream(this.#path, { flags: 'a' });
-    stream.on('error', (error) => {
-      this.stats.failed += this.#inWrite;
-      this.#inWrite = 0;
-      this.#failedAt = Date.now();
-      if (this.#stream === stream) this.#stream = null;
-      this.#onError(error);
-    });
-    this.#stream = stream;
-    return stream;
+  readonly #startPump = (): void => {
+    this.#scheduled = false;
+    // Only with lines queued: #drain must reach an await before it can clear #pump (close() may have drained).
+    if (this.#pump === null && this.#lines.length > 0) this.#pump = this.#drain();
+  };
+
+  /** Writes batches until the queue is empty; lines queued during a write form the next batch. */
+  async #drain(): Promise<void> {
+    while (this.#lines.length > 0) {
+      const lines = this.#lines;
+      const lengths = this.#lengths;
+      const bytes = this.#queuedBytes;
+      this.#lines = [];
+      this.#lengths = [];
+      this.#queuedBytes = 0;
+      await this.#writeBatch(lines, lengths, bytes);
+      this.#pendingBytes -= bytes;
+    }
+    this.#pump = null;
   }
 
-  #flush(): void {
-    this.#scheduled = false;
-    if (this.#queue.length === 0) return;
-    const stream = this.#open();
-    if (stream === null) {
-      this.stats.failed += this.#queue.length;
-      this.#queue = [];
+  /** Counts every line of the batch exactly once; never throws. */
+  async #writeBatch(lines: string[], lengths: number[], total: number): Promise<void> {
+    if (Date.now() < this.#retryAt) {
+      this.stats.failed += lines.length;
       return;
     }
-    const lines = this.#queue;
-    this.#queue = [];
+    let file: FileHandle;
+    try {
+      file = this.#file ?? (await this.#open());
+    } catch (error) {
+      this.stats.failed += lines.length;
+      this.#failed(error);
+      return;
+    }
+    const buffer = Buffer.allocUnsafe(total);
+    let at = 0;
+    for (const line of lines) at += buffer.write(line, at);
     const count = lines.length;
-    this.#inWrite += count;
-    stream.write(`${lines.join('\n')}\n`, (error) => {
-      if (error) return;
-      this.#inWrite -= count;
-      this.stats.written += count;
-    });
+    lines.length = 0; // the buffer holds them now: the strings need not outlive a slow write
+    let done = 0;
+    try {
+      while (done < total) {
+        const position = this.#offset === null ? null : this.#offset + done;
+        const { bytesWritten } = await file.write(buffer, done, total - done, position);
+        if (bytesWritten === 0) throw Object.assign(new Error('write wrote nothing'), { code: 'ENOSPC' });
+        done += bytesWritten;
+      }
+    } catch (error) {
+      let kept = 0;
+      let keptBytes = 0;
+      while (kept < lengths.length && keptBytes + (lengths[kept] ?? 0) <= done) {
+        keptBytes += lengths[kept] ?? 0;
+        kept++;
+      }
+      this.stats.written += kept;
+      this.stats.failed += count - kept;
+      await this.#cutTo(file, keptBytes, error);
+      this.#failed(error);
+      return;
+    }
+    if (this.#offset !== null) this.#offset += total;
+    this.stats.written += count;
+  }
+
+  /** After a failed batch: truncate back to its last whole line, or give the file up so opening repairs it. */
+  async #cutTo(file: FileHandle, keptBytes: number, error: unknown): Promise<void> {
+    if (this.#offset !== null) {
+      try {
+        await file.truncate(this.#offset + keptBytes);
+        this.#offset += keptBytes;
+        if ((error as { code?: unknown }).code === 'ENOSPC') return;
+      } catch {
+        // The partial line stays until the file is opened again, which cuts it.
+      }
+    }
+    this.#file = null;
+    this.#offset = null;
+    await file.close().catch(() => {});
+  }
+
+  #failed(error: unknown): void {
+    this.#retryAt = Date.now() + this.#retryAfterMs;
+    this.#onError(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  /** Opens (creating) the file; a regular file's partial last line, if any, is cut. */
+  async #open(): Promise<FileHandle> {
+    const file = await open(this.#path, constants.O_RDWR | constants.O_CREAT);
+    try {
+      const stats = await file.stat();
+      this.#offset = stats.isFile() ? await endOfLastWholeLine(file, stats) : null;
+      if (this.#offset !== null && this.#offset < stats.size) await file.truncate(this.#offset);
+    } catch (error) {
+      await file.close().catch(() => {});
+      throw error;
+    }
+    this.#file = file;
+    return file;
   }
 
   /** Writes what is queued and closes the file; resolves once the data reached the OS. */
   async close(): Promise<void> {
-    this.#flush();
-    const stream = this.#stream;
-    this.#stream = null;
-    if (stream === null) return;
-    await new Promise<void>((resolve) => {
-      stream.end(() => resolve());
-      stream.once('error', () => resolve());
-    });
+    this.#closed = true;
+    if (this.#pump === null && this.#lines.length > 0) this.#pump = this.#drain();
+    await this.#pump;
+    const file = this.#file;
+    this.#file = null;
+    await file?.close().catch(() => {});
   }
+}
+
+/** The size of `file` without its last line when that line has no newline yet (a torn write). */
+async function endOfLastWholeLine(file: FileHandle, stats: Stats): Promise<number> {
+  let end = stats.size;
+  const chunk = Buffer.allocUnsafe(REPAIR_CHUNK_BYTES);
+  while (end > 0) {
+    const start = Math.max(0, end - REPAIR_CHUNK_BYTES);
+    const { bytesRead } = await file.read(chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (newline !== -1) return start + newline + 1;
+    end = start;
+  }
+  return 0;
 }

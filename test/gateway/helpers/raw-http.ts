@@ -6,6 +6,8 @@ export interface RawResponse {
   readonly status: number;
   readonly head: string;
   readonly body: string;
+  /** Interim (1xx) responses that came before the final one, each as its status line. */
+  readonly interim: string[];
 }
 
 export function rawRequest(url: string, requestHead: string, body = ''): Promise<RawResponse> {
@@ -16,10 +18,16 @@ export function rawRequest(url: string, requestHead: string, body = ''): Promise
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', reject);
     socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      let text = Buffer.concat(chunks).toString('utf8');
+      const interim: string[] = [];
+      while (/^HTTP\/1\.1 1\d\d /.test(text)) {
+        const end = text.indexOf('\r\n\r\n');
+        interim.push(text.slice(0, text.indexOf('\r\n')));
+        text = text.slice(end + 4);
+      }
       const split = text.indexOf('\r\n\r\n');
       const head = text.slice(0, split);
-      resolve({ status: Number(head.split(' ')[1]), head, body: text.slice(split + 4) });
+      resolve({ status: Number(head.split(' ')[1]), head, body: text.slice(split + 4), interim });
     });
     const length = Buffer.byteLength(body);
     socket.write(`${requestHead}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n${body}`);
