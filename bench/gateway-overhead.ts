@@ -1,7 +1,9 @@
 // What does the gateway add? Side by side in one run, rounds alternated: streamed chat requests sent directly
-// to a mock upstream, through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
-// `proxy_buffering off`) and through the gateway (metering, records file and JSON logs on), at concurrency 16
-// and 256. Not part of `npm test`. Run from the repository root (nginx: `apt-get install nginx`):
+// to a mock upstream, through the leanest Node proxy (`node:http` + an undici dispatch handler, no measurement:
+// helpers/leanest-proxy.ts), through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
+// `proxy_buffering off`, skipped when not installed) and through the gateway (metering, records file and JSON
+// logs on), at concurrency 16 and 256. Not part of `npm test`. Run from the repository root (nginx: `apt-get
+// install nginx`):
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
 //     [--itl-ms 16:40,256:100] [--concurrency 16,256]
@@ -9,11 +11,18 @@
 // Every party runs in its own process (upstream, each proxy, the client), but on a 2-core machine they share the
 // cores. The default token rates (10 tokens, 40 ms apart at concurrency 16, 100 ms apart at 256: ~35 and ~230
 // requests/s, ~400 and ~2,800 SSE events/s through the proxy) keep the box below saturation, so the figures show
-// what the proxy adds rather than which process lost the fight for a core. Reported per proxy: added TTFT p50 and
-// p99 and added inter-chunk gap p99 (proxy percentile minus direct percentile, client-observed), requests/s
-// relative to direct, and the proxy's peak RSS.
+// what the proxy adds rather than which process lost the fight for a core. Reported per proxy: CPU milliseconds
+// per request and its ratio to the leanest Node proxy's, added TTFT p50 and p99 and added inter-chunk gap p99
+// (proxy percentile minus direct percentile, client-observed), requests/s relative to direct, and the proxy's
+// peak RSS.
+//
+// CPU is read from /proc/<pid>/stat (utime + stime, in clock ticks) for the proxy's process and its children
+// (nginx's worker), before and after each measured round. Not the child's process.cpuUsage() over IPC: nginx is
+// not Node, and answering an IPC query would itself run on the event loop being measured. Ticks are coarse (10 ms
+// at the usual 100 per second), but a round of a few seconds costs a proxy hundreds of milliseconds, so two reads
+// per round err by a few percent at most, and less once rounds are summed.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -76,6 +85,12 @@ async function runBareProxy(upstream: string): Promise<void> {
   announce((app.server.address() as AddressInfo).port);
 }
 
+async function runLeanestProxy(upstream: string): Promise<void> {
+  const { startLeanestProxy } = await import('./helpers/leanest-proxy.js');
+  announce((await startLeanestProxy(upstream)).port);
+}
+
+// The one place that knows how the gateway is assembled, so it is easy to repoint when that moves.
 async function runGateway(upstream: string, dir: string): Promise<void> {
   const { pino } = await import('pino');
   const { buildGateway, REDACTED_PATHS } = await import('../src/gateway/app.js');
@@ -126,17 +141,20 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
   return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
 }
 
-function rssMb(pid: number | undefined): number {
-  if (pid === undefined) return 0;
+/** The process and its descendants (nginx's master and worker), read once the process has started them. */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
+      for (const child of children) tree.push(...processTree(Number(child)));
+    }
+  } catch {}
+  return tree;
+}
+
+function rssMb(pids: readonly number[]): number {
   let total = 0;
-  const pids = [
-    pid,
-    ...spawnSync('pgrep', ['-P', String(pid)])
-      .stdout.toString()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number),
-  ];
   for (const p of pids) {
     try {
       const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1];
@@ -146,13 +164,32 @@ function rssMb(pid: number | undefined): number {
   return total;
 }
 
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
+
+/** User + system CPU time the processes have used so far, ms. */
+function cpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces: split after its closing parenthesis, where field 3 starts.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // fields 14 and 15: utime, stime
+    } catch {}
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
 interface Samples {
   ttft: number[];
   gaps: number[];
   done: number;
   seconds: number;
   rss: number;
+  cpuMs: number;
 }
+
+const noSamples = (): Samples => ({ ttft: [], gaps: [], done: 0, seconds: 0, rss: 0, cpuMs: 0 });
 
 async function load(
   port: number,
@@ -160,7 +197,7 @@ async function load(
   itlMs: number,
   seconds: number,
   into: Samples,
-  pid: number | undefined,
+  pids: readonly number[],
 ): Promise<void> {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: concurrency, pipelining: 1 });
   const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
@@ -186,9 +223,11 @@ async function load(
     }
   };
   const sampler = setInterval(() => {
-    into.rss = Math.max(into.rss, rssMb(pid));
+    into.rss = Math.max(into.rss, rssMb(pids));
   }, 500);
+  const cpuBefore = cpuMs(pids);
   await Promise.all(Array.from({ length: concurrency }, worker));
+  into.cpuMs += cpuMs(pids) - cpuBefore;
   clearInterval(sampler);
   into.seconds += seconds;
   await pool.close();
@@ -207,16 +246,20 @@ async function drive(): Promise<void> {
   const seconds = Number(args.seconds);
   const up = await startChild(['upstream', args.tokens ?? '10']);
   const upstreamUrl = `http://127.0.0.1:${up.port}`;
+  const leanest = await startChild(['leanest', upstreamUrl]);
   const bare = await startChild(['bare', upstreamUrl]);
   const gw = await startChild(['gateway', upstreamUrl, dir]);
   const nginxPort = 20000 + Math.floor(Math.random() * 20000);
   const nginx = startNginx(dir, up.port, nginxPort);
   await new Promise((r) => setTimeout(r, 500));
-  const targets: [string, number, number | undefined][] = [
-    ['direct', up.port, undefined],
-    ['bare http-proxy', bare.port, bare.child.pid],
-    ...(nginx ? ([['nginx', nginxPort, nginx.pid]] as [string, number, number | undefined][]) : []),
-    ['tokenmeter gateway', gw.port, gw.child.pid],
+  const tree = (child: ChildProcess | undefined): number[] =>
+    child?.pid === undefined ? [] : processTree(child.pid);
+  const targets: { name: string; port: number; pids: number[] }[] = [
+    { name: 'direct', port: up.port, pids: [] },
+    { name: 'leanest Node proxy', port: leanest.port, pids: tree(leanest.child) },
+    { name: 'bare http-proxy', port: bare.port, pids: tree(bare.child) },
+    ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
+    { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
   ];
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
@@ -226,17 +269,21 @@ async function drive(): Promise<void> {
   );
   for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
     const itl = itlByConcurrency.get(concurrency) ?? 40;
-    const results = new Map(
-      targets.map(([name]) => [name, { ttft: [], gaps: [], done: 0, seconds: 0, rss: 0 } as Samples]),
-    );
+    const results = new Map(targets.map(({ name }) => [name, noSamples()]));
     // Warm-up (JIT, connection pools) is not counted.
-    for (const [, port] of targets)
-      await load(port, concurrency, itl, 1, { ttft: [], gaps: [], done: 0, seconds: 0, rss: 0 }, undefined);
+    for (const { port } of targets) await load(port, concurrency, itl, 1, noSamples(), []);
     for (let round = 0; round < Number(args.rounds); round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]);
       for (const target of order) {
         if (target)
-          await load(target[1], concurrency, itl, seconds, results.get(target[0]) as Samples, target[2]);
+          await load(
+            target.port,
+            concurrency,
+            itl,
+            seconds,
+            results.get(target.name) as Samples,
+            target.pids,
+          );
       }
     }
     const d = results.get('direct') as Samples;
@@ -246,19 +293,24 @@ async function drive(): Promise<void> {
       gap99: pct(d.gaps, 99),
       rps: d.done / d.seconds,
     };
+    const lean = results.get('leanest Node proxy') as Samples;
+    const leanCpu = lean.cpuMs / lean.done;
     console.log(
       `\nconcurrency ${concurrency}, first token at ${itl} ms then one every ${itl} ms: direct TTFT p50 ${base.p50.toFixed(2)} ms p99 ${base.p99.toFixed(2)} ms, gap p99 ${base.gap99.toFixed(2)} ms, ${base.rps.toFixed(1)} req/s`,
     );
-    console.log('proxy                 added TTFT p50  added TTFT p99  added gap p99  req/s ratio  RSS MB');
+    console.log(
+      'proxy                 CPU/req ms  x leanest  added TTFT p50  added TTFT p99   added gap p99  req/s ratio  RSS MB',
+    );
     for (const [name, s] of results) {
       if (name === 'direct') continue;
+      const cpu = s.cpuMs / s.done;
       const row = [pct(s.ttft, 50) - base.p50, pct(s.ttft, 99) - base.p99, pct(s.gaps, 99) - base.gap99];
       console.log(
-        `${name.padEnd(22)}${row.map((v) => `${v.toFixed(3)} ms`.padStart(14)).join('  ')}  ${(s.done / s.seconds / base.rps).toFixed(3).padStart(11)}  ${s.rss.toFixed(0).padStart(6)}`,
+        `${name.padEnd(22)}${cpu.toFixed(3).padStart(10)}  ${(cpu / leanCpu).toFixed(2).padStart(9)}${row.map((v) => `${v.toFixed(3)} ms`.padStart(16)).join('')}  ${(s.done / s.seconds / base.rps).toFixed(3).padStart(11)}  ${s.rss.toFixed(0).padStart(6)}`,
       );
     }
   }
-  for (const child of [up.child, bare.child, gw.child, nginx]) child?.kill('SIGTERM');
+  for (const child of [up.child, leanest.child, bare.child, gw.child, nginx]) child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   rmSync(dir, { recursive: true, force: true });
 }
@@ -267,6 +319,7 @@ async function drive(): Promise<void> {
 if (positionals[0] !== undefined) process.once('SIGTERM', () => process.exit(0));
 const [role, a, b] = positionals;
 if (role === 'upstream') await runUpstream(Number(a));
+else if (role === 'leanest') await runLeanestProxy(a ?? '');
 else if (role === 'bare') await runBareProxy(a ?? '');
 else if (role === 'gateway') await runGateway(a ?? '', b ?? '');
 else await drive();
