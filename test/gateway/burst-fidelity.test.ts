@@ -8,7 +8,9 @@
 // The comparison is relative because on a shared 2-core box even the leanest proxy stamps late at times. Measured
 // for issue 9 (160 streams each): leanest proxy mean 0.8-1.1 ms, p95 2.2-2.5 ms; the gateway before its
 // dispatch-handler rewrite mean 1.9-2.9 ms, p95 5.3-7.0 ms. Allowed: the gateway's mean within 0.5 ms of the
-// leanest proxy's, its p95 within 2 ms.
+// leanest proxy's, its p95 within 2 ms. 400 streams each (20 bursts, about 4 s on a quiet box) because a burst
+// shares its fate: one preemption of the test's process delays all 20 of its stamps. When other work saturates
+// the cores (load average above 4 on 2 cores) both distributions widen together, to p95s of 15-70 ms.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
@@ -22,7 +24,7 @@ import { startGateway, type TestGateway } from './helpers/gateway.js';
 
 const BURST = 20;
 const WARMUP_BURSTS = 2;
-const MEASURED_BURSTS = 12;
+const MEASURED_BURSTS = 20;
 const FIRST_CONTENT_MS = 20;
 const GAP_MS = 5;
 const CONTENT_CHUNKS = 4;
