@@ -9,7 +9,6 @@ import fp from 'fastify-plugin';
 import type { Dispatcher } from 'undici';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
 import type { GatewayContext } from '../src/gateway/context.js';
-import { upstreamAuthStyle } from '../src/gateway/endpoints.js';
 import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { forwardResponse } from '../src/gateway/forward-response.js';
 import { listModels } from '../src/gateway/models-list.js';
@@ -25,6 +24,7 @@ import {
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
 import { kUpstreamCall, type UpstreamCall, upstreamClient } from '../src/gateway/upstream-client.js';
+import { upstreamAuthFor } from '../src/protocols/index.js';
 
 export interface ProxyPluginOptions {
   readonly context: GatewayContext;
@@ -99,7 +99,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed?.usageOnRequest === true);
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
     m.usageInjected = prepared?.usageInjected ?? false;
-    const authStyle = upstreamAuthStyle(path.endpoint);
+    const auth = upstreamAuthFor(path.endpoint);
     const target = `${upstream.base.origin}${upstream.base.apiPrefix}/${path.endpoint}`;
     m.pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;
 
@@ -121,7 +121,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         delete out['x-api-key'];
         delete out['cookie'];
         for (const [name, value] of Object.entries(upstream.headers)) out[name] = value;
-        applyUpstreamAuth(out, authStyle, upstream.key);
+        applyUpstreamAuth(out, auth, upstream.key);
         out['x-request-id'] = request.id;
         out[kUpstreamCall] = call;
         return out as typeof headers;

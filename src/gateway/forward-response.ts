@@ -7,14 +7,12 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { classifierFor } from '../measure/classifiers.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import type { KnownProtocol } from '../protocols/index.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
-import type { TimedEndpoint } from './endpoints.js';
 import { errorCode } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { deleteHopByHopHeaders } from './hop-by-hop.js';
-import { readJsonAnswer } from './json-answer.js';
 
 export interface UpstreamResponse {
   readonly statusCode: number;
@@ -26,8 +24,8 @@ export interface UpstreamResponse {
 const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface ForwardOptions {
-  /** The endpoint's row in TIMED_ENDPOINTS; undefined for untimed endpoints (models, embeddings...). */
-  readonly timed: TimedEndpoint | undefined;
+  /** The endpoint's protocol; undefined for untimed endpoints (models, embeddings...). */
+  readonly timed: KnownProtocol | undefined;
   readonly keepChunkDetail: boolean;
   readonly idleMs: number;
   readonly hintContext: HintContext;
@@ -45,8 +43,7 @@ export function forwardResponse(
   m.status = res.statusCode;
   if (Number.isNaN(m.headersAt)) m.headersAt = performance.now();
   const contentType = String(res.headers['content-type'] ?? '');
-  const protocol = options.timed?.protocol;
-  const classifier = protocol === undefined ? undefined : classifierFor(protocol);
+  const classifier = options.timed?.classifier;
   const sse = contentType.startsWith('text/event-stream');
   let meter: StreamMeter | null = null;
   if (sse && classifier !== undefined) {
@@ -97,7 +94,7 @@ export function forwardResponse(
       const rest = meter.end(at);
       if (rest.length > 0) raw.write(rest);
     }
-    settleOutcome(request, res.statusCode, kept, keptBytes);
+    settleOutcome(request, res.statusCode, kept, keptBytes, options.timed);
     if (m.outcome === 'http_error') {
       const errorText = m.error ?? undefined;
       m.hint =
@@ -132,6 +129,7 @@ function settleOutcome(
   status: number,
   kept: Buffer[] | null,
   keptBytes: number,
+  timed: KnownProtocol | undefined,
 ): void {
   const m = request.measurement;
   if (m.outcome !== null) return;
@@ -154,8 +152,8 @@ function settleOutcome(
     }
     return;
   }
-  if (kept !== null && keptBytes > 0 && keptBytes < MAX_KEPT_BODY_BYTES) {
-    m.json = readJsonAnswer(Buffer.concat(kept, keptBytes));
+  if (timed !== undefined && kept !== null && keptBytes > 0 && keptBytes < MAX_KEPT_BODY_BYTES) {
+    m.json = timed.readAnswer(Buffer.concat(kept, keptBytes));
     if (m.json.errorMessage !== null) {
       m.outcome = 'upstream_error_body';
       m.error = m.json.errorMessage;

@@ -4,6 +4,7 @@
 // the request was received, rounded to the microsecond.
 import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { StreamMeter } from '../measure/stream-meter.js';
+import type { JsonAnswerFacts } from '../protocols/index.js';
 import type { Outcome, RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
@@ -17,15 +18,6 @@ function since(start: number, at: number | undefined): number | null {
 
 function maybe(value: number | undefined): number | null {
   return value === undefined ? null : round3(value);
-}
-
-/** What a non-streamed JSON answer told us. */
-export interface JsonAnswerFacts {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  source: 'usage' | 'estimate' | null;
-  finishReason: string | null;
-  errorMessage: string | null;
 }
 
 function max(a: number, b: number): number {
