@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { BACKEND_SPECS, BACKENDS, backendProtocol, endpointFamily } from '../../loadgen/bench/backends.js';
 import {
   PROTOCOLS,
   protocolByEndpoint,
@@ -65,4 +66,16 @@ test('a family shares its auth: messages/count_tokens takes x-api-key and anthro
 test('usage is asked for exactly where the stream carries it only on request', () => {
   const onRequest = PROTOCOLS.filter((p) => p.usageOnRequest).map((p) => p.name);
   assert.deepEqual(onRequest, ['openai-chat', 'openai-completions']);
+});
+
+test("every vLLM backend name maps to a protocol, whose endpoint is its family's", () => {
+  for (const backend of BACKENDS) {
+    const protocol = backendProtocol(backend);
+    assert.equal(protocol, protocolByName(BACKEND_SPECS[backend].protocol), backend);
+    assert.equal(endpointFamily(`/v1/${protocol.endpoint}`), protocol.family, backend);
+  }
+  assert.deepEqual(
+    BACKENDS.map((b) => BACKEND_SPECS[b].protocol),
+    ['openai-chat', 'openai-completions', 'openai-completions', 'anthropic-messages', 'openai-responses'],
+  );
 });
