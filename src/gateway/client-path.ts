@@ -3,17 +3,15 @@
 // Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
 // escape the upstream's API prefix even if the upstream decodes percent-escapes again.
 
-import { type KnownProtocol, protocolByEndpoint } from '../protocols/index.js';
+import { type KnownProtocol, PROTOCOLS, protocolByEndpoint } from '../protocols/index.js';
 
 /**
- * Endpoints accepted without the `/v1` prefix; under `/v1/` any endpoint passes through. `messages` and
- * `responses` are here because Anthropic- and Responses-style clients are often given a base URL without `/v1`.
+ * Endpoints accepted without the `/v1` prefix (every protocol's, then embeddings and models); under `/v1/` any
+ * endpoint passes through. `messages` and `responses` are here because Anthropic- and Responses-style clients are
+ * often given a base URL without `/v1`.
  */
 export const KNOWN_ENDPOINTS: readonly string[] = [
-  'chat/completions',
-  'completions',
-  'messages',
-  'responses',
+  ...PROTOCOLS.map((p) => p.endpoint),
   'embeddings',
   'models',
 ];
