@@ -10,7 +10,6 @@ import fp from 'fastify-plugin';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
 import { ClientSink } from '../src/gateway/client-sink.js';
 import type { GatewayContext } from '../src/gateway/context.js';
-import { upstreamAuthStyle } from '../src/gateway/endpoints.js';
 import { GatewayError, upstreamFailure } from '../src/gateway/errors.js';
 import { settleExchange } from '../src/gateway/exchange-outcome.js';
 import { forwardableRequestHeaders } from '../src/gateway/hop-by-hop.js';
@@ -25,8 +24,8 @@ import {
   upstreamBody,
 } from '../src/gateway/request-body.js';
 import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
-import { classifierFor } from '../src/measure/classifiers.js';
 import { MeteredHandler } from '../src/measure/metered-handler.js';
+import { upstreamAuthFor } from '../src/protocols/index.js';
 
 export interface ProxyPluginOptions {
   readonly context: GatewayContext;
@@ -102,13 +101,13 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed?.usageOnRequest === true);
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
     m.usageInjected = prepared?.usageInjected ?? false;
-    const authStyle = upstreamAuthStyle(path.endpoint);
+    const auth = upstreamAuthFor(path.endpoint);
     const pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;
     m.pathSent = pathSent;
 
     const headers = forwardableRequestHeaders(request.headers);
     for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
-    applyUpstreamAuth(headers, authStyle, upstream.key);
+    applyUpstreamAuth(headers, auth, upstream.key);
     headers['x-request-id'] = request.id;
     const query = request.url.indexOf('?');
     const failure = (cause: unknown): GatewayError => upstreamFailure(upstream, cause);
@@ -119,7 +118,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
       ...(upstream.keyVariable === null ? {} : { keyVariable: upstream.keyVariable }),
     };
     const exchange = new MeteredHandler({
-      classifier: path.timed === undefined ? undefined : classifierFor(path.timed.protocol),
+      classifier: path.timed?.classifier,
       sink: new ClientSink(request, reply, failure),
       // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
       keepChunkDetail: true,
@@ -128,7 +127,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
       // Non-streamed bodies are kept where they are read: timed endpoints (usage) and errors (their text).
       keepBodyBytes: (status, streamed) =>
         !streamed && (path.timed !== undefined || status >= 400) ? MAX_KEPT_BODY_BYTES : 0,
-      onSettled: (h) => settleExchange(m, h, { idleMs, hintContext }),
+      onSettled: (h) => settleExchange(m, h, { protocol: path.timed, idleMs, hintContext }),
     });
     m.exchange = exchange;
     m.totalTimer = setTimeout(() => exchange.abort(totalTimeout()), upstream.timeouts.totalMs);

@@ -1,7 +1,7 @@
 // What the chosen backend cannot do of what was asked, said once before the run (not per request), so that the
 // numbers are read for what they are.
 
-import { BACKEND_SPECS, type Backend } from './backends.js';
+import { type Backend, backendProtocol } from './backends.js';
 
 export interface NotedPayload {
   readonly ignoreEos: boolean;
@@ -9,7 +9,7 @@ export interface NotedPayload {
 
 export function backendWarnings(backend: Backend, payload: NotedPayload): string[] {
   const warnings: string[] = [];
-  if (payload.ignoreEos && !BACKEND_SPECS[backend].supportsIgnoreEos) {
+  if (payload.ignoreEos && !backendProtocol(backend).hasIgnoreEos) {
     // ignore_eos is vLLM's extension of OpenAI's bodies; these protocols have no way to forbid an early stop.
     warnings.push(
       `--ignore-eos has no equivalent in --backend ${backend} and is not sent: output lengths are the model's own ` +

@@ -3,12 +3,12 @@
 
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../src/cli/usage-error.js';
+import type { EndpointFamily } from '../../src/protocols/index.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import type { EndpointFamily } from './backends.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;

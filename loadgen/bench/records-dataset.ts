@@ -10,12 +10,13 @@
 
 import { readFile } from 'node:fs/promises';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import type { EndpointFamily } from '../../src/protocols/index.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
 import { textOfTokens } from '../datasets/text-of-length.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { type EndpointFamily, endpointFamily } from './backends.js';
+import { endpointFamily } from './backends.js';
 
 export interface RecordsReplayOptions {
   readonly path: string;

@@ -2,22 +2,22 @@
 // OpenAI protocols, `x-api-key: KEY` plus `anthropic-version` for Anthropic's (which answers 401 to a bearer
 // token). Used for the run and for the /v1/models lookup before it, so both authenticate alike.
 
-import { BACKEND_SPECS, type Backend } from './backends.js';
+import { type Backend, backendProtocol } from './backends.js';
 
-/** content-type, the backend's fixed headers, then --header (may override those), then the key. */
+/** content-type, the protocol's version header, then --header (may override those), then the key. */
 export function requestHeaders(
   backend: Backend,
   key: string | undefined,
   extra: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const spec = BACKEND_SPECS[backend];
+  const { keyHeader, versionHeader } = backendProtocol(backend).auth;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    ...spec.fixedHeaders,
+    ...(versionHeader === null ? {} : { [versionHeader.name]: versionHeader.value }),
     ...extra,
   };
   if (key === undefined) return headers;
-  if (spec.keyHeader === 'x-api-key') headers['x-api-key'] = key;
+  if (keyHeader === 'x-api-key') headers['x-api-key'] = key;
   else headers['authorization'] = `Bearer ${key}`;
   return headers;
 }

@@ -5,8 +5,15 @@
 // - a backend whose body does not fit the endpoint is named before the run (vLLM sends it: 422).
 
 import { UsageError } from '../../src/cli/usage-error.js';
-import type { WireProtocol } from '../engine/engine.js';
-import { BACKEND_OF_FAMILY, BACKEND_SPECS, type Backend, endpointFamily } from './backends.js';
+import type { ProtocolName } from '../../src/protocols/index.js';
+import {
+  BACKEND_OF_FAMILY,
+  BACKEND_SPECS,
+  type Backend,
+  backendProtocol,
+  defaultEndpoint,
+  endpointFamily,
+} from './backends.js';
 
 export interface TargetInput {
   /** undefined: chosen from the endpoint when one is given, else openai-chat. */
@@ -19,7 +26,7 @@ export interface TargetInput {
 
 export interface ResolvedTarget {
   readonly backend: Backend;
-  readonly protocol: WireProtocol;
+  readonly protocol: ProtocolName;
   readonly origin: string;
   readonly path: string;
   readonly url: string;
@@ -36,16 +43,15 @@ function defaultBackend(endpoint: string | undefined): Backend {
 /** The body of `backend` cannot go to `endpoint`: say so, and what fits, before anything is sent. */
 function checkFits(backend: Backend, endpoint: string): void {
   const spec = BACKEND_SPECS[backend];
+  const own = backendProtocol(backend).family;
   const family = endpointFamily(endpoint);
-  if (family === spec.family || (family === undefined && !spec.requiresOwnPath)) return;
+  if (family === own || (family === undefined && !spec.requiresOwnPath)) return;
   const what =
-    family === undefined
-      ? `is not a ${spec.family} endpoint`
-      : `is the ${family} endpoint, not a ${spec.family} endpoint`;
+    family === undefined ? `is not a ${own} endpoint` : `is the ${family} endpoint, not a ${own} endpoint`;
   const fix =
     family === undefined
-      ? `Leave --endpoint out (it defaults to ${spec.defaultEndpoint}) or use --backend openai (a completions body, for custom paths).`
-      : `Use --backend ${BACKEND_OF_FAMILY[family]} for that endpoint (or leave --endpoint out: --backend ${backend} defaults to ${spec.defaultEndpoint}).`;
+      ? `Leave --endpoint out (it defaults to ${defaultEndpoint(backend)}) or use --backend openai (a completions body, for custom paths).`
+      : `Use --backend ${BACKEND_OF_FAMILY[family]} for that endpoint (or leave --endpoint out: --backend ${backend} defaults to ${defaultEndpoint(backend)}).`;
   throw new UsageError(
     `--backend ${backend} sends ${spec.bodyDescription}, but --endpoint ${endpoint} ${what}; the server would ` +
       `reject it (422 Unprocessable Entity, or 400). ${fix}`,
@@ -67,7 +73,7 @@ function parseBase(text: string): URL {
 export function resolveTarget(input: TargetInput): ResolvedTarget {
   const notes: string[] = [];
   const backend = input.backend ?? defaultBackend(input.endpoint);
-  const endpoint = input.endpoint ?? BACKEND_SPECS[backend].defaultEndpoint;
+  const endpoint = input.endpoint ?? defaultEndpoint(backend);
   if (!endpoint.startsWith('/')) throw new UsageError(`--endpoint must start with '/' (got '${endpoint}')`);
   checkFits(backend, endpoint);
   const base =

@@ -2,11 +2,9 @@
 // chunk, and hand back one RequestRecord per request as each finishes. Engines know nothing about datasets,
 // metrics or display; the bench and sweep commands compose those around an engine.
 
+import type { ProtocolName } from '../../src/protocols/index.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-
-/** A body format and its stream, by the name of its classifier in src/measure/classifiers.ts. */
-export type WireProtocol = 'openai-chat' | 'openai-completions' | 'anthropic-messages' | 'openai-responses';
 
 /** One request ready to go on the wire. */
 export interface PreparedRequest {
@@ -27,7 +25,8 @@ export interface EngineTarget {
   readonly path: string;
   /** Headers sent with every request (the key in the backend's form, --header, content-type). */
   readonly headers: Readonly<Record<string, string>>;
-  readonly protocol: WireProtocol;
+  /** The body format and its stream (src/protocols). */
+  readonly protocol: ProtocolName;
 }
 
 export interface EngineRunOptions {

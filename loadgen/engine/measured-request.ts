@@ -4,12 +4,11 @@
 // role-only deltas never count as the first token.
 
 import { performance } from 'node:perf_hooks';
-import { classifierFor } from '../../src/measure/classifiers.js';
 import { deriveLatencies } from '../../src/measure/derive-latencies.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
 import type { RequestOutcome, RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import type { WireProtocol } from './engine.js';
 import { type FailureKind, failureFromError } from './failure-kind.js';
 
 export interface MeasuredRequestOptions {
@@ -18,7 +17,7 @@ export interface MeasuredRequestOptions {
   /** performance.now() of the run's t = 0. */
   readonly runStartMs: number;
   readonly intendedOffsetMs: number;
-  readonly protocol: WireProtocol;
+  readonly protocol: ProtocolName;
   readonly tokenizer: Tokenizer;
   readonly keepText: boolean;
   readonly errorBodyBytes: number;
@@ -39,8 +38,7 @@ export class MeasuredRequest {
 
   constructor(options: MeasuredRequestOptions) {
     this.#options = options;
-    const classifier = classifierFor(options.protocol);
-    if (classifier === undefined) throw new Error(`no stream classifier for ${options.protocol}`);
+    const classifier = protocolByName(options.protocol).classifier;
     this.#meter = new StreamMeter({ classifier, keepChunkDetail: true, keepText: true });
   }
 

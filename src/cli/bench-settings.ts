@@ -4,9 +4,8 @@
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
-import { BACKEND_SPECS, type Backend } from '../../loadgen/bench/backends.js';
+import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
 import type { DatasetName } from '../../loadgen/bench/load-dataset.js';
-import type { ChatContentFormat, MaxTokensField } from '../../loadgen/bench/payload.js';
 import type { BenchSettings, EngineName } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import {
@@ -15,6 +14,7 @@ import {
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
+import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import type { OptionValue, ParsedOptions } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -153,7 +153,7 @@ export function benchSettingsFrom(
       numPrompts,
       seed: num(o, 'seed') ?? 0,
       replaySpeed: num(o, 'replay-speed') ?? 1,
-      endpointFamily: BACKEND_SPECS[target.backend].family,
+      endpointFamily: backendProtocol(target.backend).family,
       ...optional('sharegpt-output-len', 'sharegptOutputLen'),
       ...optional('random-input-len', 'randomInputLen'),
       ...optional('random-output-len', 'randomOutputLen'),

@@ -3,9 +3,9 @@
 // (demo-replay.ts).
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { classifierFor } from '../measure/classifiers.js';
 import { deriveLatencies } from '../measure/derive-latencies.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import { protocolByName } from '../protocols/index.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
@@ -15,10 +15,10 @@ import { waitForShutdownSignal } from './shutdown-signal.js';
 const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
 
 async function streamOnce(url: string, write: (text: string) => void): Promise<StreamMeter> {
-  const classifier = classifierFor('openai-chat');
-  if (!classifier) throw new Error('openai-chat classifier missing');
+  const chat = protocolByName('openai-chat');
+  const classifier = chat.classifier;
   const meter = new StreamMeter({ classifier, keepText: false });
-  const res = await request(`${url}/v1/chat/completions`, {
+  const res = await request(`${url}/v1/${chat.endpoint}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({

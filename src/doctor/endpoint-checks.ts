@@ -1,12 +1,19 @@
 // The checks that talk to the endpoint, in the article's order: reachable and authorized (GET /v1/models), the
 // model, which endpoints answer and which backend fits them.
 import type { UpstreamBase } from '../gateway/upstream-url.js';
+import { type ProtocolName, protocolByName } from '../protocols/index.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import { hintForUpstreamStatus, looksLikeFilesystemPath } from '../shared/upstream-hints.js';
 import { type CheckResult, check } from './check.js';
 import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
 
 export type Backend = 'openai-chat' | 'openai';
+
+/** The protocol each backend sends, by vLLM's names (`openai` sends a completions body). */
+export const BACKEND_PROTOCOL: Readonly<Record<Backend, ProtocolName>> = {
+  'openai-chat': 'openai-chat',
+  openai: 'openai-completions',
+};
 
 export interface EndpointContext {
   readonly base: UpstreamBase;
@@ -135,8 +142,8 @@ export async function checkEndpoints(
   model: string,
   backend: Backend,
 ): Promise<CheckResult[]> {
-  const chatUrl = endpointUrl(ctx.base, '/chat/completions');
-  const completionsUrl = endpointUrl(ctx.base, '/completions');
+  const chatUrl = endpointUrl(ctx.base, `/${protocolByName('openai-chat').endpoint}`);
+  const completionsUrl = endpointUrl(ctx.base, `/${protocolByName('openai-completions').endpoint}`);
   const common = { method: 'POST' as const, headers: ctx.headers, timeoutMs: ctx.timeoutMs };
   const [chat, completions] = await Promise.all([
     probe(chatUrl, {
@@ -149,7 +156,7 @@ export async function checkEndpoints(
   const show = (a: ProbeAnswer) => (a.kind === 'response' ? String(a.status) : a.code);
   const summary = `/v1/chat/completions: ${show(chat)}, /v1/completions: ${show(completions)}`;
   const results = [check('endpoints', 'endpoints', ok(chat) || ok(completions) ? 'pass' : 'fail', summary)];
-  const [mine, other, mineUrl, otherBackend] =
+  const [mine, other, mineUrl, otherBackend]: [ProbeAnswer, ProbeAnswer, string, Backend] =
     backend === 'openai-chat'
       ? [chat, completions, chatUrl, 'openai']
       : [completions, chat, completionsUrl, 'openai-chat'];
@@ -164,7 +171,7 @@ export async function checkEndpoints(
       ),
     );
   } else if (ok(other)) {
-    const endpoint = otherBackend === 'openai-chat' ? '/v1/chat/completions' : '/v1/completions';
+    const endpoint = `/v1/${protocolByName(BACKEND_PROTOCOL[otherBackend]).endpoint}`;
     results.push(
       check(
         'backend',

@@ -4,12 +4,12 @@
 // the stream rate, as a sanity check.
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { classifierFor } from '../measure/classifiers.js';
 import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { EventClassifier } from '../measure/event-classifier.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import { protocolByName } from '../protocols/index.js';
 import { type CheckResult, check } from './check.js';
-import { type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
+import { BACKEND_PROTOCOL, type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';
 
 const MAX_TOKENS = 32;
@@ -35,8 +35,9 @@ export async function checkStream(
   model: string,
   backend: Backend,
 ): Promise<CheckResult[]> {
-  const chat = backend === 'openai-chat';
-  const url = endpointUrl(ctx.base, chat ? '/chat/completions' : '/completions');
+  const protocol = protocolByName(BACKEND_PROTOCOL[backend]);
+  const chat = protocol.name === 'openai-chat';
+  const url = endpointUrl(ctx.base, `/${protocol.endpoint}`);
   const prompt = 'Write a short paragraph about measuring latency.';
   const body = {
     model,
@@ -45,9 +46,7 @@ export async function checkStream(
     stream: true,
     stream_options: { include_usage: true },
   };
-  const inner = classifierFor(chat ? 'openai-chat' : 'openai-completions');
-  if (!inner) throw new Error('OpenAI classifiers are always registered');
-  const { classifier, seen } = choicesWatcher(inner);
+  const { classifier, seen } = choicesWatcher(protocol.classifier);
   const meter = new StreamMeter({ classifier });
   const start = performance.now();
   let status: number;

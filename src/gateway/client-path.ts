@@ -3,17 +3,15 @@
 // Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
 // escape the upstream's API prefix even if the upstream decodes percent-escapes again.
 
-import { TIMED_ENDPOINTS, type TimedEndpoint } from './endpoints.js';
+import { type KnownProtocol, PROTOCOLS, protocolByEndpoint } from '../protocols/index.js';
 
 /**
- * Endpoints accepted without the `/v1` prefix; under `/v1/` any endpoint passes through. `messages` and
- * `responses` are here because Anthropic- and Responses-style clients are often given a base URL without `/v1`.
+ * Endpoints accepted without the `/v1` prefix (every protocol's, then embeddings and models); under `/v1/` any
+ * endpoint passes through. `messages` and `responses` are here because Anthropic- and Responses-style clients are
+ * often given a base URL without `/v1`.
  */
 export const KNOWN_ENDPOINTS: readonly string[] = [
-  'chat/completions',
-  'completions',
-  'messages',
-  'responses',
+  ...PROTOCOLS.map((p) => p.endpoint),
   'embeddings',
   'models',
 ];
@@ -34,8 +32,8 @@ export type CanonicalPath =
       readonly kind: 'api';
       /** `chat/completions`, `models/x`, ...: what follows `/v1/`, segments kept as the client encoded them. */
       readonly endpoint: string;
-      /** Set when the endpoint's responses are timed token by token. */
-      readonly timed: TimedEndpoint | undefined;
+      /** The endpoint's protocol, when its responses are timed token by token. */
+      readonly timed: KnownProtocol | undefined;
       readonly fixes: readonly PathFix[];
     }
   | { readonly kind: 'outside' }
@@ -101,5 +99,5 @@ export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
     if (start === 0) fixes.push('missing_v1');
   }
   if (v1Count > 1) fixes.push('doubled_v1');
-  return { kind: 'api', endpoint, timed: TIMED_ENDPOINTS.get(endpoint), fixes };
+  return { kind: 'api', endpoint, timed: protocolByEndpoint(endpoint), fixes };
 }

@@ -3,12 +3,14 @@
 // JSON answer said (usage, finish reason). Failures before the response started were answered (and their
 // outcome noted) by the client sink; a client that left was noted when its connection closed.
 import type { MeteredHandler } from '../measure/metered-handler.js';
+import type { KnownProtocol } from '../protocols/index.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import { errorCode } from './errors.js';
-import { readJsonAnswer } from './json-answer.js';
 import type { RequestMeasurement } from './measurement.js';
 
 export interface SettleContext {
+  /** The endpoint's protocol; undefined for untimed endpoints (models, embeddings...). */
+  readonly protocol: KnownProtocol | undefined;
   readonly idleMs: number;
   readonly hintContext: HintContext;
 }
@@ -44,8 +46,8 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
     }
     return;
   }
-  if (h.keptWholeBody) {
-    m.json = readJsonAnswer(h.keptBody());
+  if (context.protocol !== undefined && h.keptWholeBody) {
+    m.json = context.protocol.readAnswer(h.keptBody());
     if (m.json.errorMessage !== null) {
       m.outcome = 'upstream_error_body';
       m.error = m.json.errorMessage;

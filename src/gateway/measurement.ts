@@ -5,6 +5,7 @@
 import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { MeteredHandler } from '../measure/metered-handler.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
+import type { JsonAnswerFacts } from '../protocols/index.js';
 import type { Outcome, RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
@@ -18,15 +19,6 @@ function since(start: number, at: number | undefined): number | null {
 
 function maybe(value: number | undefined): number | null {
   return value === undefined ? null : round3(value);
-}
-
-/** What a non-streamed JSON answer told us. */
-export interface JsonAnswerFacts {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  source: 'usage' | 'estimate' | null;
-  finishReason: string | null;
-  errorMessage: string | null;
 }
 
 function max(a: number, b: number): number {

@@ -1,19 +1,18 @@
-// Puts the upstream's key on an outgoing request the way its protocol expects. The client's own credentials
-// (`authorization`, `x-api-key`) were removed before, so only the gateway's key ever reaches the upstream.
-import type { UpstreamAuthStyle } from './endpoints.js';
-
-/** Anthropic rejects requests without a version header; clients that send one keep theirs. */
-export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+// Puts the upstream's key on an outgoing request the way its protocol expects (src/protocols). The client's own
+// credentials (`authorization`, `x-api-key`) were removed before, so only the gateway's key ever reaches the
+// upstream.
+import type { UpstreamAuth } from '../protocols/index.js';
 
 export function applyUpstreamAuth(
   headers: Record<string | symbol, unknown>,
-  style: UpstreamAuthStyle,
+  auth: UpstreamAuth,
   key: string | null,
 ): void {
-  if (style === 'anthropic') {
-    if (key !== null) headers['x-api-key'] = key;
-    if (headers['anthropic-version'] === undefined) headers['anthropic-version'] = DEFAULT_ANTHROPIC_VERSION;
-    return;
+  if (key !== null) {
+    if (auth.keyHeader === 'x-api-key') headers['x-api-key'] = key;
+    else headers['authorization'] = `Bearer ${key}`;
   }
-  if (key !== null) headers['authorization'] = `Bearer ${key}`;
+  // An API that rejects requests without a version header gets the protocol's; clients that send one keep theirs.
+  const version = auth.versionHeader;
+  if (version !== null && headers[version.name] === undefined) headers[version.name] = version.value;
 }

@@ -2,8 +2,7 @@
 // answer is written (streamed and not), how its errors look and how its clients send a key. The timing model,
 // the queue, faults and ground truth are shared by every protocol, so all of them are timed the same way.
 import type { IncomingMessage } from 'node:http';
-
-export type ProtocolName = 'openai-chat' | 'openai-completions' | 'anthropic-messages' | 'openai-responses';
+import type { ProtocolName } from '../../protocols/index.js';
 
 /** Why an answer ended, before each protocol names it (`length` / `max_tokens` / `incomplete`...). */
 export type FinishReason = 'stop' | 'length';

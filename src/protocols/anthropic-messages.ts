@@ -1,0 +1,42 @@
+// Anthropic Messages (`/v1/messages`): the key in `x-api-key` with a required `anthropic-version`, for the whole
+// `messages` family (`messages/count_tokens` too). Its stream always carries usage (message_start and
+// message_delta), and it has no ignore_eos.
+import { anthropicMessagesClassifier } from '../measure/anthropic-messages-classifier.js';
+import { field, isJsonObject, stringField } from '../measure/json-object.js';
+import { streamOnly, userContent } from './body-parts.js';
+import { estimateFromText, jsonAnswerReader, readUsage } from './json-answer.js';
+import { defineProtocol } from './protocol.js';
+
+/** 2023-06-01 is the version Anthropic's SDKs and Claude Code send. */
+const ANTHROPIC_VERSION = '2023-06-01';
+
+export const anthropicMessages = defineProtocol({
+  name: 'anthropic-messages',
+  endpoint: 'messages',
+  family: 'messages',
+  auth: Object.freeze({
+    keyHeader: 'x-api-key',
+    versionHeader: Object.freeze({ name: 'anthropic-version', value: ANTHROPIC_VERSION }),
+  }),
+  usageOnRequest: false,
+  hasIgnoreEos: false,
+  classifier: anthropicMessagesClassifier,
+  // `usage.input_tokens`, `stop_reason`, and the text of the `content` blocks.
+  readAnswer: jsonAnswerReader((answer, facts) => {
+    readUsage(answer, facts, 'input_tokens', 'output_tokens');
+    facts.finishReason = stringField(answer, 'stop_reason') || null;
+    const content = field(answer, 'content');
+    if (Array.isArray(content)) {
+      const text = content.map((block) => (isJsonObject(block) ? stringField(block, 'text') : '')).join('');
+      estimateFromText(facts, text);
+    }
+  }),
+  // max_tokens is required by the Messages API.
+  buildBody: (sample, options) => ({
+    max_tokens: sample.outputTokens,
+    messages: [{ role: 'user', content: userContent(sample.prompt, options.chatContent, 'text') }],
+    temperature: options.temperature,
+    stream: true,
+  }),
+  streamFields: streamOnly,
+});

@@ -1,0 +1,59 @@
+// The frame every protocol's non-streamed answer reader shares: parse the JSON, take a 200 whose body holds an
+// error object instead of an answer for the upstream error it is, and otherwise let the protocol read its own
+// usage and finish reason. Tokens are estimated from the text only when the upstream reported no usage.
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../measure/json-object.js';
+import { estimateTokens } from '../shared/token-estimate.js';
+import type { JsonAnswerFacts } from './protocol.js';
+
+/** Reads what the answer says into `facts` (which start empty); the answer is known not to be an error. */
+export type AnswerFields = (answer: JsonObject, facts: JsonAnswerFacts) => void;
+
+export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => JsonAnswerFacts {
+  return (bytes) => {
+    const facts: JsonAnswerFacts = {
+      promptTokens: null,
+      completionTokens: null,
+      source: null,
+      finishReason: null,
+      errorMessage: null,
+    };
+    const answer = parseJsonObject(bytes.toString('utf8'));
+    if (answer === undefined) return facts;
+    const error = field(answer, 'error');
+    if ((error !== undefined && error !== null) || field(answer, 'object') === 'error') {
+      const source = isJsonObject(error) ? error : answer;
+      facts.errorMessage = stringField(source, 'message') || JSON.stringify(error ?? answer).slice(0, 2000);
+      return facts;
+    }
+    readFields(answer, facts);
+    return facts;
+  };
+}
+
+/** `usage.<promptKey>` and `usage.<completionKey>`, the counts as the upstream reported them. */
+export function readUsage(
+  answer: JsonObject,
+  facts: JsonAnswerFacts,
+  promptKey: string,
+  completionKey: string,
+): void {
+  const usage = field(answer, 'usage');
+  if (!isJsonObject(usage)) return;
+  facts.promptTokens = countField(usage, promptKey) ?? null;
+  facts.completionTokens = countField(usage, completionKey) ?? null;
+  if (facts.completionTokens !== null) facts.source = 'usage';
+}
+
+/** Output tokens estimated from the generated text, when the upstream reported none. */
+export function estimateFromText(facts: JsonAnswerFacts, text: string): void {
+  if (facts.completionTokens !== null || text === '') return;
+  facts.completionTokens = estimateTokens(text);
+  facts.source = 'estimate';
+}

@@ -1,0 +1,24 @@
+// OpenAI chat completions (`/v1/chat/completions`), the body vLLM's benchmark sends as `openai-chat`.
+import { openAiChatClassifier } from '../measure/openai-chat-classifier.js';
+import { userContent } from './body-parts.js';
+import { jsonAnswerReader } from './json-answer.js';
+import { openAiStreamFields, readOpenAiAnswer } from './openai-common.js';
+import { BEARER_AUTH, defineProtocol } from './protocol.js';
+
+export const openAiChat = defineProtocol({
+  name: 'openai-chat',
+  endpoint: 'chat/completions',
+  family: 'chat',
+  auth: BEARER_AUTH,
+  usageOnRequest: true,
+  hasIgnoreEos: true,
+  classifier: openAiChatClassifier,
+  readAnswer: jsonAnswerReader(readOpenAiAnswer),
+  buildBody: (sample, options) => ({
+    messages: [{ role: 'user', content: userContent(sample.prompt, options.chatContent, 'text') }],
+    temperature: options.temperature,
+    [options.maxTokensField]: sample.outputTokens,
+    ...openAiStreamFields(options),
+  }),
+  streamFields: openAiStreamFields,
+});

@@ -1,0 +1,30 @@
+// What OpenAI chat and completions share: the stream tail of their bodies (usage on request, vLLM's ignore_eos)
+// and the reading of a non-streamed answer (`usage.prompt_tokens`, `choices`).
+import { field, isJsonObject, type JsonObject, stringField } from '../measure/json-object.js';
+import { estimateFromText, readUsage } from './json-answer.js';
+import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
+
+/** OpenAI's stream tail: the usage chunk on request, and vLLM's ignore_eos. */
+export function openAiStreamFields(options: BodyOptions): Body {
+  return {
+    stream: true,
+    ...(options.includeUsage ? { stream_options: { include_usage: true } } : {}),
+    ...(options.ignoreEos ? { ignore_eos: true } : {}),
+  };
+}
+
+/** Chat completions and completions: usage, then each choice's finish reason and text (message or text). */
+export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): void {
+  readUsage(answer, facts, 'prompt_tokens', 'completion_tokens');
+  const choices = field(answer, 'choices');
+  if (!Array.isArray(choices)) return;
+  let text = '';
+  for (const choice of choices) {
+    if (!isJsonObject(choice)) continue;
+    const finish = field(choice, 'finish_reason');
+    if (typeof finish === 'string' && facts.finishReason === null) facts.finishReason = finish;
+    const message = field(choice, 'message');
+    text += isJsonObject(message) ? stringField(message, 'content') : stringField(choice, 'text');
+  }
+  estimateFromText(facts, text);
+}

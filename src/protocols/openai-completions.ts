@@ -1,0 +1,23 @@
+// OpenAI (legacy) completions (`/v1/completions`), the body vLLM's benchmark sends as `openai` and `vllm`.
+import { openAiCompletionsClassifier } from '../measure/openai-completions-classifier.js';
+import { jsonAnswerReader } from './json-answer.js';
+import { openAiStreamFields, readOpenAiAnswer } from './openai-common.js';
+import { BEARER_AUTH, defineProtocol } from './protocol.js';
+
+export const openAiCompletions = defineProtocol({
+  name: 'openai-completions',
+  endpoint: 'completions',
+  family: 'completions',
+  auth: BEARER_AUTH,
+  usageOnRequest: true,
+  hasIgnoreEos: true,
+  classifier: openAiCompletionsClassifier,
+  readAnswer: jsonAnswerReader(readOpenAiAnswer),
+  buildBody: (sample, options) => ({
+    prompt: sample.prompt,
+    temperature: options.temperature,
+    [options.maxTokensField]: sample.outputTokens,
+    ...openAiStreamFields(options),
+  }),
+  streamFields: openAiStreamFields,
+});

@@ -1,0 +1,36 @@
+// OpenAI Responses (`/v1/responses`): its stream always carries usage (response.completed), and it has no
+// ignore_eos.
+import { field, isJsonObject, stringField } from '../measure/json-object.js';
+import { openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
+import { streamOnly, userContent } from './body-parts.js';
+import { jsonAnswerReader, readUsage } from './json-answer.js';
+import { BEARER_AUTH, defineProtocol } from './protocol.js';
+
+export const openAiResponses = defineProtocol({
+  name: 'openai-responses',
+  endpoint: 'responses',
+  family: 'responses',
+  auth: BEARER_AUTH,
+  usageOnRequest: false,
+  hasIgnoreEos: false,
+  classifier: openAiResponsesClassifier,
+  // `usage.input_tokens`; for a response object, why it is incomplete or else its status.
+  readAnswer: jsonAnswerReader((answer, facts) => {
+    readUsage(answer, facts, 'input_tokens', 'output_tokens');
+    if (field(answer, 'object') !== 'response') return;
+    const details = field(answer, 'incomplete_details');
+    facts.finishReason =
+      (isJsonObject(details) ? stringField(details, 'reason') : '') || stringField(answer, 'status') || null;
+  }),
+  // `input` as a plain string is a single user message.
+  buildBody: (sample, options) => ({
+    input:
+      options.chatContent === 'parts'
+        ? [{ role: 'user', content: userContent(sample.prompt, 'parts', 'input_text') }]
+        : sample.prompt,
+    temperature: options.temperature,
+    max_output_tokens: sample.outputTokens,
+    stream: true,
+  }),
+  streamFields: streamOnly,
+});

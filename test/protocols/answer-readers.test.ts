@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PROTOCOLS, protocolByName } from '../../src/protocols/index.js';
+
+const read = (name: string, answer: unknown) =>
+  protocolByName(name)?.readAnswer(Buffer.from(JSON.stringify(answer)));
+
+test('each protocol reads usage and the finish reason from its own answer', () => {
+  assert.deepEqual(
+    read('openai-chat', {
+      choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 5, completion_tokens: 2 },
+    }),
+    { promptTokens: 5, completionTokens: 2, source: 'usage', finishReason: 'stop', errorMessage: null },
+  );
+  assert.deepEqual(
+    read('openai-completions', { choices: [{ text: 'hello there', finish_reason: 'length' }] })?.finishReason,
+    'length',
+  );
+  assert.deepEqual(
+    read('anthropic-messages', {
+      type: 'message',
+      content: [{ type: 'text', text: 'hi' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 7, output_tokens: 3 },
+    }),
+    { promptTokens: 7, completionTokens: 3, source: 'usage', finishReason: 'end_turn', errorMessage: null },
+  );
+  assert.deepEqual(
+    read('openai-responses', {
+      object: 'response',
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      usage: { input_tokens: 4, output_tokens: 9 },
+    }),
+    {
+      promptTokens: 4,
+      completionTokens: 9,
+      source: 'usage',
+      finishReason: 'max_output_tokens',
+      errorMessage: null,
+    },
+  );
+});
+
+test('without usage, output tokens are estimated from the generated text', () => {
+  assert.equal(
+    read('openai-chat', { choices: [{ message: { content: 'some words' } }] })?.source,
+    'estimate',
+  );
+  assert.equal(
+    read('anthropic-messages', { content: [{ type: 'text', text: 'some words' }] })?.source,
+    'estimate',
+  );
+});
+
+test('every protocol takes a 200 that carries an error object for the error, and tolerates non-JSON', () => {
+  for (const protocol of PROTOCOLS) {
+    const facts = protocol.readAnswer(Buffer.from('{"error":{"message":"model overloaded"}}'));
+    assert.equal(facts.errorMessage, 'model overloaded', protocol.name);
+    assert.equal(protocol.readAnswer(Buffer.from('not json')).errorMessage, null, protocol.name);
+  }
+  assert.equal(
+    read('anthropic-messages', { type: 'error', object: 'error', message: 'x' })?.errorMessage,
+    'x',
+  );
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BACKEND_SPECS, BACKENDS, backendProtocol, endpointFamily } from '../../loadgen/bench/backends.js';
+import {
+  PROTOCOLS,
+  protocolByEndpoint,
+  protocolByFamily,
+  protocolByName,
+  upstreamAuthFor,
+} from '../../src/protocols/index.js';
+
+const PROTOCOLS_DIR = join(fileURLToPath(import.meta.url), '../../../src/protocols');
+/** The folder's modules that are not a protocol: the interface, the index and shared helpers. */
+const NOT_A_PROTOCOL = ['protocol.js', 'index.js', 'json-answer.js', 'openai-common.js', 'body-parts.js'];
+
+test('each protocol is registered under its own name', () => {
+  assert.deepEqual(
+    PROTOCOLS.map((p) => p.name),
+    ['openai-chat', 'openai-completions', 'anthropic-messages', 'openai-responses'],
+  );
+  for (const protocol of PROTOCOLS) assert.equal(protocol.classifier.protocol, protocol.name);
+  assert.equal(protocolByName('openai-chat').classifier.protocol, 'openai-chat');
+  assert.equal(protocolByName('grpc'), undefined);
+});
+
+test('every protocol has exactly one module, named after it, exporting one frozen object', async () => {
+  const modules = readdirSync(PROTOCOLS_DIR).filter((f) => f.endsWith('.js') && !NOT_A_PROTOCOL.includes(f));
+  assert.deepEqual(modules.sort(), PROTOCOLS.map((p) => `${p.name}.js`).sort());
+  for (const file of modules) {
+    const exported = Object.values(await import(join(PROTOCOLS_DIR, file)));
+    assert.equal(exported.length, 1, `${file} exports one object`);
+    assert.ok(PROTOCOLS.includes(exported[0] as never), `${file}'s object is in PROTOCOLS`);
+    assert.ok(Object.isFrozen(exported[0]), `${file}'s object is frozen`);
+  }
+});
+
+test('endpoints and families are unique, and each endpoint is in its own family', () => {
+  assert.equal(new Set(PROTOCOLS.map((p) => p.endpoint)).size, PROTOCOLS.length);
+  assert.equal(new Set(PROTOCOLS.map((p) => p.family)).size, PROTOCOLS.length);
+  for (const protocol of PROTOCOLS) {
+    assert.equal(protocol.endpoint.split('/')[0], protocol.family);
+    assert.equal(protocolByEndpoint(protocol.endpoint), protocol);
+    assert.equal(protocolByFamily(protocol.endpoint), protocol);
+  }
+  assert.equal(protocolByEndpoint('models'), undefined);
+  assert.equal(protocolByEndpoint('messages/count_tokens'), undefined, 'untimed, though in a family');
+});
+
+test('a family shares its auth: messages/count_tokens takes x-api-key and anthropic-version', () => {
+  const auth = upstreamAuthFor('messages/count_tokens');
+  assert.equal(auth.keyHeader, 'x-api-key');
+  assert.deepEqual(auth.versionHeader, { name: 'anthropic-version', value: '2023-06-01' });
+  assert.equal(upstreamAuthFor('messages'), auth);
+  for (const endpoint of ['chat/completions', 'completions', 'responses', 'models', 'embeddings']) {
+    assert.deepEqual(
+      upstreamAuthFor(endpoint),
+      { keyHeader: 'authorization', versionHeader: null },
+      endpoint,
+    );
+  }
+});
+
+test('usage is asked for exactly where the stream carries it only on request', () => {
+  const onRequest = PROTOCOLS.filter((p) => p.usageOnRequest).map((p) => p.name);
+  assert.deepEqual(onRequest, ['openai-chat', 'openai-completions']);
+});
+
+test("every vLLM backend name maps to a protocol, whose endpoint is its family's", () => {
+  for (const backend of BACKENDS) {
+    const protocol = backendProtocol(backend);
+    assert.equal(protocol, protocolByName(BACKEND_SPECS[backend].protocol), backend);
+    assert.equal(endpointFamily(`/v1/${protocol.endpoint}`), protocol.family, backend);
+  }
+  assert.deepEqual(
+    BACKENDS.map((b) => BACKEND_SPECS[b].protocol),
+    ['openai-chat', 'openai-completions', 'openai-completions', 'anthropic-messages', 'openai-responses'],
+  );
+});
