@@ -17,7 +17,7 @@ import type { StreamTiming } from './stream-timing.js';
 
 export interface StreamMeterOptions {
   readonly classifier: EventClassifier;
-  /** Largest SSE event parsed; a bigger one stops parsing for the rest of the stream. Default 1 MiB. */
+  /** Largest SSE event parsed; a bigger one is skipped and parsing resumes at the next event. Default 1 MiB. */
   readonly maxEventBytes?: number;
   /** Keep the time, length and token estimate of every content event (memory grows with the stream). */
   readonly keepChunkDetail?: boolean;

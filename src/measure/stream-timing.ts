@@ -55,7 +55,7 @@ export interface StreamTiming {
   readonly sawDone: boolean;
   /** Message of the first error event inside the stream. */
   readonly errorMessage: string | undefined;
-  /** An event outgrew the size limit; the rest of the stream was not parsed. */
+  /** An event outgrew the size limit and was skipped (never classified); later events were parsed. */
   readonly overflowed: boolean;
   /** The stream ended inside an event (no closing blank line); that event was discarded. */
   readonly endedMidEvent: boolean;
