@@ -5,10 +5,12 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { classifierFor } from '../measure/classifiers.js';
-import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { EventClassifier } from '../measure/event-classifier.js';
+import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
-import { type CheckResult, check } from './check.js';
+import { streamOutcome } from '../measure/stream-outcome.js';
+import type { StreamTiming } from '../measure/stream-timing.js';
+import { type CheckResult, check, withOutcome } from './check.js';
 import { type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';
 
@@ -60,9 +62,14 @@ export async function checkStream(
       bodyTimeout: ctx.timeoutMs,
     });
     status = res.statusCode;
-    if (status !== 200) {
+    if (status < 200 || status > 299) {
       const detail = `POST ${url} (stream) answered ${status}: ${errorMessageIn(await res.body.text())}`;
-      return [check('stream', 'streamed answer', 'fail', detail, 'fix the steps above first')];
+      return [
+        withOutcome(
+          check('stream', 'streamed answer', 'fail', detail, 'fix the steps above first'),
+          'http_error',
+        ),
+      ];
     }
     for await (const chunk of res.body) meter.onBytes(chunk as Buffer, performance.now());
   } catch (error) {
@@ -85,11 +92,12 @@ export async function checkStream(
     return [check('stream', 'streamed answer', 'fail', detail, fix)];
   }
   meter.end(performance.now());
-  return [streamVerdict(meter, seen), timingVerdict(meter, start)];
+  const timing = meter.result();
+  const verdict = streamOutcome(status, timing);
+  return [withOutcome(streamVerdict(timing, seen), verdict.outcome), timingVerdict(timing, start)];
 }
 
-function streamVerdict(meter: StreamMeter, seen: { withoutChoices: number; example: string }): CheckResult {
-  const t = meter.result();
+function streamVerdict(t: StreamTiming, seen: { withoutChoices: number; example: string }): CheckResult {
   const title = 'streamed answer';
   if (t.errorMessage !== undefined) {
     return check(
@@ -135,8 +143,8 @@ function streamVerdict(meter: StreamMeter, seen: { withoutChoices: number; examp
     : check('stream', title, 'pass', `${detail}, usage chunk`);
 }
 
-function timingVerdict(meter: StreamMeter, start: number): CheckResult {
-  const l = deriveLatencies(meter.result(), start);
+function timingVerdict(timing: StreamTiming, start: number): CheckResult {
+  const l = streamFigures(timing, start);
   if (l.ttftMs === undefined) return check('timing', 'first token and rate', 'skip', 'no content arrived');
   const rate = l.tpotMs !== undefined && l.tpotMs > 0 ? 1000 / l.tpotMs : undefined;
   const detail = `TTFT ${l.ttftMs.toFixed(0)} ms, ${l.outputTokens} tokens${rate === undefined ? '' : `, ${rate.toFixed(1)} tokens/s after the first`}`;

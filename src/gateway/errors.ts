@@ -1,8 +1,9 @@
 // The one table of errors the gateway itself originates. Every entry answers in OpenAI's error format
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
+
+import type { Outcome } from '../measure/outcome.js';
 import { openAIError } from '../shared/openai-error.js';
-import type { Outcome } from './record.js';
 
 interface ErrorSpec {
   readonly status: number;

@@ -8,13 +8,14 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { classifierFor } from '../measure/classifiers.js';
+import { readJsonAnswer } from '../measure/json-answer.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import type { TimedEndpoint } from './endpoints.js';
 import { errorCode } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { deleteHopByHopHeaders } from './hop-by-hop.js';
-import { readJsonAnswer } from './json-answer.js';
 
 export interface UpstreamResponse {
   readonly statusCode: number;
@@ -127,6 +128,7 @@ export function forwardResponse(
   });
 }
 
+// The outcome rule itself is src/measure/stream-outcome.ts, shared with the load generator and the doctor.
 function settleOutcome(
   request: FastifyRequest,
   status: number,
@@ -135,32 +137,18 @@ function settleOutcome(
 ): void {
   const m = request.measurement;
   if (m.outcome !== null) return;
-  const timing = m.meter?.result();
-  if (status >= 400) {
-    m.outcome = 'http_error';
+  const timing = m.timing();
+  const success = status >= 200 && status <= 299;
+  if (timing === undefined && success && kept !== null && keptBytes > 0 && keptBytes < MAX_KEPT_BODY_BYTES) {
+    m.json = readJsonAnswer(Buffer.concat(kept, keptBytes));
+  }
+  const verdict =
+    timing === undefined ? answerOutcome(status, m.json ?? undefined) : streamOutcome(status, timing);
+  m.outcome = verdict.outcome;
+  if (verdict.outcome === 'http_error') {
     if (kept !== null && keptBytes > 0)
       m.error = Buffer.concat(kept, keptBytes).toString('utf8').slice(0, 2000);
-    return;
+  } else if (verdict.outcome !== 'ok') {
+    m.error = verdict.upstreamMessage ?? verdict.reason;
   }
-  if (timing !== undefined) {
-    if (timing.errorMessage !== undefined) {
-      m.outcome = 'upstream_error_body';
-      m.error = timing.errorMessage;
-    } else if (timing.finishReason === undefined && !timing.sawDone && !timing.overflowed) {
-      m.outcome = 'truncated';
-      m.error = 'the stream ended without a finish reason or [DONE]';
-    } else {
-      m.outcome = 'ok';
-    }
-    return;
-  }
-  if (kept !== null && keptBytes > 0 && keptBytes < MAX_KEPT_BODY_BYTES) {
-    m.json = readJsonAnswer(Buffer.concat(kept, keptBytes));
-    if (m.json.errorMessage !== null) {
-      m.outcome = 'upstream_error_body';
-      m.error = m.json.errorMessage;
-      return;
-    }
-  }
-  m.outcome = 'ok';
 }

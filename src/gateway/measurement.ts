@@ -2,9 +2,12 @@
 // the request), filled as the request runs and turned into its record exactly once, when the response closes.
 // Timestamps are `performance.now()` values (monotonic, sub-millisecond); the record holds milliseconds since
 // the request was received, rounded to the microsecond.
-import { deriveLatencies } from '../measure/derive-latencies.js';
+import type { JsonAnswerFacts } from '../measure/json-answer.js';
+import type { Outcome } from '../measure/outcome.js';
+import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamMeter } from '../measure/stream-meter.js';
-import type { Outcome, RequestRecord } from './record.js';
+import type { StreamTiming } from '../measure/stream-timing.js';
+import type { RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
 export function round3(ms: number): number {
@@ -17,19 +20,6 @@ function since(start: number, at: number | undefined): number | null {
 
 function maybe(value: number | undefined): number | null {
   return value === undefined ? null : round3(value);
-}
-
-/** What a non-streamed JSON answer told us. */
-export interface JsonAnswerFacts {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  source: 'usage' | 'estimate' | null;
-  finishReason: string | null;
-  errorMessage: string | null;
-}
-
-function max(a: number, b: number): number {
-  return Math.max(a, b);
 }
 
 export class RequestMeasurement {
@@ -63,6 +53,9 @@ export class RequestMeasurement {
   abortController: AbortController | null = null;
   /** Fires timeouts.totalMs after dispatch; cleared when the response closes. */
   totalTimer: NodeJS.Timeout | null = null;
+  // The meter's result and the figures derived from it, computed once (null: not yet).
+  #timing: StreamTiming | undefined | null = null;
+  #figures: StreamFigures | undefined | null = null;
 
   constructor(
     readonly requestId: string,
@@ -80,17 +73,31 @@ export class RequestMeasurement {
     return this.upstreamRequestAt - this.receivedAt + this.forwardingMs;
   }
 
+  /** The meter's result (undefined without a meter), computed once: call it only after the meter has ended. */
+  timing(): StreamTiming | undefined {
+    if (this.#timing === null) this.#timing = this.meter?.result();
+    return this.#timing;
+  }
+
+  /** The stream's figures (undefined without a meter), computed once from timing(). */
+  figures(): StreamFigures | undefined {
+    if (this.#figures === null) {
+      const timing = this.timing();
+      this.#figures = timing === undefined ? undefined : streamFigures(timing, this.receivedAt);
+    }
+    return this.#figures;
+  }
+
   toRecord(recordGaps: boolean): RequestRecord {
     const t0 = this.receivedAt;
-    const timing = this.meter?.result();
-    const latencies = timing === undefined ? undefined : deriveLatencies(timing, t0);
-    const chunks = timing?.contentEvents ?? 0;
+    const timing = this.timing();
+    const figures = this.figures();
+    const chunks = figures?.contentChunks ?? 0;
     const json = this.json;
     const outputTokens =
-      timing !== undefined && (chunks > 0 || timing.usageOutputTokens !== undefined)
-        ? timing.outputTokens
-        : (json?.completionTokens ?? null);
-    const detail = timing?.chunkDetail;
+      figures !== undefined && timing !== undefined && (chunks > 0 || timing.usageOutputTokens !== undefined)
+        ? figures.outputTokens
+        : (json?.outputTokens ?? null);
     return {
       requestId: this.requestId,
       startedAt: this.startedAt.toISOString(),
@@ -108,24 +115,22 @@ export class RequestMeasurement {
       upstreamRequestMs: since(t0, this.upstreamRequestAt),
       upstreamSocketWriteMs: since(t0, this.upstreamSocketWriteAt),
       ttfbMs: since(t0, this.headersAt),
-      ttftMs: maybe(latencies?.ttftMs),
-      lastTokenMs: maybe(latencies?.e2elMs),
+      ttftMs: maybe(figures?.ttftMs),
+      lastTokenMs: maybe(figures?.lastTokenMs),
       e2eMs: round3(this.endAt - t0),
-      tpotMs: maybe(latencies?.tpotMs),
+      tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
-      promptTokens: timing?.promptTokens ?? json?.promptTokens ?? null,
+      promptTokens: figures?.promptTokens ?? json?.promptTokens ?? null,
       completionTokens: outputTokens,
       completionTokensSource:
-        timing !== undefined && outputTokens !== null ? timing.outputTokensSource : (json?.source ?? null),
+        figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
-      maxTokensPerChunk: detail === undefined || chunks === 0 ? null : detail.estimatedTokens.reduce(max, 0),
-      finishReason: timing?.finishReason ?? json?.finishReason ?? null,
-      sseOverflow: timing?.overflowed ?? false,
+      maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,
+      finishReason: figures?.finishReason ?? json?.finishReason ?? null,
+      sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      ...(recordGaps && latencies?.itlSamplesMs !== undefined
-        ? { gapsMs: latencies.itlSamplesMs.map(round3) }
-        : {}),
+      ...(recordGaps && figures?.itlMs !== undefined ? { gapsMs: figures.itlMs.map(round3) } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
@@ -133,4 +138,9 @@ export class RequestMeasurement {
       hint: this.hint,
     };
   }
+}
+
+/** The gateway counts with the meter's estimate, never a tokenizer. */
+function sourceOf(figures: StreamFigures): 'usage' | 'estimate' {
+  return figures.outputTokensSource === 'usage' ? 'usage' : 'estimate';
 }

@@ -1,25 +1,6 @@
-// The JSON line written for every request, and the outcomes a request can have.
+// The JSON line written for every request; the outcomes are src/measure/outcome.ts's.
 
-export type Outcome =
-  | 'ok'
-  | 'http_error'
-  | 'upstream_error_body'
-  | 'truncated'
-  | 'upstream_unreachable'
-  | 'upstream_timeout'
-  | 'client_abort'
-  | 'rejected';
-
-export const OUTCOMES: readonly Outcome[] = [
-  'ok',
-  'http_error',
-  'upstream_error_body',
-  'truncated',
-  'upstream_unreachable',
-  'upstream_timeout',
-  'client_abort',
-  'rejected',
-];
+import type { Outcome } from '../measure/outcome.js';
 
 export interface RequestRecord {
   readonly requestId: string;

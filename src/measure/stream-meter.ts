@@ -7,7 +7,7 @@
 //   const meter = new StreamMeter({ classifier: openAiChatClassifier });
 //   on each body chunk:  forward(meter.onBytes(chunk, performance.now()));
 //   at the end (normal, error or abort):  forward(meter.end(performance.now()));
-//   const latencies = deriveLatencies(meter.result(), requestStartMs);
+//   const figures = streamFigures(meter.result(), requestStartMs);
 
 import { SseEventRemover } from '../sse/event-remover.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';

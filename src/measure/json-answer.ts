@@ -1,7 +1,8 @@
 // Reads usage, finish reason and error out of a non-streamed JSON answer: chat completions, completions and
 // embeddings (`usage.prompt_tokens`, `choices`), Anthropic Messages (`usage.input_tokens`, `stop_reason`,
 // `content`) and OpenAI Responses (`usage.input_tokens`, `status`, `incomplete_details`). A 200 whose body holds
-// an error object instead of an answer is an upstream error, not success.
+// an error object instead of an answer is an upstream error, not success (stream-outcome.ts's answerOutcome).
+import { estimateTokens } from '../shared/token-estimate.js';
 import {
   countField,
   field,
@@ -9,14 +10,21 @@ import {
   type JsonObject,
   parseJsonObject,
   stringField,
-} from '../measure/json-object.js';
-import { estimateTokens } from '../shared/token-estimate.js';
-import type { JsonAnswerFacts } from './measurement.js';
+} from './json-object.js';
+
+/** What a non-streamed JSON answer told us. */
+export interface JsonAnswerFacts {
+  promptTokens: number | null;
+  outputTokens: number | null;
+  source: 'usage' | 'estimate' | null;
+  finishReason: string | null;
+  errorMessage: string | null;
+}
 
 export function readJsonAnswer(bytes: Buffer): JsonAnswerFacts {
   const facts: JsonAnswerFacts = {
     promptTokens: null,
-    completionTokens: null,
+    outputTokens: null,
     source: null,
     finishReason: null,
     errorMessage: null,
@@ -32,16 +40,15 @@ export function readJsonAnswer(bytes: Buffer): JsonAnswerFacts {
   const usage = field(answer, 'usage');
   if (isJsonObject(usage)) {
     facts.promptTokens = countField(usage, 'prompt_tokens') ?? countField(usage, 'input_tokens') ?? null;
-    facts.completionTokens =
-      countField(usage, 'completion_tokens') ?? countField(usage, 'output_tokens') ?? null;
-    if (facts.completionTokens !== null) facts.source = 'usage';
+    facts.outputTokens = countField(usage, 'completion_tokens') ?? countField(usage, 'output_tokens') ?? null;
+    if (facts.outputTokens !== null) facts.source = 'usage';
   }
   facts.finishReason = otherFinishReason(answer);
   const content = field(answer, 'content');
-  if (facts.completionTokens === null && Array.isArray(content)) {
+  if (facts.outputTokens === null && Array.isArray(content)) {
     const text = content.map((block) => (isJsonObject(block) ? stringField(block, 'text') : '')).join('');
     if (text !== '') {
-      facts.completionTokens = estimateTokens(text);
+      facts.outputTokens = estimateTokens(text);
       facts.source = 'estimate';
     }
   }
@@ -55,8 +62,8 @@ export function readJsonAnswer(bytes: Buffer): JsonAnswerFacts {
       const message = field(choice, 'message');
       text += isJsonObject(message) ? stringField(message, 'content') : stringField(choice, 'text');
     }
-    if (facts.completionTokens === null && text !== '') {
-      facts.completionTokens = estimateTokens(text);
+    if (facts.outputTokens === null && text !== '') {
+      facts.outputTokens = estimateTokens(text);
       facts.source = 'estimate';
     }
   }
