@@ -5,11 +5,12 @@
 
 import { performance } from 'node:perf_hooks';
 import { classifierFor } from '../../src/measure/classifiers.js';
+import type { Outcome } from '../../src/measure/outcome.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
-import type { RequestOutcome, RequestRecord } from '../record.js';
+import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import type { WireProtocol } from './engine.js';
 import { type FailureKind, failureFromError } from './failure-kind.js';
@@ -112,7 +113,7 @@ export class MeasuredRequest {
   /** Cancelled while still waiting for its slot: it never went on the wire. */
   abortUnsent(queuedMs: number): RequestRecord {
     this.#clientQueueMs = queuedMs;
-    return this.#finish('aborted', 'run stopped before this request was sent', null);
+    return this.#finish('client_abort', 'run stopped before this request was sent', null);
   }
 
   readonly #countTokens = (text: string): number =>
@@ -123,7 +124,7 @@ export class MeasuredRequest {
   }
 
   #finish(
-    outcome: RequestOutcome,
+    outcome: Outcome,
     error: string | null,
     excerpt: string | null,
     timing: StreamTiming = this.#meter.result(),

@@ -10,6 +10,7 @@ import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { streamOutcome } from '../measure/stream-outcome.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
+import { networkFailure } from '../shared/network-failure.js';
 import { type CheckResult, check, withOutcome } from './check.js';
 import { type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';
@@ -53,6 +54,7 @@ export async function checkStream(
   const meter = new StreamMeter({ classifier });
   const start = performance.now();
   let status: number;
+  let headersSeen = false;
   try {
     const res = await request(url, {
       method: 'POST',
@@ -62,6 +64,7 @@ export async function checkStream(
       bodyTimeout: ctx.timeoutMs,
     });
     status = res.statusCode;
+    headersSeen = true;
     if (status < 200 || status > 299) {
       const detail = `POST ${url} (stream) answered ${status}: ${errorMessageIn(await res.body.text())}`;
       return [
@@ -74,22 +77,27 @@ export async function checkStream(
     for await (const chunk of res.body) meter.onBytes(chunk as Buffer, performance.now());
   } catch (error) {
     meter.end(performance.now());
-    const code = (error as { code?: string }).code ?? 'UNKNOWN';
+    const failure = networkFailure(error, headersSeen);
+    const code = failure.code ?? 'UNKNOWN';
     const timing = meter.result();
-    if (timing.firstByteMs !== undefined) {
-      const detail = `the stream broke after ${timing.contentEvents} chunk(s) (${code}) with no finish and no [DONE]`;
+    if (headersSeen) {
+      const how = failure.outcome === 'upstream_timeout' ? 'stalled' : 'broke';
+      const detail = `the stream ${how} after ${timing.contentEvents} chunk(s) (${code}) with no finish and no [DONE]`;
       return [
-        check(
-          'stream',
-          'streamed answer',
-          'fail',
-          detail,
-          'the upstream cut the answer: check its logs, timeouts of proxies in between',
+        withOutcome(
+          check(
+            'stream',
+            'streamed answer',
+            'fail',
+            detail,
+            'the upstream cut the answer: check its logs, timeouts of proxies in between',
+          ),
+          failure.outcome,
         ),
       ];
     }
     const { detail, fix } = describeNetworkError(code, `POST ${url}`);
-    return [check('stream', 'streamed answer', 'fail', detail, fix)];
+    return [withOutcome(check('stream', 'streamed answer', 'fail', detail, fix), failure.outcome)];
   }
   meter.end(performance.now());
   const timing = meter.result();

@@ -11,9 +11,9 @@ import { classifierFor } from '../measure/classifiers.js';
 import { readJsonAnswer } from '../measure/json-answer.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
+import { networkFailure } from '../shared/network-failure.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import type { TimedEndpoint } from './endpoints.js';
-import { errorCode } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { deleteHopByHopHeaders } from './hop-by-hop.js';
 
@@ -112,16 +112,14 @@ export function forwardResponse(
   body.once('error', (error: Error) => {
     meter?.end(performance.now());
     if (m.outcome === null) {
-      const code = errorCode(error);
-      if (code === 'UND_ERR_BODY_TIMEOUT') {
-        m.outcome = 'upstream_timeout';
+      const failure = networkFailure(error, true);
+      m.outcome = failure.outcome;
+      if (failure.kind === 'idle_timeout') {
         m.error = `upstream '${m.upstream}' sent nothing for ${options.idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
-      } else if (code === 'TOKENMETER_TOTAL_TIMEOUT') {
-        m.outcome = 'upstream_timeout';
+      } else if (failure.kind === 'total_timeout') {
         m.error = `upstream '${m.upstream}' did not finish within timeouts.totalMs; the stream was cut`;
       } else {
-        m.outcome = 'truncated';
-        m.error = `upstream '${m.upstream}' broke off the response (${code ?? 'connection closed'})`;
+        m.error = `upstream '${m.upstream}' broke off the response (${failure.code ?? 'connection closed'})`;
       }
     }
     raw.destroy();

@@ -48,7 +48,7 @@ test('a silence longer than the idle timeout is a timeout, and the run goes on',
   );
   assert.equal(run.records.length, 2);
   for (const record of run.records) {
-    assert.equal(record.outcome, 'timeout');
+    assert.equal(record.outcome, 'upstream_timeout');
     assert.match(record.error ?? '', /idle timeout/);
     assert.equal(record.chunkCount, 3, 'the tokens before the stall were measured');
   }

@@ -44,7 +44,7 @@ test('goodput is null unless asked; a one-token request counts as TPOT 0 for the
 });
 
 test('with every request failed, latency stats are zeros (vLLM reports `values or 0`)', () => {
-  const failed = [record({ index: 0, outcome: 'connect_error', status: null, sentAtMs: 0 })];
+  const failed = [record({ index: 0, outcome: 'upstream_unreachable', status: null, sentAtMs: 0 })];
   const m = vllmMetrics(failed, { durationMs: 1000, metricPercentiles: [50, 99] });
   assert.equal(m.completed, 0);
   assert.deepEqual(m.latency.ttft, {
