@@ -3,12 +3,14 @@
 // the schedule's t = 0 was anchored), durations from `sentAtMs`, the moment just before the request was
 // written (after any concurrency slot was acquired), as vLLM measures.
 
+import type { ExchangeFigures } from '../src/measure/exchange-figures.js';
 import type { Outcome } from '../src/measure/outcome.js';
 
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
 export type OutputTokenSource = 'usage' | 'tokenizer';
 
-export interface RequestRecord {
+/** The shared fields (status, outcome, times, tokens, chunks, gaps, error) are named in ExchangeFigures. */
+export interface RequestRecord extends ExchangeFigures {
   /** Position in the dataset / schedule. */
   index: number;
   /** When the schedule wanted it sent (ms after run start). */
@@ -24,12 +26,12 @@ export interface RequestRecord {
   /** Gaps between successive token-bearing chunks (one per chunk, not per token). */
   itlMs: number[];
   /** Last token-bearing chunk after sentAtMs (usage chunk and [DONE] excluded). */
-  e2elMs: number | null;
+  lastTokenMs: number | null;
   outputTokens: number;
   outputTokensSource: OutputTokenSource;
   promptTokens: number;
   /** Token-bearing chunks received. */
-  chunkCount: number;
+  contentChunks: number;
   /** How it ended; only `ok` counts as completed in vLLM's metrics. */
   outcome: Outcome;
   /** HTTP status, null when no response arrived. */

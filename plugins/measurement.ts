@@ -50,7 +50,7 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
       model: record.modelAsked,
       ttftMs: record.ttftMs,
       e2eMs: record.e2eMs,
-      completionTokens: record.completionTokens,
+      outputTokens: record.outputTokens,
       overheadMs: record.gatewayOverheadMs,
       ...(record.error === null ? {} : { error: record.error }),
       ...(record.hint === null ? {} : { hint: record.hint }),

@@ -73,7 +73,7 @@ export function extraMetrics(
     if (record.outcome !== 'ok') continue;
     completed++;
     sources[record.outputTokensSource]++;
-    if (record.chunkCount > 0) perChunk.push(record.outputTokens / record.chunkCount);
+    if (record.contentChunks > 0) perChunk.push(record.outputTokens / record.contentChunks);
   }
   return {
     total: records.length,

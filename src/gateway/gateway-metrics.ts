@@ -135,8 +135,8 @@ export class GatewayMetrics {
     }
     if (record.promptTokens !== null)
       this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
-    if (record.completionTokens !== null) {
-      this.#tokens.inc({ upstream, model, type: 'output' }, record.completionTokens);
+    if (record.outputTokens !== null) {
+      this.#tokens.inc({ upstream, model, type: 'output' }, record.outputTokens);
     }
   }
 }

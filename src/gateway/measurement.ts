@@ -121,8 +121,8 @@ export class RequestMeasurement {
       tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
       promptTokens: figures?.promptTokens ?? json?.promptTokens ?? null,
-      completionTokens: outputTokens,
-      completionTokensSource:
+      outputTokens,
+      outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
@@ -130,7 +130,7 @@ export class RequestMeasurement {
       finishReason: figures?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      ...(recordGaps && figures?.itlMs !== undefined ? { gapsMs: figures.itlMs.map(round3) } : {}),
+      ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
