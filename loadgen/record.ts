@@ -3,37 +3,14 @@
 // the schedule's t = 0 was anchored), durations from `sentAtMs`, the moment just before the request was
 // written (after any concurrency slot was acquired), as vLLM measures.
 
-/** How the request ended. Only `ok` counts as completed in vLLM's metrics. */
-export type RequestOutcome =
-  /** HTTP 200 and at least one chunk with choices, stream finished normally. */
-  | 'ok'
-  /** Non-2xx status. */
-  | 'http_error'
-  /** HTTP 200 but the stream carried an `{"error": ...}` event (vLLM silently ignores these). */
-  | 'upstream_error_body'
-  /** The connection or stream ended before the final chunk / [DONE]. */
-  | 'truncated'
-  /** Our own deadline (first byte, first token or total) passed. */
-  | 'timeout'
-  /** No connection could be made (refused, DNS, TLS). */
-  | 'connect_error'
-  /** Cancelled by us (run stopped, Ctrl-C) before it finished. */
-  | 'aborted';
-
-export const REQUEST_OUTCOMES: readonly RequestOutcome[] = Object.freeze([
-  'ok',
-  'http_error',
-  'upstream_error_body',
-  'truncated',
-  'timeout',
-  'connect_error',
-  'aborted',
-]);
+import type { ExchangeFigures } from '../src/measure/exchange-figures.js';
+import type { Outcome } from '../src/measure/outcome.js';
 
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
 export type OutputTokenSource = 'usage' | 'tokenizer';
 
-export interface RequestRecord {
+/** The shared fields (status, outcome, times, tokens, chunks, gaps, error) are named in ExchangeFigures. */
+export interface RequestRecord extends ExchangeFigures {
   /** Position in the dataset / schedule. */
   index: number;
   /** When the schedule wanted it sent (ms after run start). */
@@ -49,13 +26,14 @@ export interface RequestRecord {
   /** Gaps between successive token-bearing chunks (one per chunk, not per token). */
   itlMs: number[];
   /** Last token-bearing chunk after sentAtMs (usage chunk and [DONE] excluded). */
-  e2elMs: number | null;
+  lastTokenMs: number | null;
   outputTokens: number;
   outputTokensSource: OutputTokenSource;
   promptTokens: number;
   /** Token-bearing chunks received. */
-  chunkCount: number;
-  outcome: RequestOutcome;
+  contentChunks: number;
+  /** How it ended; only `ok` counts as completed in vLLM's metrics. */
+  outcome: Outcome;
   /** HTTP status, null when no response arrived. */
   status: number | null;
   /** One-line reason ("404 Not Found", "connect ECONNREFUSED 127.0.0.1:8000"), null when ok. */

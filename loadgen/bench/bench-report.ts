@@ -58,7 +58,7 @@ export function formatBenchReport(
   parts.push(formatVerdicts(result.verdicts));
   if (result.interrupted) {
     parts.push(
-      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as aborted); ` +
+      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +
         'the figures above describe only the part that ran.\n',
     );
   }

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import { parseRecordLines } from '../../src/measure/record-lines.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { type MetricStats, metricStats } from '../metrics/metric-stats.js';
 import type { RequestRecord } from '../record.js';
@@ -34,17 +35,9 @@ export function readGatewayRecords(path: string): GatewaySide[] {
   } catch (error) {
     throw new UserFacingError(`--gateway-records ${path}: ${(error as Error).message}`);
   }
-  const records: GatewaySide[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const value = JSON.parse(line) as GatewaySide;
-      if (typeof value.requestId === 'string') records.push(value);
-    } catch {
-      // a torn last line while the gateway is still writing
-    }
-  }
-  return records;
+  // A torn last line while the gateway is still writing is skipped; 0.1's files read alike.
+  const { records } = parseRecordLines(text);
+  return records.filter((value) => typeof value['requestId'] === 'string') as unknown as GatewaySide[];
 }
 
 export function compareWithGateway(
@@ -71,8 +64,8 @@ export function compareWithGateway(
     client.push(r.ttftMs);
     side.push(g.ttftMs);
     added.push(r.ttftMs - g.ttftMs);
-    if (r.e2elMs !== null && g.lastTokenMs !== null) {
-      clientE2el.push(r.e2elMs);
+    if (r.lastTokenMs !== null && g.lastTokenMs !== null) {
+      clientE2el.push(r.lastTokenMs);
       gatewayE2el.push(g.lastTokenMs);
     }
     overhead.push(g.gatewayOverheadMs);

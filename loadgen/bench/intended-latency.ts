@@ -21,7 +21,7 @@ export function intendedLatency(
     if (r.outcome !== 'ok' || r.sentAtMs === null) continue;
     const delay = r.sentAtMs - r.intendedOffsetMs;
     if (r.ttftMs !== null) ttfts.push(r.ttftMs + delay);
-    if (r.e2elMs !== null) e2els.push(r.e2elMs + delay);
+    if (r.lastTokenMs !== null) e2els.push(r.lastTokenMs + delay);
   }
   return { ttft: metricStats(ttfts, percentiles), e2el: metricStats(e2els, percentiles) };
 }

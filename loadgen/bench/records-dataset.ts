@@ -10,6 +10,7 @@
 
 import { readFile } from 'node:fs/promises';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
@@ -41,7 +42,7 @@ type Replayable = Pick<
   | 'startedAt'
   | 'receivedAtMonotonicMs'
   | 'promptTokens'
-  | 'completionTokens'
+  | 'outputTokens'
   | 'pathAsked'
   | 'pathSent'
   | 'requestBody'
@@ -79,23 +80,18 @@ export async function sampleGatewayRecords(options: RecordsReplayOptions): Promi
     throw new UserFacingError(`--dataset-path ${options.path}: ${(error as Error).message}`);
   }
   const usable: Replayable[] = [];
-  let malformed = 0;
+  // Files written by 0.1 (completionTokens...) read alike: the reader gives today's names.
+  const lines = parseRecordLines(text);
+  let malformed = lines.malformed;
   let withoutTokens = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let value: Replayable;
-    try {
-      value = JSON.parse(line) as Replayable;
-    } catch {
-      malformed++;
-      continue;
-    }
+  for (const line of lines.records) {
+    const value = line as unknown as Replayable;
     if (typeof value.requestId !== 'string' || typeof value.startedAt !== 'string') malformed++;
     else if (
       !(
         typeof value.promptTokens === 'number' &&
-        typeof value.completionTokens === 'number' &&
-        value.completionTokens > 0
+        typeof value.outputTokens === 'number' &&
+        value.outputTokens > 0
       )
     )
       withoutTokens++;
@@ -121,7 +117,7 @@ export async function sampleGatewayRecords(options: RecordsReplayOptions): Promi
       requests.push({
         prompt,
         promptTokens: options.tokenizer.count(prompt, { addSpecialTokens: true }),
-        outputTokens: record.completionTokens ?? 1,
+        outputTokens: record.outputTokens ?? 1,
         sourceId: record.requestId,
       });
     } else {
@@ -129,7 +125,7 @@ export async function sampleGatewayRecords(options: RecordsReplayOptions): Promi
       requests.push({
         prompt: '',
         promptTokens: record.promptTokens ?? 0,
-        outputTokens: record.completionTokens ?? 1,
+        outputTokens: record.outputTokens ?? 1,
         sourceId: record.requestId,
         recordedBody: body,
       });

@@ -5,6 +5,7 @@
 
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { RequestRecord } from '../record.js';
 
 export class RecordsFile {
@@ -31,16 +32,7 @@ export class RecordsFile {
   }
 }
 
-/** Reads a records file back (tests, replays); a torn last line, from a machine crash mid-write, is skipped. */
+/** Reads a records file back (tests, replays), 0.1's names included; a torn last line is skipped. */
 export function parseRecordsJsonl(text: string): RequestRecord[] {
-  const records: RequestRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      records.push(JSON.parse(line) as RequestRecord);
-    } catch {
-      // only ever the last line
-    }
-  }
-  return records;
+  return parseRecordLines(text).records as unknown as RequestRecord[];
 }

@@ -123,7 +123,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         if (
           settings.smoke &&
           record.outcome !== 'ok' &&
-          record.outcome !== 'aborted' &&
+          record.outcome !== 'client_abort' &&
           smokeFailure === undefined
         ) {
           smokeFailure = record;

@@ -11,7 +11,7 @@
 //   its histograms are not read anyway;
 // - each connection iterates the request list from its own start (2 connections replay p0,p0,p1,p1): one shared
 //   cursor hands out dataset positions in write order, and `amount` = the dataset size, so it replays once;
-// - requests in flight when it stops are dropped without a trace: they are recorded here as `aborted`;
+// - requests in flight when it stops are dropped without a trace: they are recorded here as `client_abort`;
 // - when it replaces a connection mid-answer it keeps the old parser state: reset here (see autocannon-client.ts).
 // Correlation is per connection: pipelining is 1, so a connection has at most one request in flight.
 

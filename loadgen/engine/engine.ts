@@ -44,7 +44,7 @@ export interface EngineRunOptions {
   readonly onRecord: (record: RequestRecord) => void;
   /** Called when a request is written, for progress display. */
   readonly onSent?: (index: number) => void;
-  /** Aborting stops new sends and cancels in-flight requests (recorded as `aborted`). */
+  /** Aborting stops new sends and cancels in-flight requests (recorded as `client_abort`). */
   readonly signal: AbortSignal;
 }
 

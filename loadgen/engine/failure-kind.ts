@@ -1,16 +1,23 @@
-// Sorts a wire-level failure into the record's outcomes, from Node's and undici's error codes, so the report can
-// say "the server refused the connection" rather than "fetch failed".
+// Sorts a wire-level failure into the record's outcomes (by src/shared/network-failure.ts, the gateway's rule), so
+// the report can say "the server refused the connection" rather than "fetch failed".
 
-import type { RequestOutcome } from '../record.js';
+import {
+  ABORTED_CODE,
+  CONNECTION_CLOSED_CODE,
+  type FailureOutcome,
+  IDLE_TIMEOUT_CODE,
+  networkFailure,
+} from '../../src/shared/network-failure.js';
 
 export interface FailureKind {
-  readonly outcome: Exclude<RequestOutcome, 'ok' | 'http_error' | 'upstream_error_body'>;
+  readonly outcome: FailureOutcome;
   readonly message: string;
 }
 
 /** Raised by engines when the run is stopped (Ctrl-C, --smoke's first failure). */
 export class RunAbortedError extends Error {
   override readonly name = 'RunAbortedError';
+  readonly code = ABORTED_CODE;
   constructor() {
     super('run stopped before this request finished');
   }
@@ -19,6 +26,7 @@ export class RunAbortedError extends Error {
 /** Raised by engines when no byte arrived for longer than the idle timeout. */
 export class IdleTimeoutError extends Error {
   override readonly name = 'IdleTimeoutError';
+  readonly code = IDLE_TIMEOUT_CODE;
   constructor(idleMs: number) {
     super(`no data for ${idleMs} ms (idle timeout)`);
   }
@@ -27,34 +35,10 @@ export class IdleTimeoutError extends Error {
 /** The server closed the connection before the answer was complete (seen by the closed-loop engine). */
 export class ConnectionClosedError extends Error {
   override readonly name = 'ConnectionClosedError';
+  readonly code = CONNECTION_CLOSED_CODE;
   constructor() {
     super('the server closed the connection before the answer was complete');
   }
-}
-
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-
-function codeOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const direct = (error as { code?: unknown }).code;
-  if (typeof direct === 'string') return direct;
-  // undici wraps socket errors: the code is on the cause.
-  return codeOf((error as { cause?: unknown }).cause);
 }
 
 function messageOf(error: unknown): string {
@@ -65,12 +49,9 @@ function messageOf(error: unknown): string {
 
 /** `responseStarted`: headers had arrived, so a broken connection cut the answer short. */
 export function failureFromError(error: unknown, responseStarted: boolean): FailureKind {
-  if (error instanceof RunAbortedError) return { outcome: 'aborted', message: error.message };
-  if (error instanceof IdleTimeoutError) return { outcome: 'timeout', message: error.message };
-  const code = codeOf(error);
-  const message = code === undefined ? messageOf(error) : `${code}: ${messageOf(error)}`;
-  if (code !== undefined && TIMEOUT_CODES.has(code)) return { outcome: 'timeout', message };
-  if (!responseStarted && code !== undefined && CONNECT_CODES.has(code))
-    return { outcome: 'connect_error', message };
-  return { outcome: 'truncated', message };
+  const failure = networkFailure(error, responseStarted);
+  const own = error instanceof RunAbortedError || error instanceof IdleTimeoutError;
+  const message =
+    own || failure.code === undefined ? messageOf(error) : `${failure.code}: ${messageOf(error)}`;
+  return { outcome: failure.outcome, message };
 }

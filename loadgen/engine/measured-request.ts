@@ -4,10 +4,13 @@
 // role-only deltas never count as the first token.
 
 import { performance } from 'node:perf_hooks';
-import { deriveLatencies } from '../../src/measure/derive-latencies.js';
+import type { Outcome } from '../../src/measure/outcome.js';
+import { streamFigures } from '../../src/measure/stream-figures.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { streamOutcome } from '../../src/measure/stream-outcome.js';
+import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
-import type { RequestOutcome, RequestRecord } from '../record.js';
+import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { type FailureKind, failureFromError } from './failure-kind.js';
 
@@ -76,28 +79,26 @@ export class MeasuredRequest {
   complete(atMs = performance.now()): RequestRecord {
     this.#meter.end(atMs);
     const timing = this.#meter.result();
-    if (this.#status === null || this.#status < 200 || this.#status > 299) {
-      const status = this.#status ?? 0;
-      return this.#finish('http_error', `${status} ${this.#statusText}`.trim(), this.#bodyText());
+    const status = this.#status ?? 0;
+    const verdict = streamOutcome(status, timing);
+    switch (verdict.outcome) {
+      case 'http_error':
+        return this.#finish(
+          verdict.outcome,
+          `${status} ${this.#statusText}`.trim(),
+          this.#bodyText(),
+          timing,
+        );
+      case 'upstream_error_body':
+        return this.#finish(
+          verdict.outcome,
+          verdict.reason,
+          verdict.upstreamMessage ?? this.#bodyText(),
+          timing,
+        );
+      default:
+        return this.#finish(verdict.outcome, verdict.reason, null, timing);
     }
-    if (timing.errorMessage !== undefined) {
-      return this.#finish(
-        'upstream_error_body',
-        `HTTP ${this.#status} with an error event in the stream`,
-        timing.errorMessage,
-      );
-    }
-    if (timing.contentEvents === 0) {
-      return this.#finish(
-        'upstream_error_body',
-        `HTTP ${this.#status} but no chunk carried generated text`,
-        this.#bodyText(),
-      );
-    }
-    if (!timing.sawDone && timing.finishReason === undefined) {
-      return this.#finish('truncated', 'the stream ended without a finish reason or [DONE]', null);
-    }
-    return this.#finish('ok', null, null);
   }
 
   /** The request failed on the wire (connection, timeout, reset) or was cancelled by us. */
@@ -110,35 +111,42 @@ export class MeasuredRequest {
   /** Cancelled while still waiting for its slot: it never went on the wire. */
   abortUnsent(queuedMs: number): RequestRecord {
     this.#clientQueueMs = queuedMs;
-    return this.#finish('aborted', 'run stopped before this request was sent', null);
+    return this.#finish('client_abort', 'run stopped before this request was sent', null);
   }
+
+  readonly #countTokens = (text: string): number =>
+    this.#options.tokenizer.count(text, { addSpecialTokens: false });
 
   #bodyText(): string {
     return Buffer.concat(this.#bodyStart).toString('utf8');
   }
 
-  #finish(outcome: RequestOutcome, error: string | null, excerpt: string | null): RequestRecord {
+  #finish(
+    outcome: Outcome,
+    error: string | null,
+    excerpt: string | null,
+    timing: StreamTiming = this.#meter.result(),
+  ): RequestRecord {
     this.#finished = true;
     const o = this.#options;
     const sentAt = this.#sentAtMs;
-    const timing = this.#meter.result();
-    const latencies = sentAt === null ? undefined : deriveLatencies(timing, sentAt);
-    const text = timing.text ?? '';
-    const usage = timing.usageOutputTokens;
+    // vLLM: the server's usage.completion_tokens, else the generated text re-tokenized without special tokens.
+    const figures = streamFigures(timing, sentAt ?? 0, { countTokens: this.#countTokens });
+    const sent = sentAt !== null;
+    const text = figures.text ?? '';
     const record: RequestRecord = {
       index: o.index,
       intendedOffsetMs: o.intendedOffsetMs,
       sentAtMs: sentAt === null ? null : sentAt - o.runStartMs,
       clientQueueMs: this.#clientQueueMs,
       ttfbMs: sentAt === null || this.#headersAtMs === null ? null : this.#headersAtMs - sentAt,
-      ttftMs: latencies?.ttftMs ?? null,
-      itlMs: [...(latencies?.itlSamplesMs ?? [])],
-      e2elMs: latencies?.e2elMs ?? null,
-      // vLLM: the server's usage.completion_tokens, else the generated text re-tokenized without special tokens.
-      outputTokens: usage ?? (text === '' ? 0 : o.tokenizer.count(text, { addSpecialTokens: false })),
-      outputTokensSource: usage === undefined ? 'tokenizer' : 'usage',
+      ttftMs: sent ? (figures.ttftMs ?? null) : null,
+      itlMs: sent ? [...(figures.itlMs ?? [])] : [],
+      lastTokenMs: sent ? (figures.lastTokenMs ?? null) : null,
+      outputTokens: figures.outputTokens,
+      outputTokensSource: figures.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',
       promptTokens: o.promptTokens,
-      chunkCount: timing.contentEvents,
+      contentChunks: figures.contentChunks,
       outcome,
       status: this.#status,
       error,

@@ -6,7 +6,8 @@
 //   time (waiting for a --max-concurrency slot): when these grow, the client, not the server, is limiting;
 // - where output token counts came from (server usage, or our tokenizer).
 
-import { type RequestOutcome, type RequestRecord, scheduleLagMs } from '../record.js';
+import type { Outcome } from '../../src/measure/outcome.js';
+import { type RequestRecord, scheduleLagMs } from '../record.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 
 export interface FailureKind {
@@ -23,7 +24,7 @@ export interface ExtraMetrics {
   total: number;
   /** Share of requests that completed (0..1); 0 when there were none. */
   successRate: number;
-  failuresByKind: Partial<Record<Exclude<RequestOutcome, 'ok'>, FailureKind>>;
+  failuresByKind: Partial<Record<Exclude<Outcome, 'ok'>, FailureKind>>;
   ttfb: MetricStats;
   tokensPerChunk: MetricStats;
   scheduleLag: MetricStats;
@@ -72,7 +73,7 @@ export function extraMetrics(
     if (record.outcome !== 'ok') continue;
     completed++;
     sources[record.outputTokensSource]++;
-    if (record.chunkCount > 0) perChunk.push(record.outputTokens / record.chunkCount);
+    if (record.contentChunks > 0) perChunk.push(record.outputTokens / record.contentChunks);
   }
   return {
     total: records.length,

@@ -13,7 +13,7 @@ export interface Peaks {
 }
 
 function endMs(record: RequestRecord, sentAtMs: number): number {
-  return sentAtMs + (record.e2elMs ?? 0);
+  return sentAtMs + (record.lastTokenMs ?? 0);
 }
 
 /** Arrival times (ms after run start) of a request's token-bearing chunks: first token, then each gap. */

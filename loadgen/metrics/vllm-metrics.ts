@@ -40,14 +40,15 @@ export interface VllmMetrics {
 
 /** TPOT of one request in ms, or undefined when it has fewer than two output tokens. */
 export function tpotMs(record: RequestRecord): number | undefined {
-  if (record.outputTokens <= 1 || record.e2elMs === null || record.ttftMs === null) return undefined;
-  return (record.e2elMs - record.ttftMs) / (record.outputTokens - 1);
+  if (record.outputTokens <= 1 || record.lastTokenMs === null || record.ttftMs === null) return undefined;
+  return (record.lastTokenMs - record.ttftMs) / (record.outputTokens - 1);
 }
 
 function meetsSlos(record: RequestRecord, slos: GoodputSlos): boolean {
   if (slos.ttft !== undefined && !((record.ttftMs ?? Number.POSITIVE_INFINITY) <= slos.ttft)) return false;
   if (slos.tpot !== undefined && !((tpotMs(record) ?? 0) <= slos.tpot)) return false;
-  if (slos.e2el !== undefined && !((record.e2elMs ?? Number.POSITIVE_INFINITY) <= slos.e2el)) return false;
+  if (slos.e2el !== undefined && !((record.lastTokenMs ?? Number.POSITIVE_INFINITY) <= slos.e2el))
+    return false;
   return true;
 }
 
@@ -73,7 +74,7 @@ export function vllmMetrics(records: readonly RequestRecord[], options: VllmMetr
     totalInput += record.promptTokens;
     totalOutput += record.outputTokens;
     if (record.ttftMs !== null) ttfts.push(record.ttftMs);
-    if (record.e2elMs !== null) e2els.push(record.e2elMs);
+    if (record.lastTokenMs !== null) e2els.push(record.lastTokenMs);
     const tpot = tpotMs(record);
     if (tpot !== undefined) tpots.push(tpot);
     for (const gap of record.itlMs) itls.push(gap);

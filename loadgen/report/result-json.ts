@@ -86,7 +86,7 @@ function detailedKeys(records: readonly RequestRecord[]): Record<string, JsonVal
     ttfts: records.map((r) => (r.ttftMs ?? 0) / 1000),
     itls: records.map((r) => r.itlMs.map((gap) => gap / 1000)),
     start_times: records.map((r) => (r.sentAtMs ?? r.intendedOffsetMs) / 1000),
-    latencies: records.map((r) => (r.e2elMs ?? 0) / 1000),
+    latencies: records.map((r) => (r.lastTokenMs ?? 0) / 1000),
     generated_texts: records.map((r) => r.generatedText ?? ''),
     errors: records.map((r) =>
       ok(r) ? '' : [r.error, r.errorBodyExcerpt].filter((x) => x !== null).join(': '),
@@ -128,7 +128,7 @@ function extraKeys(extra: ExtraMetrics, records: readonly RequestRecord[], detai
     result['intended_offsets_ms'] = records.map((r) => r.intendedOffsetMs);
     result['client_queue_ms'] = records.map((r) => r.clientQueueMs);
     result['ttfbs_ms'] = records.map((r) => r.ttfbMs);
-    result['chunk_counts'] = records.map((r) => r.chunkCount);
+    result['chunk_counts'] = records.map((r) => r.contentChunks);
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
   }
   return result;

@@ -4,7 +4,8 @@
 // (empty = success, as vLLM writes it) and missing figures stay null. vLLM's start_times are absolute
 // perf_counter readings; ours are offsets from the run's start; both are shifted to start at 0.
 
-import { REQUEST_OUTCOMES, type RequestOutcome, type RequestRecord } from '../record.js';
+import { type Outcome, outcomeNamed } from '../../src/measure/outcome.js';
+import type { RequestRecord } from '../record.js';
 import type { JsonObject } from './read-result-file.js';
 import { tokenmeterSection } from './result-fields.js';
 import type { JsonValue } from './result-json.js';
@@ -20,10 +21,10 @@ function num(value: JsonValue | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): RequestOutcome {
-  if (typeof saved === 'string' && (REQUEST_OUTCOMES as readonly string[]).includes(saved)) {
-    return saved as RequestOutcome;
-  }
+/** The saved outcome (0.1's words read as their new names), else from vLLM's `errors`. */
+function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): Outcome {
+  const named = outcomeNamed(saved);
+  if (named !== undefined) return named;
   return typeof error === 'string' && error !== '' ? 'http_error' : 'ok';
 }
 
@@ -74,11 +75,11 @@ export function recordsFromResult(json: JsonObject): RequestRecord[] | null {
       ttfbMs: num(ttfbs[i]),
       ttftMs: ok ? (num(ttfts[i]) ?? 0) * 1000 : null,
       itlMs: ok ? itlMs : [],
-      e2elMs: ok ? (num(latencies[i]) ?? 0) * 1000 : null,
+      lastTokenMs: ok ? (num(latencies[i]) ?? 0) * 1000 : null,
       outputTokens: num(outputs[i]) ?? 0,
       outputTokensSource: sources[i] === 'tokenizer' ? 'tokenizer' : 'usage',
       promptTokens: num(inputs[i]) ?? 0,
-      chunkCount: num(chunks[i]) ?? (ok ? itlMs.length + 1 : 0),
+      contentChunks: num(chunks[i]) ?? (ok ? itlMs.length + 1 : 0),
       outcome,
       status: num(statuses[i]),
       error: typeof error === 'string' && error !== '' ? error : null,

@@ -3,8 +3,9 @@
 // apart, which the flat vLLM `errors` strings do not. Without detailed arrays only the failure and
 // success-rate verdicts can be given; the caller is told so it can say it.
 
+import { outcomeNamed } from '../../src/measure/outcome.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
-import type { RequestOutcome, RequestRecord } from '../record.js';
+import type { RequestRecord } from '../record.js';
 import { isJsonObject, type JsonObject } from './read-result-file.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
 import { type Verdict, verdicts } from './verdicts.js';
@@ -13,8 +14,10 @@ function savedFailures(json: JsonObject): ExtraMetrics['failuresByKind'] | null 
   const saved = tokenmeterSection(json)['failures_by_kind'];
   if (!isJsonObject(saved)) return null;
   const kinds: ExtraMetrics['failuresByKind'] = {};
-  for (const [outcome, entry] of Object.entries(saved)) {
-    if (!isJsonObject(entry) || outcome === 'ok') continue;
+  for (const [word, entry] of Object.entries(saved)) {
+    // Files saved by 0.1 name some outcomes by their old words (timeout, connect_error, aborted).
+    const outcome = outcomeNamed(word);
+    if (!isJsonObject(entry) || outcome === undefined || outcome === 'ok') continue;
     const statuses: Record<string, number> = {};
     const savedStatuses = entry['statuses'];
     if (isJsonObject(savedStatuses)) {
@@ -33,7 +36,7 @@ function savedFailures(json: JsonObject): ExtraMetrics['failuresByKind'] | null 
       firstBodyExcerpt: text('first_body_excerpt'),
       statuses,
     };
-    kinds[outcome as Exclude<RequestOutcome, 'ok'>] = kind;
+    kinds[outcome] = kind;
   }
   return kinds;
 }

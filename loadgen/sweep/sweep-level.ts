@@ -39,7 +39,7 @@ function pct(values: number[], p: number): number {
 }
 
 function endOf(r: RequestRecord): number | undefined {
-  return r.sentAtMs === null || r.e2elMs === null ? undefined : r.sentAtMs + r.e2elMs;
+  return r.sentAtMs === null || r.lastTokenMs === null ? undefined : r.sentAtMs + r.lastTokenMs;
 }
 
 export function sweepLevel(offeredRps: number, result: BenchRunResult, resultFile: string): SweepLevel {

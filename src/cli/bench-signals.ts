@@ -1,4 +1,4 @@
-// Ctrl-C during a run: the first stops sending and cancels what is in flight (each gets its `aborted` record,
+// Ctrl-C during a run: the first stops sending and cancels what is in flight (each gets its `client_abort` record,
 // and the report of what ran is printed); a second ends the process at once. Records already written are safe
 // either way (they are written synchronously as each request ends).
 
@@ -10,7 +10,7 @@ export function stopOnSignals(controller: AbortController, say: (text: string) =
     count++;
     if (count === 1) {
       say(
-        `\n${signal}: stopping (in-flight requests are recorded as aborted); press Ctrl-C again to quit at once\n`,
+        `\n${signal}: stopping (in-flight requests are recorded as client_abort); press Ctrl-C again to quit at once\n`,
       );
       controller.abort();
       return;

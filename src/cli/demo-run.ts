@@ -3,7 +3,7 @@
 // (demo-replay.ts).
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { deriveLatencies } from '../measure/derive-latencies.js';
+import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { protocolByName } from '../protocols/index.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
@@ -54,10 +54,10 @@ export async function runDemo(options: ParsedOptions): Promise<number> {
   out.write(`Simulator (a vLLM stand-in) listening on ${sim.url}\n\nPrompt: ${PROMPT}\nAnswer: `);
   const start = performance.now();
   const meter = await streamOnce(sim.url, (text) => out.write(text));
-  const l = deriveLatencies(meter.result(), start);
+  const l = streamFigures(meter.result(), start);
   out.write(
     `\n\nTTFT ${l.ttftMs?.toFixed(1)} ms, TPOT ${l.tpotMs?.toFixed(1)} ms, ` +
-      `${l.outputTokens} output tokens (from ${l.outputTokensSource}), end-to-end ${l.e2elMs?.toFixed(1)} ms\n`,
+      `${l.outputTokens} output tokens (from ${l.outputTokensSource}), end-to-end ${l.lastTokenMs?.toFixed(1)} ms\n`,
   );
   if (options['answer-only'] !== true) {
     await replayThroughGateway({

@@ -1,6 +1,7 @@
 // The doctor's HTTP calls: one small request at a time, with a timeout, never throwing: a refused connection or a
 // timeout is an answer too, and each becomes a line of the checklist.
 import { request } from 'undici';
+import { failureKindOfCode } from '../shared/network-failure.js';
 
 export type ProbeAnswer =
   | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly ms: number }
@@ -38,34 +39,32 @@ export async function probe(url: string, options: ProbeOptions): Promise<ProbeAn
   }
 }
 
-/** A network failure in words, with what to do. */
+/** A network failure in words, with what to do; `code` is sorted by src/shared/network-failure.ts. */
 export function describeNetworkError(code: string, where: string): { detail: string; fix: string } {
-  switch (code) {
-    case 'ECONNREFUSED':
+  switch (failureKindOfCode(code)) {
+    case 'refused':
       return {
         detail: `${where} refused the connection`,
         fix: 'is the server running, on this host and port?',
       };
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
+    case 'dns':
       return { detail: `the host of ${where} does not resolve`, fix: 'check the host name in --base-url' };
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
+    case 'connect_timeout':
+    case 'headers_timeout':
+    case 'idle_timeout':
+    case 'total_timeout':
       return {
         detail: `${where} did not answer in time`,
         fix: 'check the address, a firewall, or raise --timeout-ms',
       };
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
+    case 'reset':
       return { detail: `${where} closed the connection`, fix: 'check http:// versus https:// and the port' };
+    case 'tls':
+      return {
+        detail: `${where}: TLS certificate not trusted (${code})`,
+        fix: 'use the right https URL, or trust its CA with NODE_EXTRA_CA_CERTS',
+      };
     default:
-      if (code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
-        return {
-          detail: `${where}: TLS certificate not trusted (${code})`,
-          fix: 'use the right https URL, or trust its CA with NODE_EXTRA_CA_CERTS',
-        };
-      }
       return { detail: `${where}: ${code}`, fix: 'check --base-url' };
   }
 }

@@ -4,11 +4,14 @@
 // the stream rate, as a sanity check.
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { deriveLatencies } from '../measure/derive-latencies.js';
 import type { EventClassifier } from '../measure/event-classifier.js';
+import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
+import { streamOutcome } from '../measure/stream-outcome.js';
+import type { StreamTiming } from '../measure/stream-timing.js';
 import { protocolByName } from '../protocols/index.js';
-import { type CheckResult, check } from './check.js';
+import { networkFailure } from '../shared/network-failure.js';
+import { type CheckResult, check, withOutcome } from './check.js';
 import { BACKEND_PROTOCOL, type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';
 
@@ -50,6 +53,7 @@ export async function checkStream(
   const meter = new StreamMeter({ classifier });
   const start = performance.now();
   let status: number;
+  let headersSeen = false;
   try {
     const res = await request(url, {
       method: 'POST',
@@ -59,36 +63,48 @@ export async function checkStream(
       bodyTimeout: ctx.timeoutMs,
     });
     status = res.statusCode;
-    if (status !== 200) {
+    headersSeen = true;
+    if (status < 200 || status > 299) {
       const detail = `POST ${url} (stream) answered ${status}: ${errorMessageIn(await res.body.text())}`;
-      return [check('stream', 'streamed answer', 'fail', detail, 'fix the steps above first')];
+      return [
+        withOutcome(
+          check('stream', 'streamed answer', 'fail', detail, 'fix the steps above first'),
+          'http_error',
+        ),
+      ];
     }
     for await (const chunk of res.body) meter.onBytes(chunk as Buffer, performance.now());
   } catch (error) {
     meter.end(performance.now());
-    const code = (error as { code?: string }).code ?? 'UNKNOWN';
+    const failure = networkFailure(error, headersSeen);
+    const code = failure.code ?? 'UNKNOWN';
     const timing = meter.result();
-    if (timing.firstByteMs !== undefined) {
-      const detail = `the stream broke after ${timing.contentEvents} chunk(s) (${code}) with no finish and no [DONE]`;
+    if (headersSeen) {
+      const how = failure.outcome === 'upstream_timeout' ? 'stalled' : 'broke';
+      const detail = `the stream ${how} after ${timing.contentEvents} chunk(s) (${code}) with no finish and no [DONE]`;
       return [
-        check(
-          'stream',
-          'streamed answer',
-          'fail',
-          detail,
-          'the upstream cut the answer: check its logs, timeouts of proxies in between',
+        withOutcome(
+          check(
+            'stream',
+            'streamed answer',
+            'fail',
+            detail,
+            'the upstream cut the answer: check its logs, timeouts of proxies in between',
+          ),
+          failure.outcome,
         ),
       ];
     }
     const { detail, fix } = describeNetworkError(code, `POST ${url}`);
-    return [check('stream', 'streamed answer', 'fail', detail, fix)];
+    return [withOutcome(check('stream', 'streamed answer', 'fail', detail, fix), failure.outcome)];
   }
   meter.end(performance.now());
-  return [streamVerdict(meter, seen), timingVerdict(meter, start)];
+  const timing = meter.result();
+  const verdict = streamOutcome(status, timing);
+  return [withOutcome(streamVerdict(timing, seen), verdict.outcome), timingVerdict(timing, start)];
 }
 
-function streamVerdict(meter: StreamMeter, seen: { withoutChoices: number; example: string }): CheckResult {
-  const t = meter.result();
+function streamVerdict(t: StreamTiming, seen: { withoutChoices: number; example: string }): CheckResult {
   const title = 'streamed answer';
   if (t.errorMessage !== undefined) {
     return check(
@@ -134,8 +150,8 @@ function streamVerdict(meter: StreamMeter, seen: { withoutChoices: number; examp
     : check('stream', title, 'pass', `${detail}, usage chunk`);
 }
 
-function timingVerdict(meter: StreamMeter, start: number): CheckResult {
-  const l = deriveLatencies(meter.result(), start);
+function timingVerdict(timing: StreamTiming, start: number): CheckResult {
+  const l = streamFigures(timing, start);
   if (l.ttftMs === undefined) return check('timing', 'first token and rate', 'skip', 'no content arrived');
   const rate = l.tpotMs !== undefined && l.tpotMs > 0 ? 1000 / l.tpotMs : undefined;
   const detail = `TTFT ${l.ttftMs.toFixed(0)} ms, ${l.outputTokens} tokens${rate === undefined ? '' : `, ${rate.toFixed(1)} tokens/s after the first`}`;

@@ -1,8 +1,10 @@
 // The one table of errors the gateway itself originates. Every entry answers in OpenAI's error format
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
+
+import type { Outcome } from '../measure/outcome.js';
+import { networkFailure } from '../shared/network-failure.js';
 import { openAIError } from '../shared/openai-error.js';
-import type { Outcome } from './record.js';
 
 interface ErrorSpec {
   readonly status: number;
@@ -52,51 +54,47 @@ export class GatewayError extends Error {
   }
 }
 
-const TLS_CODE = /^ERR_TLS|CERT|SELF_SIGNED|UNABLE_TO_/;
-
 interface UpstreamLike {
   readonly name: string;
   readonly base: { readonly display: string };
 }
 
 /**
- * Maps a failure of the upstream request (undici error codes) to the client-facing error. `timeoutReason`
- * is set when the gateway itself aborted the request because its total time ran out.
+ * Maps a failure of the upstream request before any answer (src/shared/network-failure.ts's kinds) to the
+ * client-facing error. A total timeout is the gateway's own abort, carrying TOTAL_TIMEOUT_CODE.
  */
 export function upstreamFailure(upstream: UpstreamLike, cause: unknown): GatewayError {
   const where = `upstream '${upstream.name}' at ${upstream.base.display}`;
-  const code = errorCode(cause);
-  switch (code) {
-    case 'ECONNREFUSED':
+  const { kind, code } = networkFailure(cause, false);
+  switch (kind) {
+    case 'refused':
       return new GatewayError('upstream_refused', `${where} refused the connection: is it running?`, {
         cause,
       });
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
+    case 'dns':
       return new GatewayError('upstream_dns', `${where}: its host name does not resolve; check the URL`, {
         cause,
       });
-    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'connect_timeout':
       return new GatewayError(
         'upstream_connect_timeout',
         `${where} did not accept a connection in time: is the host reachable?`,
         { cause },
       );
-    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'headers_timeout':
+    case 'idle_timeout':
       return new GatewayError(
         'upstream_headers_timeout',
         `${where} did not answer in time: it may be overloaded; retry later or raise timeouts.headersMs`,
         { cause },
       );
-    case 'TOKENMETER_TOTAL_TIMEOUT':
+    case 'total_timeout':
       return new GatewayError(
         'upstream_total_timeout',
         `${where} did not finish within timeouts.totalMs; raise it for long generations`,
         { cause },
       );
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-    case 'EPIPE':
+    case 'reset':
       return new GatewayError(
         'upstream_reset',
         `${where} closed the connection before answering; check its logs`,
@@ -104,28 +102,17 @@ export function upstreamFailure(upstream: UpstreamLike, cause: unknown): Gateway
           cause,
         },
       );
+    case 'tls':
+      return new GatewayError(
+        'upstream_tls',
+        `${where}: its TLS certificate could not be verified (${code}); set upstreams[].caFile for a private CA`,
+        { cause },
+      );
     default:
-      if (typeof code === 'string' && TLS_CODE.test(code)) {
-        return new GatewayError(
-          'upstream_tls',
-          `${where}: its TLS certificate could not be verified (${code}); set tls.caFile for a private CA`,
-          { cause },
-        );
-      }
       return new GatewayError(
         'upstream_bad_response',
         `${where} failed: the request could not be completed; check its logs`,
-        {
-          cause,
-        },
+        { cause },
       );
   }
-}
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause === undefined || cause === error ? undefined : errorCode(cause);
 }

@@ -143,15 +143,15 @@ export class GatewayMetrics {
     if (record.ttfbMs !== null) this.#ttfb.observe({ upstream, model }, record.ttfbMs / 1000);
     if (record.ttftMs !== null) this.#ttft.observe({ upstream, model }, record.ttftMs / 1000);
     if (record.tpotMs !== null) this.#tpot.observe({ upstream, model }, record.tpotMs / 1000);
-    const times = m.figures()?.chunkDetail?.atMs;
-    if (times !== undefined && times.length > 1) {
+    const gaps = m.figures()?.itlMs;
+    if (gaps !== undefined && gaps.length > 0) {
       const gap = this.#gap.labels(upstream, model);
-      for (let i = 1; i < times.length; i++) gap.observe(((times[i] ?? 0) - (times[i - 1] ?? 0)) / 1000);
+      for (const ms of gaps) gap.observe(ms / 1000);
     }
     if (record.promptTokens !== null)
       this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
-    if (record.completionTokens !== null) {
-      this.#tokens.inc({ upstream, model, type: 'output' }, record.completionTokens);
+    if (record.outputTokens !== null) {
+      this.#tokens.inc({ upstream, model, type: 'output' }, record.outputTokens);
     }
   }
 }

@@ -2,11 +2,12 @@
 // the request), filled as the request runs and turned into its record exactly once, when the response closes.
 // Timestamps are `performance.now()` values (monotonic, sub-millisecond); the record holds milliseconds since
 // the request was received, rounded to the microsecond.
-import { deriveLatencies } from '../measure/derive-latencies.js';
+import type { JsonAnswerFacts } from '../measure/json-answer.js';
 import type { MeteredHandler } from '../measure/metered-handler.js';
+import type { Outcome } from '../measure/outcome.js';
+import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
-import type { JsonAnswerFacts } from '../protocols/index.js';
-import type { Outcome, RequestRecord } from './record.js';
+import type { RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
 export function round3(ms: number): number {
@@ -19,10 +20,6 @@ function since(start: number, at: number | undefined): number | null {
 
 function maybe(value: number | undefined): number | null {
   return value === undefined ? null : round3(value);
-}
-
-function max(a: number, b: number): number {
-  return Math.max(a, b);
 }
 
 export class RequestMeasurement {
@@ -39,7 +36,6 @@ export class RequestMeasurement {
   ownEndpoint = false;
   status = 0;
   outcome: Outcome | null = null;
-  /** Handed to the HTTP client (after body read, auth, routing, body rewrite); NaN if it never was. */
   upstreamRequestAt = Number.NaN;
   endAt = Number.NaN;
   usageInjected = false;
@@ -52,7 +48,9 @@ export class RequestMeasurement {
   hint: string | null = null;
   /** Fires timeouts.totalMs after dispatch; cleared when the response closes. */
   totalTimer: NodeJS.Timeout | null = null;
-  #figures: StreamTiming | undefined;
+  // The meter's result and the figures derived from it, computed once (null: not yet).
+  #timing: StreamTiming | undefined | null = null;
+  #figures: StreamFigures | undefined | null = null;
 
   constructor(
     readonly requestId: string,
@@ -70,27 +68,31 @@ export class RequestMeasurement {
     return this.upstreamRequestAt - this.receivedAt + (this.exchange?.sinkMs ?? 0);
   }
 
-  /**
-   * The streamed response's figures, computed once: call only after the meter has ended (the exchange settled
-   * or the response closed), when they no longer change. Undefined for responses that were not metered.
-   */
-  figures(): StreamTiming | undefined {
-    if (this.#figures === undefined) this.#figures = this.exchange?.meter?.result();
+  /** The meter's result (undefined without a meter), computed once: call it only after the meter has ended. */
+  timing(): StreamTiming | undefined {
+    if (this.#timing === null) this.#timing = this.exchange?.meter?.result();
+    return this.#timing;
+  }
+
+  /** The stream's figures (undefined without a meter), computed once from timing(). */
+  figures(): StreamFigures | undefined {
+    if (this.#figures === null) {
+      const timing = this.timing();
+      this.#figures = timing === undefined ? undefined : streamFigures(timing, this.receivedAt);
+    }
     return this.#figures;
   }
 
   toRecord(recordGaps: boolean): RequestRecord {
     const t0 = this.receivedAt;
-    const exchange = this.exchange;
-    const timing = this.figures();
-    const latencies = timing === undefined ? undefined : deriveLatencies(timing, t0);
-    const chunks = timing?.contentEvents ?? 0;
+    const timing = this.timing();
+    const figures = this.figures();
+    const chunks = figures?.contentChunks ?? 0;
     const json = this.json;
     const outputTokens =
-      timing !== undefined && (chunks > 0 || timing.usageOutputTokens !== undefined)
-        ? timing.outputTokens
-        : (json?.completionTokens ?? null);
-    const detail = timing?.chunkDetail;
+      figures !== undefined && timing !== undefined && (chunks > 0 || timing.usageOutputTokens !== undefined)
+        ? figures.outputTokens
+        : (json?.outputTokens ?? null);
     return {
       requestId: this.requestId,
       startedAt: this.startedAt.toISOString(),
@@ -106,26 +108,24 @@ export class RequestMeasurement {
       status: this.status,
       outcome: this.outcome ?? 'ok',
       upstreamRequestMs: since(t0, this.upstreamRequestAt),
-      upstreamSocketWriteMs: since(t0, exchange?.requestStartAt),
-      ttfbMs: since(t0, exchange?.headersAt),
-      ttftMs: maybe(latencies?.ttftMs),
-      lastTokenMs: maybe(latencies?.e2elMs),
+      upstreamSocketWriteMs: since(t0, this.exchange?.requestStartAt),
+      ttfbMs: since(t0, this.exchange?.headersAt),
+      ttftMs: maybe(figures?.ttftMs),
+      lastTokenMs: maybe(figures?.lastTokenMs),
       e2eMs: round3(this.endAt - t0),
-      tpotMs: maybe(latencies?.tpotMs),
+      tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
-      promptTokens: timing?.promptTokens ?? json?.promptTokens ?? null,
-      completionTokens: outputTokens,
-      completionTokensSource:
-        timing !== undefined && outputTokens !== null ? timing.outputTokensSource : (json?.source ?? null),
+      promptTokens: figures?.promptTokens ?? json?.promptTokens ?? null,
+      outputTokens,
+      outputTokensSource:
+        figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
-      maxTokensPerChunk: detail === undefined || chunks === 0 ? null : detail.estimatedTokens.reduce(max, 0),
-      finishReason: timing?.finishReason ?? json?.finishReason ?? null,
-      sseOverflow: timing?.overflowed ?? false,
+      maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,
+      finishReason: figures?.finishReason ?? json?.finishReason ?? null,
+      sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      ...(recordGaps && latencies?.itlSamplesMs !== undefined
-        ? { gapsMs: latencies.itlSamplesMs.map(round3) }
-        : {}),
+      ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
@@ -133,4 +133,9 @@ export class RequestMeasurement {
       hint: this.hint,
     };
   }
+}
+
+/** The gateway counts with the meter's estimate, never a tokenizer. */
+function sourceOf(figures: StreamFigures): 'usage' | 'estimate' {
+  return figures.outputTokensSource === 'usage' ? 'usage' : 'estimate';
 }

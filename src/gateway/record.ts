@@ -1,27 +1,10 @@
-// The JSON line written for every request, and the outcomes a request can have.
+// The JSON line written for every request. The fields it shares with the load generator's record are named
+// once, in src/measure/exchange-figures.ts; the outcomes are src/measure/outcome.ts's.
 
-export type Outcome =
-  | 'ok'
-  | 'http_error'
-  | 'upstream_error_body'
-  | 'truncated'
-  | 'upstream_unreachable'
-  | 'upstream_timeout'
-  | 'client_abort'
-  | 'rejected';
+import type { ExchangeFigures } from '../measure/exchange-figures.js';
+import type { Outcome } from '../measure/outcome.js';
 
-export const OUTCOMES: readonly Outcome[] = [
-  'ok',
-  'http_error',
-  'upstream_error_body',
-  'truncated',
-  'upstream_unreachable',
-  'upstream_timeout',
-  'client_abort',
-  'rejected',
-];
-
-export interface RequestRecord {
+export interface RequestRecord extends ExchangeFigures {
   readonly requestId: string;
   /** Wall-clock ISO time the request arrived. */
   readonly startedAt: string;
@@ -47,8 +30,8 @@ export interface RequestRecord {
   readonly tpotMs: number | null;
   readonly gatewayOverheadMs: number;
   readonly promptTokens: number | null;
-  readonly completionTokens: number | null;
-  readonly completionTokensSource: 'usage' | 'estimate' | null;
+  readonly outputTokens: number | null;
+  readonly outputTokensSource: 'usage' | 'estimate' | null;
   readonly contentChunks: number;
   /** Output tokens / content chunks: above 1 when the upstream batches tokens into chunks. */
   readonly meanTokensPerChunk: number | null;
@@ -57,7 +40,7 @@ export interface RequestRecord {
   readonly finishReason: string | null;
   readonly sseOverflow: boolean;
   readonly usageInjected: boolean;
-  readonly gapsMs?: readonly number[];
+  readonly itlMs?: readonly number[];
   /** The client's request body as received (records.bodies only), cut at 256 KiB. Never any header. */
   readonly requestBody?: string;
   /** True when requestBody was cut at the cap (records.bodies only). */

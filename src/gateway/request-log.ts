@@ -18,7 +18,7 @@ export function requestLogSink(log: Logger): RecordSink {
         model: record.modelAsked,
         ttftMs: record.ttftMs,
         e2eMs: record.e2eMs,
-        completionTokens: record.completionTokens,
+        outputTokens: record.outputTokens,
         overheadMs: record.gatewayOverheadMs,
         ...(record.error === null ? {} : { error: record.error }),
         ...(record.hint === null ? {} : { hint: record.hint }),

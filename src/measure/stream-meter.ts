@@ -7,7 +7,7 @@
 //   const meter = new StreamMeter({ classifier: openAiChatClassifier });
 //   on each body chunk:  forward(meter.onBytes(chunk, performance.now()));
 //   at the end (normal, error or abort):  forward(meter.end(performance.now()));
-//   const latencies = deriveLatencies(meter.result(), requestStartMs);
+//   const figures = streamFigures(meter.result(), requestStartMs);
 
 import { SseEventRemover } from '../sse/event-remover.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';
@@ -17,7 +17,7 @@ import type { StreamTiming } from './stream-timing.js';
 
 export interface StreamMeterOptions {
   readonly classifier: EventClassifier;
-  /** Largest SSE event parsed; a bigger one stops parsing for the rest of the stream. Default 1 MiB. */
+  /** Largest SSE event parsed; a bigger one is skipped and parsing resumes at the next event. Default 1 MiB. */
   readonly maxEventBytes?: number;
   /** Keep the time, length and token estimate of every content event (memory grows with the stream). */
   readonly keepChunkDetail?: boolean;

@@ -1,9 +1,12 @@
 // The timing record of one streamed response, as StreamMeter builds it. Times are the caller's clock
-// (performance.now() milliseconds), taken when the bytes arrived; derive-latencies.ts turns them into TTFT, ITL,
-// TPOT and E2EL relative to the request's start.
+// (performance.now() milliseconds), taken when the bytes arrived; stream-figures.ts turns them into TTFT, ITL,
+// TPOT and the last token's time relative to the request's start.
 
-/** Where the output token count came from: the upstream's `usage`, or the built-in estimate of the text. */
-export type OutputTokenSource = 'usage' | 'estimate';
+/**
+ * Where an output token count came from: the upstream's `usage`, the built-in estimate of the text (the meter, the
+ * gateway), or the load generator's tokenizer over the generated text (as vLLM counts).
+ */
+export type OutputTokenSource = 'usage' | 'estimate' | 'tokenizer';
 
 /** Gaps between consecutive content events, kept as a summary so that memory stays bounded on long streams. */
 export interface GapSummary {
@@ -55,7 +58,7 @@ export interface StreamTiming {
   readonly sawDone: boolean;
   /** Message of the first error event inside the stream. */
   readonly errorMessage: string | undefined;
-  /** An event outgrew the size limit; the rest of the stream was not parsed. */
+  /** An event outgrew the size limit and was skipped (never classified); later events were parsed. */
   readonly overflowed: boolean;
   /** The stream ended inside an event (no closing blank line); that event was discarded. */
   readonly endedMidEvent: boolean;

@@ -19,7 +19,7 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
   return (bytes) => {
     const facts: JsonAnswerFacts = {
       promptTokens: null,
-      completionTokens: null,
+      outputTokens: null,
       source: null,
       finishReason: null,
       errorMessage: null,
@@ -47,13 +47,13 @@ export function readUsage(
   const usage = field(answer, 'usage');
   if (!isJsonObject(usage)) return;
   facts.promptTokens = countField(usage, promptKey) ?? null;
-  facts.completionTokens = countField(usage, completionKey) ?? null;
-  if (facts.completionTokens !== null) facts.source = 'usage';
+  facts.outputTokens = countField(usage, completionKey) ?? null;
+  if (facts.outputTokens !== null) facts.source = 'usage';
 }
 
 /** Output tokens estimated from the generated text, when the upstream reported none. */
 export function estimateFromText(facts: JsonAnswerFacts, text: string): void {
-  if (facts.completionTokens !== null || text === '') return;
-  facts.completionTokens = estimateTokens(text);
+  if (facts.outputTokens !== null || text === '') return;
+  facts.outputTokens = estimateTokens(text);
   facts.source = 'estimate';
 }

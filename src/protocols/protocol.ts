@@ -4,6 +4,7 @@
 // of keeping tables of their own, so adding a protocol is adding a module. Only the simulator, the server side,
 // writes the wire formats itself (src/sim/protocols).
 import type { EventClassifier } from '../measure/event-classifier.js';
+import type { JsonAnswerFacts } from '../measure/json-answer.js';
 
 /**
  * How the upstream wants its key. `authorization` is `Authorization: Bearer KEY` (OpenAI and everything modelled on
@@ -23,14 +24,7 @@ export interface UpstreamAuth {
   readonly versionHeader: VersionHeader | null;
 }
 
-/** What a non-streamed JSON answer told us. */
-export interface JsonAnswerFacts {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  source: 'usage' | 'estimate' | null;
-  finishReason: string | null;
-  errorMessage: string | null;
-}
+export type { JsonAnswerFacts };
 
 export type ChatContentFormat = 'string' | 'parts';
 export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';

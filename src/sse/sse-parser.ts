@@ -49,9 +49,15 @@ const FIELD_ID = Uint8Array.of(0x69, 0x64);
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 export class SseParser {
-  /** True once an event outgrew maxEventBytes; the rest of the stream is then ignored. */
+  /**
+   * True once an event outgrew maxEventBytes. That event is skipped (never dispatched) up to the blank line that
+   * ends it, and parsing resumes with the next event, so an end marker after a big event is still seen.
+   */
   overflowed = false;
-  /** True when end() found an incomplete event (field lines with no blank line after them), which was discarded. */
+  /**
+   * True when end() found an incomplete event (field lines with no blank line after them), which was discarded;
+   * also when the stream ended inside an oversized event being skipped.
+   */
   endedMidEvent = false;
   /** Comment lines seen (keep-alive pings such as `: ping`). */
   comments = 0;
@@ -81,6 +87,10 @@ export class SseParser {
   #skipLf = false;
   #atStreamStart = true;
   #ended = false;
+  // Inside an oversized event: lines are passed over without being kept until the blank line that ends it.
+  #skipping = false;
+  // While skipping: the current, still incomplete line has bytes, so it is not the blank line.
+  #skippedPartial = false;
 
   constructor(onEvent: (event: SseEvent) => void, options: SseParserOptions = {}) {
     this.#onEvent = onEvent;
@@ -110,7 +120,7 @@ export class SseParser {
   push(chunk: Uint8Array): void {
     const chunkOffset = this.bytesSeen;
     this.bytesSeen += chunk.length;
-    if (this.overflowed || this.#ended || chunk.length === 0) return;
+    if (this.#ended || chunk.length === 0) return;
 
     let pos = 0;
     if (this.#skipLf) {
@@ -142,10 +152,14 @@ export class SseParser {
         else if (chunk[next] === LF) next++;
       }
 
-      const line = this.#completeLine(chunk.subarray(pos, lineEnd));
+      if (this.#skipping) {
+        const blank = lineEnd === pos && !this.#skippedPartial;
+        this.#skippedPartial = false;
+        if (blank) this.#skipping = false;
+      } else {
+        this.#processLine(this.#completeLine(chunk.subarray(pos, lineEnd)), chunkOffset + lineEnd + 1);
+      }
       pos = next;
-      this.#processLine(line, chunkOffset + lineEnd + 1);
-      if (this.overflowed) return;
       this.#lineStart = chunkOffset + next;
     }
   }
@@ -157,14 +171,22 @@ export class SseParser {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (!this.overflowed && this.pendingEventStart !== NO_POSITION) this.endedMidEvent = true;
+    if (this.#skipping || this.pendingEventStart !== NO_POSITION) this.endedMidEvent = true;
     this.#dropBuffers();
   }
 
   #holdPartialLine(part: Uint8Array): void {
+    if (this.#skipping) {
+      if (part.length > 0) this.#skippedPartial = true;
+      return;
+    }
     this.#lineParts.push(part);
     this.#lineBytes += part.length;
-    if (this.#eventBytes + this.#lineBytes > this.#maxEventBytes) this.#overflow();
+    if (this.#eventBytes + this.#lineBytes > this.#maxEventBytes) {
+      this.#overflow();
+      // The line being held is part of the oversized event, and not blank.
+      this.#skippedPartial = true;
+    }
   }
 
   // Returns the whole line: the chunk's view itself in the common case, one join when it spanned several chunks.
@@ -246,8 +268,11 @@ export class SseParser {
     }
   }
 
+  // The event outgrew the limit: drop what was kept of it and pass over the rest of it.
   #overflow(): void {
     this.overflowed = true;
+    this.#skipping = true;
+    this.#skippedPartial = false;
     this.#dropBuffers();
   }
 

@@ -56,8 +56,8 @@ test('a streamed answer is byte-identical to a direct call, the injected usage c
   const [record] = (await gateway.recordsAfter(1)).slice(-1);
   assert.equal(record?.outcome, 'ok');
   assert.equal(record?.usageInjected, true);
-  assert.equal(record?.completionTokens, 5);
-  assert.equal(record?.completionTokensSource, 'usage');
+  assert.equal(record?.outputTokens, 5);
+  assert.equal(record?.outputTokensSource, 'usage');
   assert.equal(record?.promptTokens, 7);
 });
 
@@ -79,7 +79,7 @@ test('a plain JSON answer is byte-identical, and its usage is recorded', async (
   const record = records.at(-1);
   assert.equal(record?.outcome, 'ok');
   assert.equal(record?.stream, false);
-  assert.equal(record?.completionTokens, 2);
+  assert.equal(record?.outputTokens, 2);
   assert.equal(record?.finishReason, 'stop');
 });
 

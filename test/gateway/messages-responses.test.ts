@@ -94,8 +94,8 @@ for (const { protocol, endpoint, body } of PROTOCOLS) {
       );
       // The lifecycle events went out with the headers, ~150 ms before the first text: TTFT is not theirs.
       assert.ok((record.ttftMs ?? 0) >= TIMING.ttftMs, `TTFT ${record.ttftMs} ms >= ${TIMING.ttftMs} ms`);
-      assert.equal(record.completionTokens, MAX_TOKENS);
-      assert.equal(record.completionTokensSource, 'usage');
+      assert.equal(record.outputTokens, MAX_TOKENS);
+      assert.equal(record.outputTokensSource, 'usage');
       assert.equal(record.finishReason, FINISH_NAMES[protocol]?.[truth.finishReason ?? '']);
       assert.equal(record.outcome, 'ok');
       assert.equal(record.stream, true);
@@ -115,8 +115,8 @@ for (const { protocol, endpoint, body } of PROTOCOLS) {
     assert.ok(truth);
     assert.equal(record.outcome, 'ok');
     assert.equal(record.ttftMs, null, 'a JSON answer has no first token');
-    assert.equal(record.completionTokens, truth.completionTokens);
-    assert.equal(record.completionTokensSource, 'usage');
+    assert.equal(record.outputTokens, truth.completionTokens);
+    assert.equal(record.outputTokensSource, 'usage');
     assert.equal(record.promptTokens, truth.promptTokens);
     assert.equal(record.finishReason, FINISH_NAMES[protocol]?.[truth.finishReason ?? '']);
   });

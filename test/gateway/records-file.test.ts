@@ -56,14 +56,14 @@ test('one line per request with the documented fields, flushed when the gateway 
     'e2eMs',
     'tpotMs',
     'gatewayOverheadMs',
-    'completionTokens',
+    'outputTokens',
     'contentChunks',
-    'gapsMs',
+    'itlMs',
     'error',
   ]) {
     assert.ok(field in record, field);
   }
-  assert.equal((record['gapsMs'] as number[]).length, 2);
+  assert.equal((record['itlMs'] as number[]).length, 2);
 });
 
 test('an unwritable records file is counted, logged once, and traffic goes on', async (t) => {

@@ -60,7 +60,7 @@ async function recordAndTruth(id: string): Promise<{ record: RequestRecord; trut
   const truth = sim.truth(id);
   assert.ok(truth, `the simulator saw ${id}`);
   assert.equal(record.outcome, 'ok');
-  assert.equal(record.completionTokens, truth.completionTokens);
+  assert.equal(record.outputTokens, truth.completionTokens);
   return { record, truth };
 }
 

@@ -53,8 +53,8 @@ test('every split point gives the same bytes to the client and the same record',
   for (const record of records) {
     assert.equal(record.outcome, 'ok');
     assert.equal(record.contentChunks, 2);
-    assert.equal(record.completionTokens, 5);
-    assert.equal(record.completionTokensSource, 'usage');
+    assert.equal(record.outputTokens, 5);
+    assert.equal(record.outputTokensSource, 'usage');
     assert.equal(record.finishReason, 'stop');
   }
 });

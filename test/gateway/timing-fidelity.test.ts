@@ -78,7 +78,7 @@ test('TTFT and every inter-token gap match the upstream within the stated tolera
   assert.ok((record.ttftMs ?? 0) >= 200, `TTFT ${record.ttftMs} ms is at least the scripted 200 ms`);
   assert.ok((record.ttftMs ?? 0) < 200 + TOLERANCE_MS, `TTFT ${record.ttftMs} ms within tolerance of 200 ms`);
   assert.equal(record.contentChunks, TOKENS);
-  const gaps = record.gapsMs ?? [];
+  const gaps = record.itlMs ?? [];
   assert.equal(gaps.length, TOKENS - 1);
   for (let i = 0; i < gaps.length; i++) {
     const truth = (written[i + 2] ?? 0) - (written[i + 1] ?? 0);
@@ -93,7 +93,7 @@ test('TTFT and every inter-token gap match the upstream within the stated tolera
   );
   const meanGap = gaps.reduce((a, b) => a + b, 0) / gaps.length;
   assert.ok(Math.abs(meanGap - 20) < 5, `mean gap ${meanGap.toFixed(3)} ms is about 20 ms`);
-  assert.equal(record.completionTokens, TOKENS);
+  assert.equal(record.outputTokens, TOKENS);
   // TPOT = (last - first) / (tokens - 1): 19 gaps of 20 ms over 19 = 20 ms.
   assert.ok(Math.abs((record.tpotMs ?? 0) - 20) < 5, `TPOT ${record.tpotMs} ms`);
   assert.ok(record.gatewayOverheadMs >= 0 && record.gatewayOverheadMs < record.e2eMs);
@@ -109,8 +109,8 @@ test('a role-only first chunk does not count as the first token; multi-token chu
   assert.ok(lag >= -0.01 && lag < TOLERANCE_MS, `first content seen ${lag.toFixed(3)} ms after written`);
   assert.ok((record.ttftMs ?? 0) >= 200, 'the role-only chunk at 0 ms is not the first token');
   assert.equal(record.contentChunks, 10);
-  assert.equal(record.completionTokens, 30);
-  assert.equal(record.completionTokensSource, 'usage');
+  assert.equal(record.outputTokens, 30);
+  assert.equal(record.outputTokensSource, 'usage');
   assert.equal(record.meanTokensPerChunk, 3);
   assert.equal(record.maxTokensPerChunk, 3);
 });

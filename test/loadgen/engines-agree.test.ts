@@ -48,7 +48,7 @@ test('open-loop and closed-loop engines agree on the same workload', async () =>
     for (const r of run.records) {
       assert.equal(r.outcome, 'ok', `#${r.index}: ${r.error}`);
       assert.equal(r.outputTokens, TOKENS);
-      assert.equal(r.chunkCount, TOKENS);
+      assert.equal(r.contentChunks, TOKENS);
     }
     assert.ok(Math.max(...run.records.map((r) => r.sentAtMs ?? 0)) > 0);
   }

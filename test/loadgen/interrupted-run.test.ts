@@ -1,6 +1,6 @@
 // Ctrl-C in the middle of a run: `tokenmeter bench` (a child process) gets SIGINT once some requests have
 // finished and others are in flight. It must exit 130, print the summary of what ran, and leave a records file
-// in which every line is valid JSON: the finished requests as they ended, the in-flight ones as `aborted`.
+// in which every line is valid JSON: the finished requests as they ended, the in-flight ones as `client_abort`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ test('SIGINT midway leaves a valid partial JSONL and a summary of what ran', asy
     .filter((l) => l !== '');
   const parsed = lines.map((line) => JSON.parse(line) as { index: number; outcome: string });
   const ok = parsed.filter((r) => r.outcome === 'ok').length;
-  const aborted = parsed.filter((r) => r.outcome === 'aborted').length;
+  const aborted = parsed.filter((r) => r.outcome === 'client_abort').length;
   assert.ok(ok >= 4, `finished requests kept (${ok})`);
   assert.ok(aborted >= 1, `in-flight requests recorded as aborted (${aborted})`);
   assert.ok(parsed.length < 40, 'the rest were never sent');

@@ -124,7 +124,10 @@ for (const backend of NEW_BACKENDS) {
       );
       const truth = sim.truth(`${prefix}${record.index}`);
       assert.ok(
-        truth !== undefined && record.sentAtMs !== null && record.ttftMs !== null && record.e2elMs !== null,
+        truth !== undefined &&
+          record.sentAtMs !== null &&
+          record.ttftMs !== null &&
+          record.lastTokenMs !== null,
       );
       assert.equal(truth.endpoint, backend, 'the simulator served it as this protocol');
       const sentAt = result.startedAtMs + record.sentAtMs;
@@ -134,14 +137,14 @@ for (const backend of NEW_BACKENDS) {
       assert.equal(record.outputTokens, TOKENS);
       assert.equal(record.outputTokensSource, 'usage');
       // Lifecycle events and pings are not chunks: only the text deltas count.
-      assert.equal(record.chunkCount, TOKENS);
+      assert.equal(record.contentChunks, TOKENS);
       const ttftLate = record.ttftMs - ((emitted[0] as number) - sentAt);
       assert.ok(
         ttftLate >= 0 && ttftLate <= TOLERANCE_MS,
         `#${record.index}: TTFT ${record.ttftMs} vs truth, late by ${ttftLate}`,
       );
       assert.ok(record.ttftMs >= 40, `TTFT ${record.ttftMs} below the configured 40 ms (a lifecycle event?)`);
-      const e2elLate = record.e2elMs - ((emitted[TOKENS - 1] as number) - sentAt);
+      const e2elLate = record.lastTokenMs - ((emitted[TOKENS - 1] as number) - sentAt);
       assert.ok(e2elLate >= 0 && e2elLate <= TOLERANCE_MS, `#${record.index}: E2EL late by ${e2elLate}`);
       assert.equal(record.itlMs.length, TOKENS - 1);
       record.itlMs.forEach((gap, i) => {
@@ -174,7 +177,7 @@ test('openai-responses: the closed-loop engine agrees with the open loop', async
   );
   for (const result of [open, closed]) {
     assert.deepEqual(
-      result.records.map((r) => [r.index, r.outcome, r.outputTokens, r.chunkCount]),
+      result.records.map((r) => [r.index, r.outcome, r.outputTokens, r.contentChunks]),
       Array.from({ length: 8 }, (_, i) => [i, 'ok', TOKENS, TOKENS]),
     );
   }

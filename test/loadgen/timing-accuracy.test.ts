@@ -39,21 +39,24 @@ test('TTFT, every ITL, E2EL and TPOT match the simulator truth within the stated
     assert.equal(record.outcome, 'ok', `request ${record.index}: ${record.error}`);
     const truth = sim.truth(`timing-${record.index}`);
     assert.ok(
-      truth !== undefined && record.sentAtMs !== null && record.ttftMs !== null && record.e2elMs !== null,
+      truth !== undefined &&
+        record.sentAtMs !== null &&
+        record.ttftMs !== null &&
+        record.lastTokenMs !== null,
     );
     const sentAt = run.startedAtMs + record.sentAtMs;
     const emitted = truth.contentChunkEmittedAtMs;
     assert.equal(emitted.length, TOKENS);
     assert.equal(record.outputTokens, TOKENS);
     assert.equal(record.outputTokensSource, 'usage');
-    assert.equal(record.chunkCount, TOKENS);
+    assert.equal(record.contentChunks, TOKENS);
     const ttftLate = record.ttftMs - ((emitted[0] as number) - sentAt);
     assert.ok(
       ttftLate >= 0 && ttftLate <= TOLERANCE_MS,
       `TTFT ${record.ttftMs} vs truth, late by ${ttftLate}`,
     );
     assert.ok(record.ttftMs >= 40, `TTFT ${record.ttftMs} below the configured 40 ms`);
-    const e2elLate = record.e2elMs - ((emitted[TOKENS - 1] as number) - sentAt);
+    const e2elLate = record.lastTokenMs - ((emitted[TOKENS - 1] as number) - sentAt);
     assert.ok(e2elLate >= 0 && e2elLate <= TOLERANCE_MS, `E2EL late by ${e2elLate}`);
     assert.equal(record.itlMs.length, TOKENS - 1);
     record.itlMs.forEach((gap, i) => {

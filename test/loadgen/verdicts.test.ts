@@ -38,9 +38,9 @@ test('TTFT p99 over 3x the median says concurrency is likely too high; a clean r
       intendedOffsetMs: index,
       sentAtMs: index,
       ttftMs,
-      e2elMs: ttftMs + 10,
+      lastTokenMs: ttftMs + 10,
       outputTokens: 2,
-      chunkCount: 2,
+      contentChunks: 2,
     });
   const clean = Array.from({ length: 100 }, (_, i) => fast(i, 100 + (i % 10)));
   assert.deepEqual(verdicts(clean, extraMetrics(clean, [99])), []);

@@ -36,7 +36,7 @@ test('aggregates records into vLLM metrics (hand-computed run)', () => {
 
 test('goodput is null unless asked; a one-token request counts as TPOT 0 for the SLO', () => {
   assert.equal(vllmMetrics(RECORDS, { durationMs: 2000, metricPercentiles: [99] }).requestGoodput, null);
-  const oneToken = [record({ index: 0, ttftMs: 10, e2elMs: 10, outputTokens: 1, chunkCount: 1 })];
+  const oneToken = [record({ index: 0, ttftMs: 10, lastTokenMs: 10, outputTokens: 1, contentChunks: 1 })];
   assert.equal(
     vllmMetrics(oneToken, { durationMs: 1000, metricPercentiles: [99], goodput: { tpot: 0 } }).requestGoodput,
     1,
@@ -44,7 +44,7 @@ test('goodput is null unless asked; a one-token request counts as TPOT 0 for the
 });
 
 test('with every request failed, latency stats are zeros (vLLM reports `values or 0`)', () => {
-  const failed = [record({ index: 0, outcome: 'connect_error', status: null, sentAtMs: 0 })];
+  const failed = [record({ index: 0, outcome: 'upstream_unreachable', status: null, sentAtMs: 0 })];
   const m = vllmMetrics(failed, { durationMs: 1000, metricPercentiles: [50, 99] });
   assert.equal(m.completed, 0);
   assert.deepEqual(m.latency.ttft, {

@@ -5,9 +5,9 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { anthropicMessagesClassifier } from '../../src/measure/anthropic-messages-classifier.js';
-import { deriveLatencies } from '../../src/measure/derive-latencies.js';
 import type { EventClassifier } from '../../src/measure/event-classifier.js';
 import { openAiResponsesClassifier } from '../../src/measure/openai-responses-classifier.js';
+import { streamFigures } from '../../src/measure/stream-figures.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import type { SseEvent } from '../../src/sse/sse-parser.js';
@@ -28,7 +28,7 @@ async function meterStream(classifier: EventClassifier, path: string, body: obje
   });
   for await (const chunk of res.body) meter.onBytes(chunk as Buffer, performance.now());
   meter.end(performance.now());
-  return { timing: meter.result(), latencies: deriveLatencies(meter.result(), start), truth: sim.truth(id) };
+  return { timing: meter.result(), latencies: streamFigures(meter.result(), start), truth: sim.truth(id) };
 }
 
 // Arrival lags the simulator's write by the loopback and event-loop delay; 20 ms is generous on a loaded CI box

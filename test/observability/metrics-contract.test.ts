@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PATH_FIX_HINTS } from '../../src/gateway/client-path.js';
-import { OUTCOMES } from '../../src/gateway/record.js';
+import { OUTCOMES } from '../../src/measure/outcome.js';
 import { CONTRACT_PATH, contractDifferences, loadContract, namingProblems } from './helpers/contract.js';
 import { parseExposition } from './helpers/exposition.js';
 import { requireTool } from './helpers/external-tool.js';

@@ -11,7 +11,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 5, completion_tokens: 2 },
     }),
-    { promptTokens: 5, completionTokens: 2, source: 'usage', finishReason: 'stop', errorMessage: null },
+    { promptTokens: 5, outputTokens: 2, source: 'usage', finishReason: 'stop', errorMessage: null },
   );
   assert.deepEqual(
     read('openai-completions', { choices: [{ text: 'hello there', finish_reason: 'length' }] })?.finishReason,
@@ -24,7 +24,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       stop_reason: 'end_turn',
       usage: { input_tokens: 7, output_tokens: 3 },
     }),
-    { promptTokens: 7, completionTokens: 3, source: 'usage', finishReason: 'end_turn', errorMessage: null },
+    { promptTokens: 7, outputTokens: 3, source: 'usage', finishReason: 'end_turn', errorMessage: null },
   );
   assert.deepEqual(
     read('openai-responses', {
@@ -35,7 +35,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
     }),
     {
       promptTokens: 4,
-      completionTokens: 9,
+      outputTokens: 9,
       source: 'usage',
       finishReason: 'max_output_tokens',
       errorMessage: null,

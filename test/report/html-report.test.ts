@@ -35,8 +35,8 @@ test('records rebuilt from a saved file give the same verdicts as the live recor
   const saved = resultOf(records);
   const rebuilt = recordsFromResult(saved);
   assert.deepEqual(
-    rebuilt?.map((r) => [r.sentAtMs, r.ttftMs, r.e2elMs, r.outputTokens, r.outcome]),
-    records.map((r) => [r.sentAtMs, r.ttftMs, r.e2elMs, r.outputTokens, r.outcome]),
+    rebuilt?.map((r) => [r.sentAtMs, r.ttftMs, r.lastTokenMs, r.outputTokens, r.outcome]),
+    records.map((r) => [r.sentAtMs, r.ttftMs, r.lastTokenMs, r.outputTokens, r.outcome]),
   );
   assert.deepEqual(
     resultVerdicts(saved, rebuilt).list.map((v) => v.kind),

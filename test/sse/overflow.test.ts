@@ -3,17 +3,41 @@ import { test } from 'node:test';
 import { SseParser } from '../../src/sse/sse-parser.js';
 import { bytes, collectEvents } from './collect-events.js';
 
-test('an event over maxEventBytes sets overflowed, stops parsing and never throws', () => {
+test('an event over maxEventBytes sets overflowed, is skipped, and parsing resumes at the next event', () => {
   const big = 'x'.repeat(200);
   const { events, parser } = collectEvents([bytes(`data: small\n\ndata: ${big}\n\ndata: after\n\n`)], {
     maxEventBytes: 100,
   });
   assert.deepEqual(
     events.map((event) => event.data),
-    ['small'],
+    ['small', 'after'],
   );
   assert.equal(parser.overflowed, true);
   assert.equal(parser.endedMidEvent, false);
+});
+
+test('an oversized event split over chunks is skipped up to its blank line, then [DONE] is seen', () => {
+  const chunks = ['data: ', 'y'.repeat(300), '\ndata: more', '\n', '\n', 'data: [DONE]\n\n'].map(bytes);
+  const { events, parser } = collectEvents(chunks, { maxEventBytes: 100 });
+  assert.deepEqual(
+    events.map((event) => event.data),
+    ['[DONE]'],
+  );
+  assert.equal(events[0]?.startByte, 6 + 300 + 11 + 2);
+  assert.equal(parser.overflowed, true);
+  assert.equal(parser.endedMidEvent, false);
+});
+
+test('a stream that ends inside an oversized event ended mid-event', () => {
+  const { events, parser } = collectEvents([bytes(`data: a\n\ndata: ${'z'.repeat(500)}\ndata: tail`)], {
+    maxEventBytes: 100,
+  });
+  assert.deepEqual(
+    events.map((event) => event.data),
+    ['a'],
+  );
+  assert.equal(parser.overflowed, true);
+  assert.equal(parser.endedMidEvent, true);
 });
 
 test('many small lines of one event count together against the limit', () => {

@@ -61,7 +61,7 @@ function overlayCharts(runs: readonly DrawnRun[]): ChartSpec[] {
       series: overlay(
         runs,
         'step',
-        cdf((r) => r.e2elMs),
+        cdf((r) => r.lastTokenMs),
       ),
       yMax: 100,
     },

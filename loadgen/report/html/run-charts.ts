@@ -38,7 +38,7 @@ export function runCharts(records: readonly RequestRecord[]): ChartSpec[] {
       title: 'End-to-end latency: distribution (CDF)',
       xLabel: 'E2E latency (ms)',
       yLabel: 'requests at or below (%)',
-      series: [{ name: 'E2E latency', kind: 'step', points: cdfPoints(ok.map((r) => r.e2elMs ?? 0)) }],
+      series: [{ name: 'E2E latency', kind: 'step', points: cdfPoints(ok.map((r) => r.lastTokenMs ?? 0)) }],
       yMax: 100,
     },
     {

@@ -68,8 +68,8 @@ export function ttftOverTime(records: readonly RequestRecord[]): Point[] {
 export function concurrencyOverTime(records: readonly RequestRecord[]): Point[] {
   const events: Array<[number, number]> = [];
   for (const r of okRecords(records)) {
-    if (r.sentAtMs === null || r.e2elMs === null) continue;
-    events.push([r.sentAtMs, 1], [r.sentAtMs + r.e2elMs, -1]);
+    if (r.sentAtMs === null || r.lastTokenMs === null) continue;
+    events.push([r.sentAtMs, 1], [r.sentAtMs + r.lastTokenMs, -1]);
   }
   // At equal times, ends before starts: a request finishing as another starts is not overlap.
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);

@@ -40,13 +40,13 @@ export function assertStreamMatchesTruth(record: RequestRecord, truth: RequestTr
     ).toFixed(1)} ms earlier)`,
   );
   assert.equal(record.contentChunks, writes.length);
-  assert.equal(record.completionTokens, truth.completionTokens);
+  assert.equal(record.outputTokens, truth.completionTokens);
   assert.equal(record.promptTokens, truth.promptTokens);
   let worstGapErrorMs = Number.NaN;
-  if (record.gapsMs !== undefined) {
-    assert.equal(record.gapsMs.length, writes.length - 1);
+  if (record.itlMs !== undefined) {
+    assert.equal(record.itlMs.length, writes.length - 1);
     worstGapErrorMs = 0;
-    for (const [i, gap] of record.gapsMs.entries()) {
+    for (const [i, gap] of record.itlMs.entries()) {
       const written = (writes[i + 1] ?? 0) - (writes[i] ?? 0);
       const error = Math.abs(gap - written);
       assert.ok(error < TOLERANCE_MS, `gap ${i}: measured ${gap} ms, written ${written.toFixed(3)} ms`);

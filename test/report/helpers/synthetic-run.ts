@@ -16,7 +16,7 @@ export function okRecord(
   gapsMs: number[],
   promptTokens = 10,
 ): RequestRecord {
-  const e2elMs = ttftMs + gapsMs.reduce((a, b) => a + b, 0);
+  const lastTokenMs = ttftMs + gapsMs.reduce((a, b) => a + b, 0);
   return {
     index,
     intendedOffsetMs: sentAtMs,
@@ -25,11 +25,11 @@ export function okRecord(
     ttfbMs: Math.max(0, ttftMs - 5),
     ttftMs,
     itlMs: gapsMs,
-    e2elMs,
+    lastTokenMs,
     outputTokens: gapsMs.length + 1,
     outputTokensSource: 'usage',
     promptTokens,
-    chunkCount: gapsMs.length + 1,
+    contentChunks: gapsMs.length + 1,
     outcome: 'ok',
     status: 200,
     error: null,
@@ -43,9 +43,9 @@ export function failedRecord(index: number, sentAtMs: number, status: number, bo
     ...okRecord(index, sentAtMs, 0, []),
     ttfbMs: 3,
     ttftMs: null,
-    e2elMs: null,
+    lastTokenMs: null,
     outputTokens: 0,
-    chunkCount: 0,
+    contentChunks: 0,
     outcome: 'http_error',
     status,
     error: `${status} ${status === 404 ? 'Not Found' : 'Error'}`,
@@ -63,7 +63,7 @@ export interface ResultOptions extends Partial<RunDescription> {
 /** The result JSON `bench --save-result [--save-detailed]` would write for these records. */
 export function resultOf(records: readonly RequestRecord[], options: ResultOptions = {}): JsonObject {
   const { detailed = true, durationMs, percentiles = [99], ...overrides } = options;
-  const end = Math.max(0, ...records.map((r) => (r.sentAtMs ?? 0) + (r.e2elMs ?? 0)));
+  const end = Math.max(0, ...records.map((r) => (r.sentAtMs ?? 0) + (r.lastTokenMs ?? 0)));
   const metrics = vllmMetrics(records, { durationMs: durationMs ?? end, metricPercentiles: percentiles });
   const run: RunDescription = {
     date: FIXED_DATE,

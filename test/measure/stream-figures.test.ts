@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deriveLatencies } from '../../src/measure/derive-latencies.js';
+import { streamFigures } from '../../src/measure/stream-figures.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 
 // Start 1000; first byte 1240; content events at 1250, 1260, 1275, 1300; 10 output tokens from usage; end 1310.
@@ -30,12 +30,11 @@ const TIMING: StreamTiming = {
   text: undefined,
 };
 
-test('TTFT, E2EL, TPOT and ITL as vLLM defines them, against hand-computed values', () => {
-  const latencies = deriveLatencies(TIMING, 1000);
-  assert.equal(latencies.ttfbMs, 240);
+test('TTFT, last token, TPOT and ITL as vLLM defines them, against hand-computed values', () => {
+  const latencies = streamFigures(TIMING, 1000);
   assert.equal(latencies.ttftMs, 250);
-  assert.equal(latencies.e2elMs, 300);
-  assert.equal(latencies.totalMs, 310);
+  assert.equal(latencies.lastTokenMs, 300);
+  assert.equal(latencies.endMs, 310);
   // (300 - 250) / (10 - 1)
   assert.equal(latencies.tpotMs, 50 / 9);
   assert.equal(latencies.outputTokens, 10);
@@ -44,18 +43,18 @@ test('TTFT, E2EL, TPOT and ITL as vLLM defines them, against hand-computed value
   assert.equal(latencies.itlMeanMs, 50 / 3);
   assert.equal(latencies.itlMinMs, 10);
   assert.equal(latencies.itlMaxMs, 25);
-  assert.deepEqual(latencies.itlSamplesMs, [10, 15, 25]);
+  assert.deepEqual(latencies.itlMs, [10, 15, 25]);
 });
 
 test('TPOT needs more than one output token', () => {
   for (const outputTokens of [0, 1]) {
-    assert.equal(deriveLatencies({ ...TIMING, outputTokens }, 1000).tpotMs, undefined);
+    assert.equal(streamFigures({ ...TIMING, outputTokens }, 1000).tpotMs, undefined);
   }
-  assert.equal(deriveLatencies({ ...TIMING, outputTokens: 2 }, 1000).tpotMs, 50);
+  assert.equal(streamFigures({ ...TIMING, outputTokens: 2 }, 1000).tpotMs, 50);
 });
 
-test('a stream without content has no TTFT, E2EL, TPOT or ITL', () => {
-  const latencies = deriveLatencies(
+test('a stream without content has no TTFT, last token, TPOT or ITL', () => {
+  const latencies = streamFigures(
     {
       ...TIMING,
       firstContentMs: undefined,
@@ -67,15 +66,15 @@ test('a stream without content has no TTFT, E2EL, TPOT or ITL', () => {
     1000,
   );
   assert.equal(latencies.ttftMs, undefined);
-  assert.equal(latencies.e2elMs, undefined);
+  assert.equal(latencies.lastTokenMs, undefined);
   assert.equal(latencies.tpotMs, undefined);
   assert.equal(latencies.itlCount, 0);
   assert.equal(latencies.itlMeanMs, undefined);
-  assert.equal(latencies.itlSamplesMs, undefined);
+  assert.equal(latencies.itlMs, undefined);
 });
 
-test('a single content event gives TTFT = E2EL and no ITL sample', () => {
-  const latencies = deriveLatencies(
+test('a single content event gives TTFT = last token and no ITL sample', () => {
+  const latencies = streamFigures(
     {
       ...TIMING,
       lastContentMs: 1250,
@@ -87,7 +86,22 @@ test('a single content event gives TTFT = E2EL and no ITL sample', () => {
     1000,
   );
   assert.equal(latencies.ttftMs, 250);
-  assert.equal(latencies.e2elMs, 250);
+  assert.equal(latencies.lastTokenMs, 250);
   assert.equal(latencies.tpotMs, 0);
-  assert.deepEqual(latencies.itlSamplesMs, []);
+  assert.deepEqual(latencies.itlMs, []);
+});
+
+test('with a token counter and no usage, output tokens come from it and TPOT follows', () => {
+  const figures = streamFigures(
+    { ...TIMING, usageOutputTokens: undefined, outputTokensSource: 'estimate', text: 'a b c d e f' },
+    1000,
+    { countTokens: (text) => text.split(' ').length },
+  );
+  assert.equal(figures.outputTokens, 6);
+  assert.equal(figures.outputTokensSource, 'tokenizer');
+  assert.equal(figures.tpotMs, 50 / 5);
+  assert.equal(figures.contentChunks, 4);
+  assert.equal(figures.maxTokensPerChunk, 3);
+  assert.equal(figures.promptTokens, 20);
+  assert.equal(figures.finishReason, 'stop');
 });

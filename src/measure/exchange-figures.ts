@@ -1,0 +1,28 @@
+// What both records say about one exchange, under one name each: the gateway's record (src/gateway/record.ts)
+// and the load generator's (loadgen/record.ts) extend this, so the same fact has the same name in both and a
+// gateway record and a client record of one request compare field by field. Times are milliseconds from each
+// side's own start (the gateway: the request's arrival; the load generator: the moment it was sent).
+import type { Outcome } from './outcome.js';
+import type { OutputTokenSource } from './stream-timing.js';
+
+export interface ExchangeFigures {
+  /** HTTP status of the answer; the gateway writes 0 and the load generator null when none arrived. */
+  readonly status: number | null;
+  readonly outcome: Outcome;
+  /** Response headers. */
+  readonly ttfbMs: number | null;
+  /** First content chunk (generated text, reasoning or tool arguments). */
+  readonly ttftMs: number | null;
+  /** Last content chunk (vLLM's E2EL; the usage chunk and the end marker do not count). */
+  readonly lastTokenMs: number | null;
+  readonly promptTokens: number | null;
+  readonly outputTokens: number | null;
+  /** `usage` (the upstream's), `estimate` (the gateway's built-in rule), `tokenizer` (the load generator's). */
+  readonly outputTokensSource: OutputTokenSource | null;
+  /** Events carrying generated output. */
+  readonly contentChunks: number;
+  /** Gaps between consecutive content chunks (the gateway: with records.gaps only). */
+  readonly itlMs?: readonly number[];
+  /** One line saying what went wrong; null when ok. */
+  readonly error: string | null;
+}

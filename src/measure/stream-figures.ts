@@ -1,0 +1,107 @@
+// The figures of one streamed exchange, as vLLM's serving benchmark defines them, computed once per request from
+// the meter's StreamTiming and the request's start time. Both records (the gateway's and the load generator's)
+// and the doctor are built from this one object, so the same fact is computed by one piece of code. Pure.
+//
+//   TTFT       = first content event - start
+//   last token = last content event - start     (vLLM's E2EL; the usage chunk and `[DONE]` do not count)
+//   TPOT       = (last token - TTFT) / (output tokens - 1), only when output tokens > 1
+//   ITL        = gaps between consecutive content events: one sample per event (chunk), not per token
+
+import type { OutputTokenSource, StreamTiming } from './stream-timing.js';
+
+export interface StreamFigures {
+  /** Time to first token (first content event); undefined when no content arrived. */
+  readonly ttftMs: number | undefined;
+  /** Time to the last content event (vLLM's E2EL); undefined when no content arrived. */
+  readonly lastTokenMs: number | undefined;
+  /** Time from start until the meter was ended (the whole response, trailing events included). */
+  readonly endMs: number | undefined;
+  /** Time per output token after the first; undefined unless output tokens > 1. */
+  readonly tpotMs: number | undefined;
+  /** Events carrying generated output: one event is one chunk, whatever number of tokens it holds. */
+  readonly contentChunks: number;
+  /** Every gap between consecutive content chunks, only when the meter kept per-chunk detail. */
+  readonly itlMs: readonly number[] | undefined;
+  /** Number of gaps: content chunks - 1 (kept even without per-chunk detail). */
+  readonly itlCount: number;
+  readonly itlMeanMs: number | undefined;
+  readonly itlMinMs: number | undefined;
+  readonly itlMaxMs: number | undefined;
+  /** The upstream's usage when reported, otherwise the estimate (or the caller's tokenizer). */
+  readonly outputTokens: number;
+  readonly outputTokensSource: OutputTokenSource;
+  /** Largest estimated token count of one content chunk; undefined without per-chunk detail or chunks. */
+  readonly maxTokensPerChunk: number | undefined;
+  readonly promptTokens: number | undefined;
+  readonly finishReason: string | undefined;
+  /** An event outgrew the parser's bound and was skipped. */
+  readonly overflowed: boolean;
+  /** The generated text, when the meter kept it. */
+  readonly text: string | undefined;
+}
+
+export interface StreamFigureOptions {
+  /**
+   * Counts output tokens of the generated text when the upstream reported no usage (the load generator's
+   * tokenizer, as vLLM re-tokenizes); the figures then say `tokenizer`. Needs the meter's keepText.
+   * Without it the meter's built-in estimate is used.
+   */
+  readonly countTokens?: (text: string) => number;
+}
+
+export function streamFigures(
+  timing: StreamTiming,
+  startMs: number,
+  options: StreamFigureOptions = {},
+): StreamFigures {
+  const ttftMs = since(timing.firstContentMs, startMs);
+  const lastTokenMs = since(timing.lastContentMs, startMs);
+  let outputTokens = timing.outputTokens;
+  let outputTokensSource = timing.outputTokensSource;
+  if (timing.usageOutputTokens === undefined && options.countTokens !== undefined) {
+    const text = timing.text ?? '';
+    outputTokens = text === '' ? 0 : options.countTokens(text);
+    outputTokensSource = 'tokenizer';
+  }
+  const tpotMs =
+    ttftMs !== undefined && lastTokenMs !== undefined && outputTokens > 1
+      ? (lastTokenMs - ttftMs) / (outputTokens - 1)
+      : undefined;
+  const gaps = timing.contentGaps;
+  const hasGaps = gaps.count > 0;
+  const detail = timing.chunkDetail;
+  return {
+    ttftMs,
+    lastTokenMs,
+    endMs: since(timing.endMs, startMs),
+    tpotMs,
+    contentChunks: timing.contentEvents,
+    itlMs: detail === undefined ? undefined : gapsBetween(detail.atMs),
+    itlCount: gaps.count,
+    itlMeanMs: hasGaps ? gaps.sumMs / gaps.count : undefined,
+    itlMinMs: hasGaps ? gaps.minMs : undefined,
+    itlMaxMs: hasGaps ? gaps.maxMs : undefined,
+    outputTokens,
+    outputTokensSource,
+    maxTokensPerChunk:
+      detail === undefined || timing.contentEvents === 0 ? undefined : detail.estimatedTokens.reduce(max, 0),
+    promptTokens: timing.promptTokens,
+    finishReason: timing.finishReason,
+    overflowed: timing.overflowed,
+    text: timing.text,
+  };
+}
+
+function max(a: number, b: number): number {
+  return Math.max(a, b);
+}
+
+function since(atMs: number | undefined, startMs: number): number | undefined {
+  return atMs === undefined ? undefined : atMs - startMs;
+}
+
+function gapsBetween(times: readonly number[]): number[] {
+  const gaps: number[] = [];
+  for (let i = 1; i < times.length; i++) gaps.push((times[i] ?? 0) - (times[i - 1] ?? 0));
+  return gaps;
+}

@@ -1,0 +1,81 @@
+// The one rule for "how did an answer that ended normally end", shared by the gateway, both load generator
+// engines and the doctor, so a stream is judged alike wherever it is measured. Failures on the wire (refused,
+// reset, timeouts) are decided by src/shared/network-failure.ts instead.
+//
+// For a stream, in order:
+//   status outside 2xx                     -> http_error
+//   an error event in the stream           -> upstream_error_body
+//   2xx but no chunk carried generated text -> upstream_error_body (vLLM fails such a request too)
+//   no end marker and no finish reason     -> truncated (also when an event overflowed the parser's bound: the
+//                                             oversized event is skipped, so a marker after it still counts)
+//   otherwise                              -> ok
+import type { JsonAnswerFacts } from './json-answer.js';
+import type { Outcome } from './outcome.js';
+import type { StreamTiming } from './stream-timing.js';
+
+/** The outcomes an answer that ended normally can have. */
+export type AnswerOutcome = Extract<Outcome, 'ok' | 'http_error' | 'upstream_error_body' | 'truncated'>;
+
+export interface OutcomeVerdict {
+  readonly outcome: AnswerOutcome;
+  /** One line saying why it is not ok; null when ok. */
+  readonly reason: string | null;
+  /** The upstream's own error message (error event or error body), when it sent one. */
+  readonly upstreamMessage: string | null;
+}
+
+const OK: OutcomeVerdict = Object.freeze({ outcome: 'ok', reason: null, upstreamMessage: null });
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function httpError(status: number): OutcomeVerdict {
+  return { outcome: 'http_error', reason: `HTTP ${status}`, upstreamMessage: null };
+}
+
+/** The outcome of a streamed answer that ended normally, from its status and the meter's result. */
+export function streamOutcome(status: number, timing: StreamTiming): OutcomeVerdict {
+  if (!isSuccess(status)) return httpError(status);
+  if (timing.errorMessage !== undefined) {
+    return {
+      outcome: 'upstream_error_body',
+      reason: `HTTP ${status} with an error event in the stream`,
+      upstreamMessage: timing.errorMessage,
+    };
+  }
+  if (timing.contentEvents === 0) {
+    return {
+      outcome: 'upstream_error_body',
+      reason: `HTTP ${status} but no chunk carried generated text`,
+      upstreamMessage: null,
+    };
+  }
+  if (!timing.sawDone && timing.finishReason === undefined) {
+    return {
+      outcome: 'truncated',
+      reason: timing.overflowed
+        ? 'the stream ended without a finish reason or [DONE] (an event outgrew the parser bound)'
+        : 'the stream ended without a finish reason or [DONE]',
+      upstreamMessage: null,
+    };
+  }
+  return OK;
+}
+
+/**
+ * The outcome of a non-streamed answer that ended normally: outside 2xx is http_error; a 2xx whose JSON body
+ * holds an error object instead of an answer is upstream_error_body. `facts` is undefined when the body was not
+ * read (untimed endpoint, too large).
+ */
+export function answerOutcome(status: number, facts: JsonAnswerFacts | undefined): OutcomeVerdict {
+  if (!isSuccess(status)) return httpError(status);
+  if (facts?.errorMessage != null) {
+    return {
+      outcome: 'upstream_error_body',
+      reason: `HTTP ${status} with an error object in the body`,
+      upstreamMessage: facts.errorMessage,
+    };
+  }
+  return OK;
+}
