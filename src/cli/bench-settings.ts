@@ -15,8 +15,8 @@ import {
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
+import { UsageError } from '../shared/usage-error.js';
 import type { OptionValue, ParsedOptions } from './options.js';
-import { UsageError } from './usage-error.js';
 
 export const SMOKE_PROMPTS = 5;
 

@@ -12,10 +12,10 @@ import { type SweepLevel, sweepLevel } from '../../loadgen/sweep/sweep-level.js'
 import { DEFAULT_STEPS, parseRates, ratesFromSaturation } from '../../loadgen/sweep/sweep-rates.js';
 import { sweepSummaryJson } from '../../loadgen/sweep/sweep-summary.js';
 import { formatSweepTable } from '../../loadgen/sweep/sweep-table.js';
+import { UsageError } from '../shared/usage-error.js';
 import { type Prelude, prelude } from './bench-prelude.js';
 import { EXIT_INTERRUPTED, stopOnSignals } from './bench-signals.js';
 import type { OptionSpec, ParsedCommandLine } from './options.js';
-import { UsageError } from './usage-error.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
