@@ -25,7 +25,7 @@ export const benchCommand: Command = {
     const { describeRun, resultPath, saveHtmlReport, saveResult } = await import(
       '../../loadgen/bench/save-result.js'
     );
-    const { prelude } = await import('./bench-prelude.js');
+    const { prelude } = await import('../../loadgen/bench/prepare-run.js');
     const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
     const { settings, modelId, sentModel, tokenizer, dataset } = await prelude(
       commandLine,

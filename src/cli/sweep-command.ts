@@ -37,7 +37,7 @@ export const sweepCommand: Command = {
   details:
     'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json.',
   async run(commandLine) {
-    const { runSweep } = await import('./sweep-run.js');
+    const { runSweep } = await import('../../loadgen/sweep/run-sweep.js');
     return runSweep(commandLine, SWEEP_OPTIONS);
   },
 };

@@ -2,17 +2,17 @@
 // about what could make the numbers lie (proxy variables), and settle the model, tokenizer and dataset.
 
 import { randomBytes } from 'node:crypto';
-import { backendWarnings } from '../../loadgen/bench/backend-notes.js';
-import { type LoadedDataset, loadDataset } from '../../loadgen/bench/load-dataset.js';
-import { discoverModel } from '../../loadgen/bench/model-discovery.js';
-import { proxyNotes } from '../../loadgen/bench/proxy-env.js';
-import { requestHeaders } from '../../loadgen/bench/request-headers.js';
-import type { BenchSettings } from '../../loadgen/bench/settings.js';
-import { loadTokenizer } from '../../loadgen/tokenizer/load-tokenizer.js';
-import type { Tokenizer } from '../../loadgen/tokenizer/tokenizer.js';
-import { withConfigFile } from './bench-config-file.js';
-import { benchSettingsFrom } from './bench-settings.js';
-import type { OptionSpec, ParsedCommandLine } from './options.js';
+import { withConfigFile } from '../../src/cli/bench-config-file.js';
+import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
+import type { OptionSpec, ParsedCommandLine } from '../../src/cli/options.js';
+import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { backendWarnings } from './backend-notes.js';
+import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { discoverModel } from './model-discovery.js';
+import { proxyNotes } from './proxy-env.js';
+import { requestHeaders } from './request-headers.js';
+import type { BenchSettings } from './settings.js';
 
 export interface Prelude {
   readonly runId: string;

@@ -2,20 +2,20 @@
 // per rate, the knee in a sentence, every level's result JSON and records, and sweep-summary.json beside them.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { runBench } from '../../loadgen/bench/run-bench.js';
-import { describeRun, saveResult } from '../../loadgen/bench/save-result.js';
-import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
-import { formatResultDate, resultFileName } from '../../loadgen/report/result-json.js';
-import { sweepFromSummary } from '../../loadgen/report/sweep-data.js';
-import { findKnee } from '../../loadgen/sweep/knee.js';
-import { type SweepLevel, sweepLevel } from '../../loadgen/sweep/sweep-level.js';
-import { DEFAULT_STEPS, parseRates, ratesFromSaturation } from '../../loadgen/sweep/sweep-rates.js';
-import { sweepSummaryJson } from '../../loadgen/sweep/sweep-summary.js';
-import { formatSweepTable } from '../../loadgen/sweep/sweep-table.js';
-import { UsageError } from '../shared/usage-error.js';
-import { type Prelude, prelude } from './bench-prelude.js';
-import { EXIT_INTERRUPTED, stopOnSignals } from './bench-signals.js';
-import type { OptionSpec, ParsedCommandLine } from './options.js';
+import { EXIT_INTERRUPTED, stopOnSignals } from '../../src/cli/bench-signals.js';
+import type { OptionSpec, ParsedCommandLine } from '../../src/cli/options.js';
+import { UsageError } from '../../src/shared/usage-error.js';
+import { type Prelude, prelude } from '../bench/prepare-run.js';
+import { runBench } from '../bench/run-bench.js';
+import { describeRun, saveResult } from '../bench/save-result.js';
+import { writeHtmlReport } from '../report/html/write-html-report.js';
+import { formatResultDate, resultFileName } from '../report/result-json.js';
+import { sweepFromSummary } from '../report/sweep-data.js';
+import { findKnee } from './knee.js';
+import { type SweepLevel, sweepLevel } from './sweep-level.js';
+import { DEFAULT_STEPS, parseRates, ratesFromSaturation } from './sweep-rates.js';
+import { sweepSummaryJson } from './sweep-summary.js';
+import { formatSweepTable } from './sweep-table.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
