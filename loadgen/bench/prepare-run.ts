@@ -1,10 +1,7 @@
-// What `bench` and `sweep` do before the first request: resolve the settings, say what will be hit and how, warn
-// about what could make the numbers lie (proxy variables), and settle the model, tokenizer and dataset.
+// What `bench` and `sweep` do before the first request, once the settings are resolved: say what will be hit and
+// how, warn about what could make the numbers lie (proxy variables, payload options the backend ignores), and
+// settle the model, tokenizer and dataset. Nothing is printed here; each line goes to the caller's `say`.
 
-import { randomBytes } from 'node:crypto';
-import { withConfigFile } from '../../src/cli/bench-config-file.js';
-import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
-import type { OptionSpec, ParsedCommandLine } from '../../src/cli/options.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { backendWarnings } from './backend-notes.js';
@@ -14,9 +11,18 @@ import { proxyNotes } from './proxy-env.js';
 import { requestHeaders } from './request-headers.js';
 import type { BenchSettings } from './settings.js';
 
-export interface Prelude {
-  readonly runId: string;
-  readonly settings: BenchSettings;
+/** One line for the user (the CLI writes it to stderr). */
+export type Say = (line: string) => void;
+
+export interface PrepareRunOptions {
+  /** Notes about the flags (e.g. one accepted and ignored), said after the target's notes and warnings. */
+  readonly flagNotes?: readonly string[];
+  /** Where the proxy variables are read from. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** What a run (or every level of a sweep) needs beyond its settings. */
+export interface PreparedRun {
   /** --model, or what the server said. */
   readonly modelId: string;
   /** The body's model field. */
@@ -25,27 +31,16 @@ export interface Prelude {
   readonly dataset: LoadedDataset;
 }
 
-export function newRunId(): string {
-  return randomBytes(4).toString('hex');
-}
-
-export async function prelude(
-  commandLine: ParsedCommandLine,
-  specs: readonly OptionSpec[],
-  say: (line: string) => void,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Prelude> {
-  const runId = newRunId();
-  const options = withConfigFile(commandLine, specs);
-  const settings = benchSettingsFrom(options, commandLine.positionals, env, runId);
+export async function prepareRun(
+  settings: BenchSettings,
+  say: Say,
+  options: PrepareRunOptions = {},
+): Promise<PreparedRun> {
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
-  for (const note of [...target.notes, ...proxyNotes(env)]) say(`note: ${note}`);
+  for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);
   for (const warning of backendWarnings(target.backend, settings.payload)) say(`warning: ${warning}`);
-  if (options['trust-remote-code'] === true)
-    say(
-      'note: --trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
-    );
+  for (const note of options.flagNotes ?? []) say(`note: ${note}`);
   const modelId =
     settings.model ??
     (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
@@ -56,5 +51,5 @@ export async function prelude(
   );
   say(`dataset: ${dataset.description}, ${dataset.requests.length} requests`);
   for (const note of dataset.notes) say(`note: ${note}`);
-  return { runId, settings, modelId, sentModel: settings.servedModelName ?? modelId, tokenizer, dataset };
+  return { modelId, sentModel: settings.servedModelName ?? modelId, tokenizer, dataset };
 }

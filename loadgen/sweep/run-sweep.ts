@@ -2,12 +2,14 @@
 // per rate, the knee in a sentence, every level's result JSON and records, and sweep-summary.json beside them.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { settingsFromCommandLine } from '../../src/cli/bench-settings.js';
 import { EXIT_INTERRUPTED, stopOnSignals } from '../../src/cli/bench-signals.js';
 import type { OptionSpec, ParsedCommandLine } from '../../src/cli/options.js';
 import { UsageError } from '../../src/shared/usage-error.js';
-import { type Prelude, prelude } from '../bench/prepare-run.js';
+import { type PreparedRun, prepareRun } from '../bench/prepare-run.js';
 import { runBench } from '../bench/run-bench.js';
 import { describeRun, saveResult } from '../bench/save-result.js';
+import type { BenchSettings } from '../bench/settings.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
@@ -18,6 +20,8 @@ import { sweepSummaryJson } from './sweep-summary.js';
 import { formatSweepTable } from './sweep-table.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
+type Prelude = PreparedRun & { readonly settings: BenchSettings };
 
 async function runLevel(p: Prelude, dir: string, rate: number, signal: AbortSignal): Promise<SweepLevel> {
   const settings = { ...p.settings, requestRate: rate };
@@ -51,7 +55,8 @@ export async function runSweep(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const p = await prelude(commandLine, options, say);
+  const { settings, flagNotes } = settingsFromCommandLine(commandLine, options);
+  const p: Prelude = { settings, ...(await prepareRun(settings, say, { flagNotes })) };
   const started = new Date();
   const dir =
     p.settings.save.dir === '.'
