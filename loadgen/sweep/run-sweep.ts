@@ -1,109 +1,131 @@
-// What `tokenmeter sweep` runs: the bench at each rate (given, or found from a saturation probe), one table row
-// per rate, the knee in a sentence, every level's result JSON and records, and sweep-summary.json beside them.
+// A sweep: the bench at each rate (given, or found from a saturation probe), every level's result JSON and records,
+// the knee, then sweep-summary.json (and its HTML page) beside them. Nothing is printed here: progress lines go to
+// the caller's `say`, the table comes back as text. Split in two so that the caller prints the table before the
+// summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { settingsFromCommandLine } from '../../src/cli/bench-settings.js';
-import { EXIT_INTERRUPTED, stopOnSignals } from '../../src/cli/bench-signals.js';
-import type { OptionSpec, ParsedCommandLine } from '../../src/cli/options.js';
-import { UsageError } from '../../src/shared/usage-error.js';
-import { type PreparedRun, prepareRun } from '../bench/prepare-run.js';
+import type { PreparedRun, Say } from '../bench/prepare-run.js';
+import type { ProgressStream } from '../bench/progress.js';
 import { runBench } from '../bench/run-bench.js';
 import { describeRun, saveResult } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
-import { findKnee } from './knee.js';
+import { findKnee, type Knee } from './knee.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
-import { DEFAULT_STEPS, parseRates, ratesFromSaturation } from './sweep-rates.js';
+import { ratesFromSaturation } from './sweep-rates.js';
 import { sweepSummaryJson } from './sweep-summary.js';
 import { formatSweepTable } from './sweep-table.js';
 
-const say = (line: string): void => void process.stderr.write(`${line}\n`);
+export interface SweepInput {
+  readonly settings: BenchSettings;
+  /** The rates to run, or undefined: probe saturation first, then `steps` levels up to 125% of it. */
+  readonly rates: readonly number[] | undefined;
+  readonly steps: number;
+  readonly prepared: PreparedRun;
+  /** Aborted (Ctrl-C): the level in flight stops, no further level starts, and what ran is summarized. */
+  readonly signal: AbortSignal;
+  readonly say: Say;
+  readonly progressStream: ProgressStream;
+}
 
-type Prelude = PreparedRun & { readonly settings: BenchSettings };
+export interface SweepOutcome {
+  /** Where every level's files and the summary go. */
+  readonly dir: string;
+  readonly started: Date;
+  readonly levels: readonly SweepLevel[];
+  readonly knee: Knee;
+  readonly interrupted: boolean;
+  /** What goes to stdout: one table row per level and the knee in a sentence. */
+  readonly report: string;
+}
 
-async function runLevel(p: Prelude, dir: string, rate: number, signal: AbortSignal): Promise<SweepLevel> {
-  const settings = { ...p.settings, requestRate: rate };
+async function runLevel(input: SweepInput, dir: string, rate: number): Promise<SweepLevel> {
+  const p = input.prepared;
+  const settings = { ...input.settings, requestRate: rate };
   const run = describeRun(settings, p.modelId, p.tokenizer.name, new Date(), p.dataset.requests.length);
   const path = join(dir, resultFileName(run));
   const result = await runBench({
     settings,
     model: p.sentModel,
     recordsPath: path.replace(/\.json$/, '.records.jsonl'),
-    signal,
-    progressStream: process.stderr,
+    signal: input.signal,
+    progressStream: input.progressStream,
     tokenizer: p.tokenizer,
     dataset: p.dataset,
   });
   saveResult(path, run, result, settings.save.detailed);
   const level = sweepLevel(rate, result, basename(path));
-  say(
+  input.say(
     `rate ${Number.isFinite(rate) ? rate : 'inf'}: ${level.achievedRps.toFixed(2)} req/s achieved, ${(level.successRate * 100).toFixed(1)}% ok -> ${path}`,
   );
   return level;
 }
 
-export async function runSweep(
-  commandLine: ParsedCommandLine,
-  options: readonly OptionSpec[],
-): Promise<number> {
-  const ratesText = String(commandLine.options['rates'] ?? 'auto');
-  let rates: number[] | undefined;
-  try {
-    rates = ratesText === 'auto' ? undefined : parseRates(ratesText);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { settings, flagNotes } = settingsFromCommandLine(commandLine, options);
-  const p: Prelude = { settings, ...(await prepareRun(settings, say, { flagNotes })) };
+export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
+  const { settings, signal, say } = input;
   const started = new Date();
   const dir =
-    p.settings.save.dir === '.'
+    settings.save.dir === '.'
       ? join('.', `tokenmeter-sweep-${formatResultDate(started)}`)
-      : p.settings.save.dir;
+      : settings.save.dir;
   say(`sweep results: ${dir}`);
-  const controller = new AbortController();
-  const release = stopOnSignals(controller, (text) => process.stderr.write(text));
   const levels: SweepLevel[] = [];
-  try {
-    if (rates === undefined) {
-      const probe = await runLevel(p, dir, Number.POSITIVE_INFINITY, controller.signal);
-      levels.push(probe);
-      rates = ratesFromSaturation(probe.achievedRps, Number(commandLine.options['steps'] ?? DEFAULT_STEPS));
-      say(`saturation probe: ${probe.achievedRps.toFixed(2)} req/s; levels: ${rates.join(', ')} req/s`);
-    }
-    for (const rate of rates) {
-      if (controller.signal.aborted) break;
-      levels.push(await runLevel(p, dir, rate, controller.signal));
-    }
-  } finally {
-    release();
+  let rates = input.rates;
+  if (rates === undefined) {
+    const probe = await runLevel(input, dir, Number.POSITIVE_INFINITY);
+    levels.push(probe);
+    rates = ratesFromSaturation(probe.achievedRps, input.steps);
+    say(`saturation probe: ${probe.achievedRps.toFixed(2)} req/s; levels: ${rates.join(', ')} req/s`);
+  }
+  for (const rate of rates) {
+    if (signal.aborted) break;
+    levels.push(await runLevel(input, dir, rate));
   }
   const knee = findKnee(levels);
-  process.stdout.write(`${formatSweepTable(levels)}\n${knee.sentence}\n`);
-  const summary = sweepSummaryJson(
-    {
-      date: formatResultDate(started),
-      target: p.settings.target.url,
-      modelId: p.modelId,
-      engine: p.settings.engine,
-      promptsPerLevel: p.dataset.requests.length,
-      maxConcurrency: p.settings.maxConcurrency ?? null,
-      goodput: p.settings.goodput ?? null,
-      interrupted: controller.signal.aborted,
-    },
+  return {
+    dir,
+    started,
     levels,
     knee,
+    interrupted: signal.aborted,
+    report: `${formatSweepTable(levels)}\n${knee.sentence}\n`,
+  };
+}
+
+/** sweep-summary.json in the sweep's folder, then --html FILE (undefined = no page). */
+export async function saveSweep(
+  outcome: SweepOutcome,
+  settings: BenchSettings,
+  prepared: PreparedRun,
+  htmlPath: string | undefined,
+  say: Say,
+): Promise<void> {
+  const summary = sweepSummaryJson(
+    {
+      date: formatResultDate(outcome.started),
+      target: settings.target.url,
+      modelId: prepared.modelId,
+      engine: settings.engine,
+      promptsPerLevel: prepared.dataset.requests.length,
+      maxConcurrency: settings.maxConcurrency ?? null,
+      goodput: settings.goodput ?? null,
+      interrupted: outcome.interrupted,
+    },
+    outcome.levels,
+    outcome.knee,
   );
-  const summaryPath = join(dir, 'sweep-summary.json');
+  const summaryPath = join(outcome.dir, 'sweep-summary.json');
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   say(`summary: ${summaryPath}`);
-  const html = commandLine.options['html'];
-  if (typeof html === 'string') {
+  if (htmlPath !== undefined) {
     // The report reads the summary exactly as `tokenmeter report sweep-summary.json` would.
-    await writeHtmlReport('sweep', sweepFromSummary(summaryPath, JSON.parse(JSON.stringify(summary))), html);
-    say(`report: ${html}`);
+    await writeHtmlReport(
+      'sweep',
+      sweepFromSummary(summaryPath, JSON.parse(JSON.stringify(summary))),
+      htmlPath,
+    );
+    say(`report: ${htmlPath}`);
   }
-  return controller.signal.aborted ? EXIT_INTERRUPTED : 0;
 }
