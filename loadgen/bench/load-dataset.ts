@@ -2,8 +2,8 @@
 // sample (loadgen/data/sharegpt-sample.json), so a first run needs no download.
 
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../../src/cli/usage-error.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';

@@ -4,8 +4,8 @@
 // - a base URL that already ends in /v1 never becomes /v1/v1/... (vLLM concatenates: 404);
 // - a backend whose body does not fit the endpoint is named before the run (vLLM sends it: 422).
 
-import { UsageError } from '../../src/cli/usage-error.js';
 import type { ProtocolName } from '../../src/protocols/index.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 import {
   BACKEND_OF_FAMILY,
   BACKEND_SPECS,

@@ -1,5 +1,6 @@
 // `tokenmeter bench`: vLLM's benchmark_serving.py command line, measured without coordinated omission, with
-// per-chunk timing, errors that say why, and records streamed to disk as the run goes.
+// per-chunk timing, errors that say why, and records streamed to disk as the run goes. This file turns the flags
+// into settings and prints; the run is loadgen/bench (prepare-run.ts, bench-run.ts).
 
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
@@ -19,54 +20,28 @@ export const benchCommand: Command = {
     'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (or smoke failed), 2 usage, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
-    const { loadgenSummaryFor } = await import('../../loadgen/bench/bench-output.js');
-    const { formatSmokeOutcome } = await import('../../loadgen/bench/bench-report.js');
-    const { runBench } = await import('../../loadgen/bench/run-bench.js');
-    const { describeRun, resultPath, saveHtmlReport, saveResult } = await import(
-      '../../loadgen/bench/save-result.js'
-    );
-    const { prelude } = await import('./bench-prelude.js');
+    const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
+    const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
+    const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
-    const { settings, modelId, sentModel, tokenizer, dataset } = await prelude(
-      commandLine,
-      BENCH_OPTIONS,
-      say,
-    );
-    const date = new Date();
-    const run = describeRun(settings, modelId, tokenizer.name, date, dataset.requests.length);
-    const path = resultPath(settings, run);
-    const recordsPath =
-      settings.recordsFile === null
-        ? null
-        : (settings.recordsFile ?? `${path.replace(/\.json$/, '')}.records.jsonl`);
-    if (recordsPath !== null) say(`records: ${recordsPath}`);
+    const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
+    const prepared = await prepareRun(settings, say, { flagNotes });
     const controller = new AbortController();
     const release = stopOnSignals(controller, (text) => process.stderr.write(text));
-    let result: Awaited<ReturnType<typeof runBench>>;
+    let outcome: Awaited<ReturnType<typeof benchRun>>;
     try {
-      result = await runBench({
-        settings,
-        model: sentModel,
-        recordsPath,
+      outcome = await benchRun(settings, prepared, {
         signal: controller.signal,
+        say,
         progressStream: process.stderr,
-        tokenizer,
-        dataset,
       });
     } finally {
       release();
     }
-    process.stdout.write(loadgenSummaryFor(result, settings));
-    if (settings.smoke) process.stdout.write(formatSmokeOutcome(result));
-    if (settings.save.result) {
-      saveResult(path, run, result, settings.save.detailed);
-      say(`result: ${path}`);
-    }
+    process.stdout.write(outcome.report);
     const html = commandLine.options['html'];
-    if (typeof html === 'string') {
-      await saveHtmlReport(html, run, result);
-      say(`report: ${html}`);
-    }
+    await saveBenchRun(outcome, settings, typeof html === 'string' ? html : undefined, say);
+    const { result } = outcome;
     if (result.interrupted) return EXIT_INTERRUPTED;
     if (result.smokeFailure !== undefined || result.metrics.completed === 0) return 1;
     return 0;

@@ -1,6 +1,7 @@
 // Flags (merged with --config) -> BenchSettings, with every check that can fail done here, before anything is
 // sent: backend/endpoint mismatch, empty or unset key, bad --extra-body, unknown metric names.
 
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
@@ -15,8 +16,9 @@ import {
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
-import type { OptionValue, ParsedOptions } from './options.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../shared/usage-error.js';
+import { withConfigFile } from './bench-config-file.js';
+import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 
 export const SMOKE_PROMPTS = 5;
 
@@ -198,4 +200,31 @@ export function benchSettingsFrom(
     ...(gatewayRecords === undefined ? {} : { gatewayRecords }),
     progress: !flag(o, 'disable-tqdm'),
   };
+}
+
+/** `bench` and `sweep`'s command line (flags over --config) as settings, with notes about flags that change
+ *  nothing, for the load generator to say after what it says about the target. */
+export interface CommandLineSettings {
+  readonly settings: BenchSettings;
+  readonly flagNotes: string[];
+}
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+export function settingsFromCommandLine(
+  commandLine: ParsedCommandLine,
+  specs: readonly OptionSpec[],
+  env: NodeJS.ProcessEnv = process.env,
+): CommandLineSettings {
+  const options = withConfigFile(commandLine, specs);
+  const settings = benchSettingsFrom(options, commandLine.positionals, env, newRunId());
+  const flagNotes =
+    options['trust-remote-code'] === true
+      ? [
+          '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
+        ]
+      : [];
+  return { settings, flagNotes };
 }

@@ -6,8 +6,8 @@ import { compareRuns } from '../../loadgen/compare/compare-runs.js';
 import { formatComparison } from '../../loadgen/compare/format-comparison.js';
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { readResultFile } from '../../loadgen/report/read-result-file.js';
+import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
-import { UsageError } from './usage-error.js';
 
 export const compareCommand: Command = {
   name: 'compare',

@@ -2,12 +2,12 @@
 // message and an exit status (2 for usage mistakes, 1 for failures at run time) instead of a stack trace.
 import { nearestNames } from '../shared/nearest-names.js';
 import { packageVersion } from '../shared/package-version.js';
+import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { commands } from './commands.js';
 import { describeListenError } from './listen-error.js';
 import { formatOptionsHelp, parseCommandLine } from './options.js';
-import { UsageError } from './usage-error.js';
 
 const EXIT_USAGE = 2;
 const EXIT_FAILURE = 1;

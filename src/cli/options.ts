@@ -2,7 +2,7 @@
 // "did you mean" suggestions all come from that one list.
 import { parseArgs } from 'node:util';
 import { nearestNames } from '../shared/nearest-names.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../shared/usage-error.js';
 
 export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 

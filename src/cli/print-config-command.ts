@@ -1,8 +1,8 @@
 // `tokenmeter print-config CLIENT`: the settings to paste so a client talks to this gateway.
 import { CLIENT_NAMES, CLIENT_SNIPPETS } from '../client-config/client-snippets.js';
 import { nearestNames } from '../shared/nearest-names.js';
+import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
-import { UsageError } from './usage-error.js';
 
 export const printConfigCommand: Command = {
   name: 'print-config',

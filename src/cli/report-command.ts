@@ -5,9 +5,9 @@
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { asResult, isResultJson, readJsonFile } from '../../loadgen/report/read-result-file.js';
 import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-data.js';
+import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
-import { UsageError } from './usage-error.js';
 
 const WHAT = 'a result file (--save-result) or a sweep summary';
 

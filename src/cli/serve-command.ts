@@ -6,9 +6,9 @@ import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
+import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
 import type { ParsedCommandLine } from './options.js';
-import { UsageError } from './usage-error.js';
 
 const GATEWAY_KEYS_ENV = 'TOKENMETER_GATEWAY_KEYS';
 

@@ -1,10 +1,14 @@
-// `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up (sweep-run.ts).
-import { DEFAULT_STEPS } from '../../loadgen/sweep/sweep-rates.js';
+// `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up. This file turns
+// the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
+import { DEFAULT_STEPS, parseRates } from '../../loadgen/sweep/sweep-rates.js';
+import { UsageError } from '../shared/usage-error.js';
 import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
 import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
 export const SWEEP_OPTIONS: readonly OptionSpec[] = [
   {
@@ -37,7 +41,39 @@ export const sweepCommand: Command = {
   details:
     'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json.',
   async run(commandLine) {
-    const { runSweep } = await import('./sweep-run.js');
-    return runSweep(commandLine, SWEEP_OPTIONS);
+    const ratesText = String(commandLine.options['rates'] ?? 'auto');
+    let rates: number[] | undefined;
+    try {
+      rates = ratesText === 'auto' ? undefined : parseRates(ratesText);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
+    const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
+    const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
+    const { settingsFromCommandLine } = await import('./bench-settings.js');
+    const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
+    const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
+    const prepared = await prepareRun(settings, say, { flagNotes });
+    const controller = new AbortController();
+    const release = stopOnSignals(controller, (text) => process.stderr.write(text));
+    let outcome: Awaited<ReturnType<typeof runSweep>>;
+    try {
+      outcome = await runSweep({
+        settings,
+        rates,
+        steps: Number(commandLine.options['steps'] ?? DEFAULT_STEPS),
+        prepared,
+        signal: controller.signal,
+        say,
+        progressStream: process.stderr,
+      });
+    } finally {
+      release();
+    }
+    process.stdout.write(outcome.report);
+    const html = commandLine.options['html'];
+    await saveSweep(outcome, settings, prepared, typeof html === 'string' ? html : undefined, say);
+    return outcome.interrupted ? EXIT_INTERRUPTED : 0;
   },
 };

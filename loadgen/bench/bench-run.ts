@@ -1,0 +1,75 @@
+// The `bench` command's run around runBench: where its result and records files go, the run itself, then the
+// result JSON and the HTML page. Split in two so that the caller prints the report between the run and the saving
+// (a file that cannot be written never hides the figures of a run that happened). Nothing is printed here.
+
+import type { RunDescription } from '../report/result-json.js';
+import { loadgenSummaryFor } from './bench-output.js';
+import { formatSmokeOutcome } from './bench-report.js';
+import type { PreparedRun, Say } from './prepare-run.js';
+import type { ProgressStream } from './progress.js';
+import { type BenchRunResult, runBench } from './run-bench.js';
+import { describeRun, resultPath, saveHtmlReport, saveResult } from './save-result.js';
+import type { BenchSettings } from './settings.js';
+
+export interface BenchRunContext {
+  readonly signal: AbortSignal;
+  readonly say: Say;
+  readonly progressStream: ProgressStream;
+}
+
+export interface BenchRunOutcome {
+  readonly run: RunDescription;
+  /** Where --save-result writes (the records file, unless given, is named after it). */
+  readonly resultPath: string;
+  readonly result: BenchRunResult;
+  /** What goes to stdout: the vLLM-format summary with ours (and the gateway's), and --smoke's verdict. */
+  readonly report: string;
+}
+
+export async function benchRun(
+  settings: BenchSettings,
+  prepared: PreparedRun,
+  context: BenchRunContext,
+): Promise<BenchRunOutcome> {
+  const run = describeRun(
+    settings,
+    prepared.modelId,
+    prepared.tokenizer.name,
+    new Date(),
+    prepared.dataset.requests.length,
+  );
+  const path = resultPath(settings, run);
+  const recordsPath =
+    settings.recordsFile === null
+      ? null
+      : (settings.recordsFile ?? `${path.replace(/\.json$/, '')}.records.jsonl`);
+  if (recordsPath !== null) context.say(`records: ${recordsPath}`);
+  const result = await runBench({
+    settings,
+    model: prepared.sentModel,
+    recordsPath,
+    signal: context.signal,
+    progressStream: context.progressStream,
+    tokenizer: prepared.tokenizer,
+    dataset: prepared.dataset,
+  });
+  const report = loadgenSummaryFor(result, settings) + (settings.smoke ? formatSmokeOutcome(result) : '');
+  return { run, resultPath: path, result, report };
+}
+
+/** --save-result / --save-detailed, then --html FILE (undefined = no page). */
+export async function saveBenchRun(
+  outcome: BenchRunOutcome,
+  settings: BenchSettings,
+  htmlPath: string | undefined,
+  say: Say,
+): Promise<void> {
+  if (settings.save.result) {
+    saveResult(outcome.resultPath, outcome.run, outcome.result, settings.save.detailed);
+    say(`result: ${outcome.resultPath}`);
+  }
+  if (htmlPath !== undefined) {
+    await saveHtmlReport(htmlPath, outcome.run, outcome.result);
+    say(`report: ${htmlPath}`);
+  }
+}
