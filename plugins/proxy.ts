@@ -119,6 +119,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     };
     const exchange = new MeteredHandler({
       classifier: path.timed?.classifier,
+      meterEveryBody: false,
       sink: new ClientSink(request, reply, failure),
       // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
       keepChunkDetail: true,

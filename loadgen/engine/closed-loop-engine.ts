@@ -110,6 +110,7 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         tokenizer: options.tokenizer,
         keepText: options.keepText,
         errorBodyBytes: options.errorBodyBytes,
+        idleTimeoutMs: options.idleTimeoutMs,
       });
       measured.markSent(sentAtMs);
       connection.current = measured;
@@ -142,21 +143,21 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         else awaitingIndex = { connection, sentAtMs: now };
       });
       client.on('headers', (info: ParserHeadersInfo) => {
-        connection.current?.onHeaders(info.statusCode, info.statusMessage ?? '', performance.now());
+        connection.current?.onHeaders(info.statusCode, info.statusMessage ?? '');
         armIdle(connection);
       });
       client.on('body', (chunk: Buffer) => {
-        connection.current?.onBody(chunk, performance.now());
+        connection.current?.onBody(chunk);
         armIdle(connection);
       });
-      client.on('response', () => settle(connection, (m) => m.complete(performance.now())));
+      client.on('response', () => settle(connection, (m) => m.complete()));
       // A client finishes its share of requests ('done'); one still unfinished then had its connection closed by
       // the server, and autocannon, with nothing left to send, gave up on it without a word.
       client.on('done', () => {
         if (!stopping) settle(connection, (m) => m.fail(new ConnectionClosedError()));
       });
       client.on('connError', (error: unknown) => {
-        settle(connection, (m) => m.fail(error));
+        settle(connection, (m) => m.fail(error instanceof Error ? error : new Error(String(error))));
         resetParser(client);
       });
     }

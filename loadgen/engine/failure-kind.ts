@@ -47,9 +47,22 @@ function messageOf(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-/** `responseStarted`: headers had arrived, so a broken connection cut the answer short. */
-export function failureFromError(error: unknown, responseStarted: boolean): FailureKind {
+/**
+ * `responseStarted`: headers had arrived, so a broken connection cut the answer short. `idleTimeoutMs`: the
+ * engine's idle limit, which undici enforces as its headers and body timeouts; they are reported as ours.
+ */
+export function failureFromError(
+  error: unknown,
+  responseStarted: boolean,
+  idleTimeoutMs?: number,
+): FailureKind {
   const failure = networkFailure(error, responseStarted);
+  if (
+    idleTimeoutMs !== undefined &&
+    (failure.kind === 'headers_timeout' || failure.kind === 'idle_timeout')
+  ) {
+    return { outcome: failure.outcome, message: new IdleTimeoutError(idleTimeoutMs).message };
+  }
   const own = error instanceof RunAbortedError || error instanceof IdleTimeoutError;
   const message =
     own || failure.code === undefined ? messageOf(error) : `${failure.code}: ${messageOf(error)}`;

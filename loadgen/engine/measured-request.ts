@@ -1,18 +1,20 @@
-// One request's measurement, shared by every engine: the engine reports what happened on the wire (sent,
-// response headers, each body chunk with its arrival time, the end or the error) and this class turns it into
-// the RequestRecord. Body chunks go through the same StreamMeter as the gateway's, so both measure alike and
-// role-only deltas never count as the first token.
+// One request's measurement, shared by every engine: its exchange (the gateway's MeteredHandler, with a sink that
+// discards) stamps the response headers and each body chunk and meters the stream, whether undici drives it (the
+// open-loop engine dispatches it) or autocannon's events do (the closed-loop engine reports them here); once it
+// settles this class turns it into the RequestRecord, by the outcome rule the gateway and the doctor use. Role-only
+// deltas never count as the first token.
 
-import { performance } from 'node:perf_hooks';
+import { DISCARD, MeteredHandler, UNCONTROLLED } from '../../src/measure/metered-handler.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
-import { StreamMeter } from '../../src/measure/stream-meter.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { type FailureKind, failureFromError } from './failure-kind.js';
+import { failureFromError } from './failure-kind.js';
+
+const NO_HEADERS = Object.freeze({});
 
 export interface MeasuredRequestOptions {
   readonly index: number;
@@ -24,29 +26,40 @@ export interface MeasuredRequestOptions {
   readonly tokenizer: Tokenizer;
   readonly keepText: boolean;
   readonly errorBodyBytes: number;
+  /** Longest silence tolerated (the engine's idle timeout), named in the record of a request that hit it. */
+  readonly idleTimeoutMs: number;
 }
 
 export class MeasuredRequest {
+  /**
+   * The exchange, which stamps and meters the wire: the open-loop engine dispatches it on undici, the closed-loop
+   * engine feeds its callbacks from autocannon's events (onHeaders, onBody, complete, fail).
+   */
+  readonly exchange: MeteredHandler;
   readonly #options: MeasuredRequestOptions;
-  readonly #meter: StreamMeter;
   #sentAtMs: number | null = null;
   #clientQueueMs = 0;
-  #headersAtMs: number | null = null;
-  #status: number | null = null;
-  #statusText = '';
-  /** The start of the body, kept for failures (the whole of it is not needed, and could be huge). */
-  #bodyStart: Buffer[] = [];
-  #bodyStartBytes = 0;
-  #finished = false;
+  /** Set once, when the exchange settled or the request was given up before it was sent. */
+  #record: RequestRecord | null = null;
+  #onRecord: ((record: RequestRecord) => void) | null = null;
 
   constructor(options: MeasuredRequestOptions) {
     this.#options = options;
-    const classifier = protocolByName(options.protocol).classifier;
-    this.#meter = new StreamMeter({ classifier, keepChunkDetail: true, keepText: true });
+    this.exchange = new MeteredHandler({
+      classifier: protocolByName(options.protocol).classifier,
+      meterEveryBody: true,
+      sink: DISCARD,
+      keepChunkDetail: true,
+      keepText: true,
+      removeUsageOnlyEvents: false,
+      // The start of the body, kept for failures (the whole of it is not needed, and could be huge).
+      keepBodyBytes: () => options.errorBodyBytes,
+      onSettled: (exchange) => this.#settled(exchange),
+    });
   }
 
   get finished(): boolean {
-    return this.#finished;
+    return this.#record !== null;
   }
 
   get sent(): boolean {
@@ -59,41 +72,65 @@ export class MeasuredRequest {
     this.#clientQueueMs = queuedMs;
   }
 
-  onHeaders(status: number, statusText: string, atMs: number): void {
-    this.#headersAtMs = atMs;
-    this.#status = status;
-    this.#statusText = statusText;
+  /** Calls `listener` with the record once the exchange settles (at once if it already has). */
+  whenRecorded(listener: (record: RequestRecord) => void): void {
+    if (this.#record !== null) listener(this.#record);
+    else this.#onRecord = listener;
   }
 
-  onBody(chunk: Buffer, atMs: number): void {
-    this.#meter.onBytes(chunk, atMs);
-    if (this.#bodyStartBytes < this.#options.errorBodyBytes) {
-      const room = this.#options.errorBodyBytes - this.#bodyStartBytes;
-      const part = chunk.length <= room ? Buffer.from(chunk) : chunk.subarray(0, room);
-      this.#bodyStart.push(part);
-      this.#bodyStartBytes += part.length;
-    }
+  // For clients that are not undici: the closed-loop engine reports autocannon's events here.
+  onHeaders(status: number, statusText: string): void {
+    this.exchange.onResponseStart(UNCONTROLLED, status, NO_HEADERS, statusText);
+  }
+
+  onBody(chunk: Buffer): void {
+    this.exchange.onResponseData(UNCONTROLLED, chunk);
   }
 
   /** The response ended normally (the whole body arrived). */
-  complete(atMs = performance.now()): RequestRecord {
-    this.#meter.end(atMs);
-    const timing = this.#meter.result();
-    const status = this.#status ?? 0;
+  complete(): RequestRecord {
+    this.exchange.onResponseEnd(UNCONTROLLED, NO_HEADERS);
+    return this.#record as RequestRecord;
+  }
+
+  /** The request failed on the wire (connection, timeout, reset) or was cancelled by us. */
+  fail(error: Error): RequestRecord {
+    this.exchange.onResponseError(UNCONTROLLED, error);
+    return this.#record as RequestRecord;
+  }
+
+  /** Cancelled while still waiting for its slot: it never went on the wire. */
+  abortUnsent(queuedMs: number): RequestRecord {
+    this.#clientQueueMs = queuedMs;
+    return this.#finish('client_abort', 'run stopped before this request was sent', null, undefined);
+  }
+
+  #settled(exchange: MeteredHandler): void {
+    const timing = exchange.meter?.result();
+    const record =
+      exchange.error !== null
+        ? this.#failed(exchange, exchange.error, timing)
+        : this.#ended(exchange, timing as StreamTiming);
+    this.#onRecord?.(record);
+  }
+
+  // The outcome rule is src/measure/stream-outcome.ts, the gateway's and the doctor's too.
+  #ended(exchange: MeteredHandler, timing: StreamTiming): RequestRecord {
+    const status = exchange.status;
     const verdict = streamOutcome(status, timing);
     switch (verdict.outcome) {
       case 'http_error':
         return this.#finish(
           verdict.outcome,
-          `${status} ${this.#statusText}`.trim(),
-          this.#bodyText(),
+          `${status} ${exchange.statusText}`.trim(),
+          this.#bodyText(exchange),
           timing,
         );
       case 'upstream_error_body':
         return this.#finish(
           verdict.outcome,
           verdict.reason,
-          verdict.upstreamMessage ?? this.#bodyText(),
+          verdict.upstreamMessage ?? this.#bodyText(exchange),
           timing,
         );
       default:
@@ -101,59 +138,56 @@ export class MeasuredRequest {
     }
   }
 
-  /** The request failed on the wire (connection, timeout, reset) or was cancelled by us. */
-  fail(error: unknown, atMs = performance.now(), kind?: FailureKind): RequestRecord {
-    this.#meter.end(atMs);
-    const failure = kind ?? failureFromError(error, this.#headersAtMs !== null);
-    return this.#finish(failure.outcome, failure.message, this.#bodyStartBytes > 0 ? this.#bodyText() : null);
-  }
-
-  /** Cancelled while still waiting for its slot: it never went on the wire. */
-  abortUnsent(queuedMs: number): RequestRecord {
-    this.#clientQueueMs = queuedMs;
-    return this.#finish('client_abort', 'run stopped before this request was sent', null);
+  #failed(exchange: MeteredHandler, error: Error, timing: StreamTiming | undefined): RequestRecord {
+    const failure = failureFromError(error, !Number.isNaN(exchange.headersAt), this.#options.idleTimeoutMs);
+    const excerpt = exchange.keptBody().length > 0 ? this.#bodyText(exchange) : null;
+    return this.#finish(failure.outcome, failure.message, excerpt, timing);
   }
 
   readonly #countTokens = (text: string): number =>
     this.#options.tokenizer.count(text, { addSpecialTokens: false });
 
-  #bodyText(): string {
-    return Buffer.concat(this.#bodyStart).toString('utf8');
+  #bodyText(exchange: MeteredHandler): string {
+    return exchange.keptBody().toString('utf8');
   }
 
   #finish(
     outcome: Outcome,
     error: string | null,
     excerpt: string | null,
-    timing: StreamTiming = this.#meter.result(),
+    timing: StreamTiming | undefined,
   ): RequestRecord {
-    this.#finished = true;
     const o = this.#options;
     const sentAt = this.#sentAtMs;
+    const headersAt = this.exchange.headersAt;
     // vLLM: the server's usage.completion_tokens, else the generated text re-tokenized without special tokens.
-    const figures = streamFigures(timing, sentAt ?? 0, { countTokens: this.#countTokens });
+    const figures =
+      timing === undefined
+        ? undefined
+        : streamFigures(timing, sentAt ?? 0, { countTokens: this.#countTokens });
     const sent = sentAt !== null;
-    const text = figures.text ?? '';
+    const text = figures?.text ?? '';
     const record: RequestRecord = {
       index: o.index,
       intendedOffsetMs: o.intendedOffsetMs,
       sentAtMs: sentAt === null ? null : sentAt - o.runStartMs,
       clientQueueMs: this.#clientQueueMs,
-      ttfbMs: sentAt === null || this.#headersAtMs === null ? null : this.#headersAtMs - sentAt,
-      ttftMs: sent ? (figures.ttftMs ?? null) : null,
-      itlMs: sent ? [...(figures.itlMs ?? [])] : [],
-      lastTokenMs: sent ? (figures.lastTokenMs ?? null) : null,
-      outputTokens: figures.outputTokens,
-      outputTokensSource: figures.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',
+      ttfbMs: sentAt === null || Number.isNaN(headersAt) ? null : headersAt - sentAt,
+      ttftMs: sent ? (figures?.ttftMs ?? null) : null,
+      itlMs: sent ? [...(figures?.itlMs ?? [])] : [],
+      lastTokenMs: sent ? (figures?.lastTokenMs ?? null) : null,
+      outputTokens: figures?.outputTokens ?? 0,
+      outputTokensSource: figures?.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',
       promptTokens: o.promptTokens,
-      contentChunks: figures.contentChunks,
+      contentChunks: figures?.contentChunks ?? 0,
       outcome,
-      status: this.#status,
+      status: this.exchange.status === 0 ? null : this.exchange.status,
       error,
       errorBodyExcerpt: excerpt,
       generatedTextLength: text.length,
     };
     if (o.keepText) record.generatedText = text;
+    this.#record = record;
     return record;
   }
 }

@@ -60,6 +60,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       tokenizer: options.tokenizer,
       keepText: options.keepText,
       errorBodyBytes: options.errorBodyBytes,
+      idleTimeoutMs: options.idleTimeoutMs,
     });
     const waiting = gate?.acquire();
     if (waiting !== undefined) await waiting;
@@ -72,7 +73,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     } else {
       measured.markSent(now, queuedMs);
       options.onSent?.(request.index);
-      record = await sendWithUndici(pool, target, request, measured, options.idleTimeoutMs, aborts);
+      record = await sendWithUndici(pool, target, request, measured, aborts);
       gate?.release();
     }
     lastEndMs = Math.max(lastEndMs, performance.now());

@@ -3,7 +3,9 @@
 // performance.now() as undici hands them over, feeds a streamed body to a StreamMeter, and passes the bytes on to
 // a sink: the client's socket in the gateway, nothing in the load generator. There is no Node stream between
 // undici and the meter, so the stamps are as close to the socket as JavaScript gets, and a full sink pauses
-// undici's socket read (controller.pause/resume) instead of buffering.
+// undici's socket read (controller.pause/resume) instead of buffering. The load generator's closed-loop engine,
+// whose client is autocannon, calls the same callbacks itself (with UNCONTROLLED), so both engines and the gateway
+// measure with one piece of code.
 //
 // One handler per request; its fields are the wire facts of the exchange, read by the caller once it settles.
 
@@ -36,9 +38,27 @@ export const DISCARD: ExchangeSink = Object.freeze({
   fail() {},
 });
 
+/**
+ * The controller handed to the handler by a client that is not undici (the closed-loop engine's autocannon feeds
+ * the handler's callbacks itself): nothing to pause or abort, since such a client paces its own reads.
+ */
+export const UNCONTROLLED: Dispatcher.DispatchController = Object.freeze({
+  aborted: false,
+  paused: false,
+  reason: null,
+  abort() {},
+  pause() {},
+  resume() {},
+});
+
 export interface MeteredHandlerOptions {
   /** Reads the streamed body's events; undefined for bodies that are not timed (models, embeddings...). */
   readonly classifier: EventClassifier | undefined;
+  /**
+   * Meter the body whatever its content type (the load generator asked for a stream, and a body that is not one
+   * must be judged as such); otherwise only a `text/event-stream` body is metered (the gateway).
+   */
+  readonly meterEveryBody: boolean;
   readonly sink: ExchangeSink;
   /** Keep each content chunk's time and token estimate (per-chunk gaps). */
   readonly keepChunkDetail: boolean;
@@ -60,6 +80,7 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
   /** The body ended, or the exchange failed or was aborted; NaN until then. */
   endAt = Number.NaN;
   status = 0;
+  statusText = '';
   /** Present once headers arrived on a streamed (SSE) response whose protocol is timed. */
   meter: StreamMeter | null = null;
   /** Time response chunks spent being handed to the sink, summed (the gateway's forwarding cost). */
@@ -114,12 +135,14 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     _controller: Dispatcher.DispatchController,
     statusCode: number,
     headers: IncomingHttpHeaders,
+    statusMessage?: string,
   ): void {
     this.headersAt = performance.now();
     this.status = statusCode;
+    this.statusText = statusMessage ?? '';
     const options = this.#options;
     const streamed = String(headers['content-type'] ?? '').startsWith('text/event-stream');
-    if (streamed && options.classifier !== undefined) {
+    if ((streamed || options.meterEveryBody) && options.classifier !== undefined) {
       this.meter = new StreamMeter({
         classifier: options.classifier,
         keepChunkDetail: options.keepChunkDetail,
@@ -143,7 +166,8 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     this.sinkMs += performance.now() - at;
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(_controller: Dispatcher.DispatchController, _trailers: IncomingHttpHeaders): void {
+    if (this.#settled) return;
     this.endAt = performance.now();
     const rest = this.meter?.end(this.endAt);
     if (rest !== undefined && rest.length > 0) this.#sink.write(rest);
@@ -152,6 +176,8 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // A client fed by hand (autocannon) may report a failure for an exchange that already ended.
+    if (this.#settled) return;
     this.endAt = performance.now();
     this.meter?.end(this.endAt);
     this.error = this.#abortReason ?? error;
