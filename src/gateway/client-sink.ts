@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExchangeSink } from '../measure/metered-handler.js';
 import type { GatewayError } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
-import { deleteHopByHopHeaders } from './hop-by-hop.js';
+import { forwardableResponseHeaders } from './hop-by-hop.js';
 import { sendGatewayError } from './send-error.js';
 
 export class ClientSink implements ExchangeSink {
@@ -27,11 +27,11 @@ export class ClientSink implements ExchangeSink {
   }
 
   head(status: number, upstreamHeaders: IncomingHttpHeaders, metered: boolean): void {
-    // The gateway's own headers (x-request-id) first, then the upstream's: a copy, since hop-by-hop ones
-    // describe the upstream's connection, not this one (forwarding `connection: keep-alive` would override a
-    // client that asked to close).
-    const headers = { ...upstreamHeaders, ...this.#reply.getHeaders() } as OutgoingHttpHeaders;
-    deleteHopByHopHeaders(headers);
+    // The upstream's headers less the hop-by-hop ones, which describe its connection, not this one (forwarding
+    // `connection: keep-alive` would override a client that asked to close); then the gateway's own.
+    const headers: OutgoingHttpHeaders = forwardableResponseHeaders(upstreamHeaders);
+    const own = this.#reply.getHeaders();
+    for (const name in own) headers[name] = own[name];
     headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
     // Removing the usage chunk the gateway asked for on the client's behalf changes the length.
     if (metered && this.#request.measurement.usageInjected) delete headers['content-length'];

@@ -25,6 +25,7 @@ export interface GatewayMetricsOptions {
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #labels: ModelLabels;
+  readonly #series = new Map<string, Series>();
   readonly #requests = new Counter({
     name: 'tokenmeter_requests_total',
     help: 'Requests finished, by upstream, model, outcome and status class',
@@ -124,36 +125,76 @@ export class GatewayMetrics {
   }
 
   observe(record: RequestRecord, m: RequestMeasurement): void {
-    const upstream = record.upstream ?? 'none';
-    const model = this.#labels.label(record.modelAsked);
-    this.#requests.inc({
-      upstream,
-      model,
-      outcome: record.outcome,
-      status_class: statusClass(record.status),
-    });
-    this.#e2e.observe({ upstream, model }, record.e2eMs / 1000);
-    this.#overhead.observe({ upstream }, record.gatewayOverheadMs / 1000);
+    const series = this.#seriesOf(record.upstream ?? 'none', this.#labels.label(record.modelAsked));
+    this.#outcomeSeries(series, record.outcome, statusClass(record.status)).inc();
+    series.e2e.observe(record.e2eMs / 1000);
+    series.overhead.observe(record.gatewayOverheadMs / 1000);
     if (record.upstreamRequestMs !== null && record.upstreamSocketWriteMs !== null) {
-      this.#connectWait.observe(
-        { upstream },
-        (record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000,
-      );
+      series.connectWait.observe((record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000);
     }
-    if (record.ttfbMs !== null) this.#ttfb.observe({ upstream, model }, record.ttfbMs / 1000);
-    if (record.ttftMs !== null) this.#ttft.observe({ upstream, model }, record.ttftMs / 1000);
-    if (record.tpotMs !== null) this.#tpot.observe({ upstream, model }, record.tpotMs / 1000);
+    if (record.ttfbMs !== null) series.ttfb.observe(record.ttfbMs / 1000);
+    if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
+    if (record.tpotMs !== null) series.tpot.observe(record.tpotMs / 1000);
     const gaps = m.figures()?.itlMs;
-    if (gaps !== undefined && gaps.length > 0) {
-      const gap = this.#gap.labels(upstream, model);
-      for (const ms of gaps) gap.observe(ms / 1000);
-    }
-    if (record.promptTokens !== null)
-      this.#tokens.inc({ upstream, model, type: 'input' }, record.promptTokens);
-    if (record.outputTokens !== null) {
-      this.#tokens.inc({ upstream, model, type: 'output' }, record.outputTokens);
-    }
+    if (gaps !== undefined) for (const ms of gaps) series.gap.observe(ms / 1000);
+    if (record.promptTokens !== null) series.inputTokens.inc(record.promptTokens);
+    if (record.outputTokens !== null) series.outputTokens.inc(record.outputTokens);
   }
+
+  // prom-client hashes a label set on every call; a request's series are looked up once by upstream and model
+  // instead, from a map as bounded as the labels themselves (configured upstreams, ModelLabels' cap).
+  #seriesOf(upstream: string, model: string): Series {
+    const key = `${upstream}\n${model}`;
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      series = {
+        upstream,
+        model,
+        byOutcome: new Map(),
+        e2e: this.#e2e.labels(upstream, model),
+        ttfb: this.#ttfb.labels(upstream, model),
+        ttft: this.#ttft.labels(upstream, model),
+        tpot: this.#tpot.labels(upstream, model),
+        gap: this.#gap.labels(upstream, model),
+        overhead: this.#overhead.labels(upstream),
+        connectWait: this.#connectWait.labels(upstream),
+        inputTokens: this.#tokens.labels(upstream, model, 'input'),
+        outputTokens: this.#tokens.labels(upstream, model, 'output'),
+      };
+      this.#series.set(key, series);
+    }
+    return series;
+  }
+
+  #outcomeSeries(series: Series, outcome: string, statusClassLabel: string): CounterChild {
+    const key = `${outcome} ${statusClassLabel}`;
+    let child = series.byOutcome.get(key);
+    if (child === undefined) {
+      child = this.#requests.labels(series.upstream, series.model, outcome, statusClassLabel);
+      series.byOutcome.set(key, child);
+    }
+    return child;
+  }
+}
+
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+type CounterChild = ReturnType<Counter<string>['labels']>;
+
+/** One upstream and model's series, looked up once per request. */
+interface Series {
+  readonly upstream: string;
+  readonly model: string;
+  /** The request counter's child per outcome and status class. */
+  readonly byOutcome: Map<string, CounterChild>;
+  readonly e2e: HistogramChild;
+  readonly ttfb: HistogramChild;
+  readonly ttft: HistogramChild;
+  readonly tpot: HistogramChild;
+  readonly gap: HistogramChild;
+  readonly overhead: HistogramChild;
+  readonly connectWait: HistogramChild;
+  readonly inputTokens: CounterChild;
+  readonly outputTokens: CounterChild;
 }
 
 function histogram(registry: Registry, name: string, help: string): Histogram<(typeof UM)[number]> {

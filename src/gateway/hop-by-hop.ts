@@ -1,7 +1,7 @@
 // Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, the client's or the upstream's, and are
 // never forwarded, in either direction. Besides the fixed names, a sender may declare any header hop-by-hop by
 // listing it in its Connection header (`connection: keep-alive, x-upstream-trace`).
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * The fixed hop-by-hop names: Connection and what it governs (Keep-Alive, and the obsolete Proxy-Connection),
@@ -38,19 +38,43 @@ const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
   'cookie',
 ]);
 
-/** The header names a Connection header value lists, lower-cased. */
-function connectionListed(connection: string | string[] | number | undefined): string[] {
-  if (connection === undefined) return [];
+const NOT_FORWARDED_RESPONSE: ReadonlySet<string> = new Set(HOP_BY_HOP);
+
+const NONE: readonly string[] = [];
+
+/** The header names a Connection header value lists, lower-cased (none for the usual bare keep-alive or close). */
+function connectionListed(connection: string | string[] | number | undefined): readonly string[] {
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return NONE;
   return (Array.isArray(connection) ? connection.join(',') : String(connection))
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
 }
 
-/** Deletes, in place, every hop-by-hop header of `headers`, including those its Connection header names. */
-export function deleteHopByHopHeaders(headers: OutgoingHttpHeaders): void {
-  for (const name of connectionListed(headers['connection'])) delete headers[name];
-  for (const name of HOP_BY_HOP) delete headers[name];
+/**
+ * A fresh copy of `headers` without the names in `never` and those its Connection header lists. Built by copying
+ * rather than by deleting from a copy: deleting turns the object into a slow dictionary, once per request.
+ */
+function copyForwardable(
+  headers: IncomingHttpHeaders,
+  never: ReadonlySet<string>,
+): Record<string, string | string[]> {
+  const listed = connectionListed(headers.connection);
+  const out: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    // Node and undici hand over lower-cased names; a caller's own object may not.
+    const lower = name.toLowerCase();
+    if (never.has(lower) || (listed.length > 0 && listed.includes(lower))) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The upstream's response headers that may go to the client: without the hop-by-hop set and what its Connection names. */
+export function forwardableResponseHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
+  return copyForwardable(upstream, NOT_FORWARDED_RESPONSE);
 }
 
 /**
@@ -58,13 +82,5 @@ export function deleteHopByHopHeaders(headers: OutgoingHttpHeaders): void {
  * the client's Connection header names, `expect`, `host`, `content-length` and the client's credentials.
  */
 export function forwardableRequestHeaders(client: IncomingHttpHeaders): Record<string, string | string[]> {
-  const listed = connectionListed(client.connection);
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(client)) {
-    if (value === undefined) continue;
-    const lower = name.toLowerCase();
-    if (NOT_FORWARDED_REQUEST.has(lower) || listed.includes(lower)) continue;
-    out[name] = value;
-  }
-  return out;
+  return copyForwardable(client, NOT_FORWARDED_REQUEST);
 }
