@@ -6,7 +6,7 @@
 // exist on Node 20. Listing the files here works on every supported line, and it leaves helper modules under
 // dist/test (servers, fixtures) out of the run instead of loading them as empty test files.
 //
-// Arguments, when given, replace the list: `npm test -- dist/test/gateway/paths.test.js`.
+// Arguments, when given, replace the list: `npm test -- dist/test/gateway/path-matrix.test.js`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@
 // UTF-8 sequence), and only complete lines are decoded, so chunks may split anywhere, even inside a character.
 //
 // Every dispatched event also carries its byte range in the stream, so a caller can remove exactly that event's
-// bytes from what it forwards (see event-byte-filter.ts).
+// bytes from what it forwards (see event-remover.ts).
 
 /** One dispatched event. */
 export interface SseEvent {
