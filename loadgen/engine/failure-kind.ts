@@ -1,4 +1,4 @@
-// Sorts a wire-level failure into the record's outcomes (by src/shared/network-failure.ts, the gateway's rule), so
+// Sorts a wire-level failure into the record's outcomes (by src/measure/network-failure.ts, the gateway's rule), so
 // the report can say "the server refused the connection" rather than "fetch failed".
 
 import {
@@ -7,7 +7,7 @@ import {
   type FailureOutcome,
   IDLE_TIMEOUT_CODE,
   networkFailure,
-} from '../../src/shared/network-failure.js';
+} from '../../src/measure/network-failure.js';
 
 export interface FailureKind {
   readonly outcome: FailureOutcome;

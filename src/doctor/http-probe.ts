@@ -1,7 +1,7 @@
 // The doctor's HTTP calls: one small request at a time, with a timeout, never throwing: a refused connection or a
 // timeout is an answer too, and each becomes a line of the checklist.
 import { request } from 'undici';
-import { failureKindOfCode } from '../shared/network-failure.js';
+import { failureKindOfCode } from '../measure/network-failure.js';
 
 export type ProbeAnswer =
   | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly ms: number }
@@ -39,7 +39,7 @@ export async function probe(url: string, options: ProbeOptions): Promise<ProbeAn
   }
 }
 
-/** A network failure in words, with what to do; `code` is sorted by src/shared/network-failure.ts. */
+/** A network failure in words, with what to do; `code` is sorted by src/measure/network-failure.ts. */
 export function describeNetworkError(code: string, where: string): { detail: string; fix: string } {
   switch (failureKindOfCode(code)) {
     case 'refused':

@@ -5,12 +5,12 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import type { EventClassifier } from '../measure/event-classifier.js';
+import { networkFailure } from '../measure/network-failure.js';
 import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { streamOutcome } from '../measure/stream-outcome.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
 import { protocolByName } from '../protocols/index.js';
-import { networkFailure } from '../shared/network-failure.js';
 import { type CheckResult, check, withOutcome } from './check.js';
 import { BACKEND_PROTOCOL, type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';

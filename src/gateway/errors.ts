@@ -2,8 +2,8 @@
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
 
+import { networkFailure } from '../measure/network-failure.js';
 import type { Outcome } from '../measure/outcome.js';
-import { networkFailure } from '../shared/network-failure.js';
 import { openAIError } from '../shared/openai-error.js';
 
 interface ErrorSpec {
@@ -60,7 +60,7 @@ interface UpstreamLike {
 }
 
 /**
- * Maps a failure of the upstream request before any answer (src/shared/network-failure.ts's kinds) to the
+ * Maps a failure of the upstream request before any answer (src/measure/network-failure.ts's kinds) to the
  * client-facing error. A total timeout is the gateway's own abort, carrying TOTAL_TIMEOUT_CODE.
  */
 export function upstreamFailure(upstream: UpstreamLike, cause: unknown): GatewayError {

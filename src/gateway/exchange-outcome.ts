@@ -1,13 +1,13 @@
 // How a proxied exchange ended, noted on the request's measurement once the metered handler settles: the
 // outcome, the error text the client's record shows, the hint for an upstream HTTP error, and what a non-streamed
 // JSON answer said (usage, finish reason). The rules themselves are shared with the load generator and the doctor:
-// src/measure/stream-outcome.ts for an answer that ended, src/shared/network-failure.ts for a cut one. Failures
+// src/measure/stream-outcome.ts for an answer that ended, src/measure/network-failure.ts for a cut one. Failures
 // before the response started were answered (and their outcome noted) by the client sink; a client that left was
 // noted when its connection closed.
 import type { MeteredHandler } from '../measure/metered-handler.js';
+import { networkFailure } from '../measure/network-failure.js';
 import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
 import type { KnownProtocol } from '../protocols/index.js';
-import { networkFailure } from '../shared/network-failure.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import type { RequestMeasurement } from './measurement.js';
 

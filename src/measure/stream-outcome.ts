@@ -1,6 +1,6 @@
 // The one rule for "how did an answer that ended normally end", shared by the gateway, both load generator
 // engines and the doctor, so a stream is judged alike wherever it is measured. Failures on the wire (refused,
-// reset, timeouts) are decided by src/shared/network-failure.ts instead.
+// reset, timeouts) are decided by src/measure/network-failure.ts instead.
 //
 // For a stream, in order:
 //   status outside 2xx                     -> http_error

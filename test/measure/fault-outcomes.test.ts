@@ -1,7 +1,7 @@
 // One table of upstream faults, each served by a real upstream, run through the four places that measure a stream:
 // the gateway (its record), the open-loop engine and the closed-loop engine (their records) and the doctor's
 // stream check (the outcome it derives). All four must name the same outcome, because all four decide it by one
-// rule (src/measure/stream-outcome.ts) and one network-error classifier (src/shared/network-failure.ts).
+// rule (src/measure/stream-outcome.ts) and one network-error classifier (src/measure/network-failure.ts).
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IdleTimeoutError, RunAbortedError } from '../../loadgen/engine/failure-kind.js';
-import { errorCode, failureKindOfCode, networkFailure } from '../../src/shared/network-failure.js';
+import { errorCode, failureKindOfCode, networkFailure } from '../../src/measure/network-failure.js';
 
 function coded(code: string): Error {
   return Object.assign(new Error(code), { code });

@@ -1,7 +1,7 @@
 // The one classifier of failures on the wire, for the gateway, the load generator and the doctor: an error from
 // undici or Node (its code, or the code of an error in its `cause` chain) and whether the response had started
 // become a kind, and each kind an outcome. Every part words its own message from the kind.
-import type { Outcome } from '../measure/outcome.js';
+import type { Outcome } from './outcome.js';
 
 export type NetworkFailureKind =
   | 'refused'
