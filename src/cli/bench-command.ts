@@ -23,21 +23,12 @@ export const benchCommand: Command = {
     const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
+    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
     const prepared = await prepareRun(settings, say, { flagNotes });
-    const controller = new AbortController();
-    const release = stopOnSignals(controller, (text) => process.stderr.write(text));
-    let outcome: Awaited<ReturnType<typeof benchRun>>;
-    try {
-      outcome = await benchRun(settings, prepared, {
-        signal: controller.signal,
-        say,
-        progressStream: process.stderr,
-      });
-    } finally {
-      release();
-    }
+    const outcome = await untilStopped((signal) =>
+      benchRun(settings, prepared, { signal, say, progressStream: process.stderr }),
+    );
     process.stdout.write(outcome.report);
     const html = commandLine.options['html'];
     await saveBenchRun(outcome, settings, typeof html === 'string' ? html : undefined, say);

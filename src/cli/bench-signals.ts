@@ -4,7 +4,7 @@
 
 export const EXIT_INTERRUPTED = 130;
 
-export function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
+function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
   let count = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     count++;
@@ -23,4 +23,15 @@ export function stopOnSignals(controller: AbortController, say: (text: string) =
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   };
+}
+
+/** Runs `work` with a signal the first Ctrl-C aborts; the signal handlers are gone once it settles. */
+export async function untilStopped<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const release = stopOnSignals(controller, (text) => process.stderr.write(text));
+  try {
+    return await work(controller.signal);
+  } finally {
+    release();
+  }
 }

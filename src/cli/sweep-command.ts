@@ -52,25 +52,20 @@ export const sweepCommand: Command = {
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, stopOnSignals } = await import('./bench-signals.js');
+    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
     const prepared = await prepareRun(settings, say, { flagNotes });
-    const controller = new AbortController();
-    const release = stopOnSignals(controller, (text) => process.stderr.write(text));
-    let outcome: Awaited<ReturnType<typeof runSweep>>;
-    try {
-      outcome = await runSweep({
+    const outcome = await untilStopped((signal) =>
+      runSweep({
         settings,
         rates,
         steps: Number(commandLine.options['steps'] ?? DEFAULT_STEPS),
         prepared,
-        signal: controller.signal,
+        signal,
         say,
         progressStream: process.stderr,
-      });
-    } finally {
-      release();
-    }
+      }),
+    );
     process.stdout.write(outcome.report);
     const html = commandLine.options['html'];
     await saveSweep(outcome, settings, prepared, typeof html === 'string' ? html : undefined, say);
