@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Dispatcher } from 'undici';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
 import { ClientSink } from '../src/gateway/client-sink.js';
 import type { GatewayContext } from '../src/gateway/context.js';
@@ -25,6 +26,7 @@ import {
 } from '../src/gateway/request-body.js';
 import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
 import { MeteredHandler } from '../src/measure/metered-handler.js';
+import { TOTAL_TIMEOUT_CODE } from '../src/measure/network-failure.js';
 import { upstreamAuthFor } from '../src/protocols/index.js';
 
 export interface ProxyPluginOptions {
@@ -36,7 +38,7 @@ const ACCEPTED = `${KNOWN_ENDPOINTS.map((e) => `/v1/${e}`).join(', ')} (and any 
 const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
 
 function totalTimeout(): Error {
-  return Object.assign(new Error('total timeout'), { code: 'TOKENMETER_TOTAL_TIMEOUT' });
+  return Object.assign(new Error('total timeout'), { code: TOTAL_TIMEOUT_CODE });
 }
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
@@ -110,7 +112,6 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     applyUpstreamAuth(headers, auth, upstream.key);
     headers['x-request-id'] = request.id;
     const query = request.url.indexOf('?');
-    const failure = (cause: unknown): GatewayError => upstreamFailure(upstream, cause);
     const idleMs = upstream.timeouts.idleMs;
     const hintContext = {
       path: pathSent,
@@ -120,7 +121,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     const exchange = new MeteredHandler({
       classifier: path.timed?.classifier,
       meterEveryBody: false,
-      sink: new ClientSink(request, reply, failure),
+      sink: new ClientSink(request, reply, (cause) => upstreamFailure(upstream, cause)),
       // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
       keepChunkDetail: true,
       keepText: false,
@@ -137,7 +138,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
       {
         origin: upstream.base.origin,
         path: query < 0 ? pathSent : `${pathSent}${request.url.slice(query)}`,
-        method: request.method as 'POST',
+        method: request.method as Dispatcher.HttpMethod,
         headers,
         body: prepared?.bytes ?? null,
       },
