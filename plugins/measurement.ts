@@ -1,6 +1,7 @@
 // Measurement plugin: gives every request its measurement when it arrives and finalizes it exactly once, when
 // the response closes. Finalizing on `reply.raw` 'close' (not Fastify's onResponse, which never fires for a
 // cut stream) is what makes aborted and truncated requests produce a record too.
+import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -19,6 +20,10 @@ const CLIENT_GONE = Object.assign(new Error('the client closed the connection'),
   code: 'TOKENMETER_CLIENT_GONE',
 });
 
+function closeIdleConnections(server: Server): void {
+  server.closeIdleConnections();
+}
+
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
   const m = request.measurement;
   const raw = reply.raw;
@@ -36,6 +41,10 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   if (!raw.writableFinished) m.exchange?.abort(CLIENT_GONE);
   m.exchange?.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
+  // Closing the server reaps only the connections idle at that moment: one kept alive by its client (every SDK
+  // does) whose response finishes later would hold shutdown for the whole grace period. So during shutdown the
+  // idle ones are closed again as each response ends (on the next turn, once this connection counts as idle).
+  if (context.state.shuttingDown) setImmediate(closeIdleConnections, request.server.server);
   if (m.ownEndpoint) return;
   context.state.inFlight--;
   const record = m.toRecord(context.config.recordGaps);
