@@ -99,17 +99,25 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sinks: Object.freeze(sinks),
     state,
   });
+  const limits = config.clientLimits;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // The measurement plugin's sinks write one line per request, when the response closes (cut streams too).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFrom,
     bodyLimit: config.maxBodyBytes,
-    // Long generations: never cut a response for taking long (the upstream timeouts govern that).
-    requestTimeout: 0,
+    // Receiving the request (headers and body) is bounded, so a client trickling bytes cannot hold a connection;
+    // the response's duration is not (long generations are governed by the upstream timeouts). Node checks for
+    // timed-out connections every connectionsCheckingInterval: 30 s by default, far longer than the bound.
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
   });
+  app.server.maxConnections = limits.maxConnections;
   app.setErrorHandler((error, request, reply) => {
     const translated = translateFastifyError(error as { code?: string; message: string });
     if (translated.code === 'internal_error')

@@ -33,6 +33,12 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
     if (context.state.cuttingConnections) {
       m.outcome = 'truncated';
       m.error = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
+    } else if (
+      !request.raw.complete &&
+      m.endAt - m.receivedAt >= context.config.clientLimits.requestTimeoutMs
+    ) {
+      m.outcome = 'rejected';
+      m.error = `the client did not send its whole request within clientLimits.requestTimeoutMs (${context.config.clientLimits.requestTimeoutMs} ms); answered 408`;
     } else {
       m.outcome = 'client_abort';
     }

@@ -4,6 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
+  type ClientLimitsInput,
+  DEFAULT_CLIENT_LIMITS,
   DEFAULT_HOST,
   DEFAULT_INJECT_USAGE,
   DEFAULT_MAX_BODY_BYTES,
@@ -45,6 +47,7 @@ export interface GatewayConfig {
   readonly injectUsage: boolean;
   readonly maxBodyBytes: number;
   readonly shutdownGraceMs: number;
+  readonly clientLimits: Required<ClientLimitsInput>;
   readonly metricsMaxModels: number;
   /** Digest of the token /metrics requires (metrics.tokenEnv); null = /metrics is open. */
   readonly metricsToken: GatewayKey | null;
@@ -53,6 +56,17 @@ export interface GatewayConfig {
   readonly logLevel: string;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
+}
+
+/** Defaults filled in; a request timeout set below the default headers timeout takes the headers along with it. */
+function resolveClientLimits(input: ClientLimitsInput | undefined): Required<ClientLimitsInput> {
+  const requestTimeoutMs = input?.requestTimeoutMs ?? DEFAULT_CLIENT_LIMITS.requestTimeoutMs;
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs:
+      input?.headersTimeoutMs ?? Math.min(DEFAULT_CLIENT_LIMITS.headersTimeoutMs, requestTimeoutMs),
+    maxConnections: input?.maxConnections ?? DEFAULT_CLIENT_LIMITS.maxConnections,
+  };
 }
 
 async function readText(path: string, field: string): Promise<string> {
@@ -166,6 +180,7 @@ export async function resolveConfig(
     injectUsage: input.injectUsage ?? DEFAULT_INJECT_USAGE,
     maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    clientLimits: resolveClientLimits(input.clientLimits),
     metricsMaxModels: input.metricsMaxModels ?? DEFAULT_METRICS_MAX_MODELS,
     metricsToken: metricsToken(input.metrics?.tokenEnv, env),
     metricsListen:

@@ -16,6 +16,7 @@ const TOP_KEYS = [
   'injectUsage',
   'maxBodyBytes',
   'shutdownGraceMs',
+  'clientLimits',
   'metricsMaxModels',
   'metrics',
   'logLevel',
@@ -107,6 +108,28 @@ function checkUpstream(value: unknown, index: number): void {
   }
 }
 
+const CLIENT_LIMIT_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'];
+
+function checkClientLimits(limits: unknown): void {
+  if (limits === undefined) return;
+  if (!isObject(limits)) fail('clientLimits', 'must be an object');
+  checkKeys(limits, CLIENT_LIMIT_KEYS, 'clientLimits');
+  for (const key of CLIENT_LIMIT_KEYS) {
+    const v = limits[key];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)) {
+      fail(`clientLimits.${key}`, `must be a positive whole number (got ${JSON.stringify(v)})`);
+    }
+  }
+  const headers = limits['headersTimeoutMs'];
+  const request = limits['requestTimeoutMs'];
+  if (typeof headers === 'number' && typeof request === 'number' && headers > request) {
+    fail(
+      'clientLimits.headersTimeoutMs',
+      'must not exceed clientLimits.requestTimeoutMs: the headers are part of the request',
+    );
+  }
+}
+
 function checkPort(value: Json, field: string): void {
   optional(value, 'port', 'number', field);
   const port = value['port'];
@@ -139,6 +162,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
     optional(records, 'gaps', 'boolean', 'records.');
     optional(records, 'bodies', 'boolean', 'records.');
   }
+  checkClientLimits(raw['clientLimits']);
   const metrics = raw['metrics'];
   if (metrics !== undefined) {
     if (!isObject(metrics)) fail('metrics', 'must be an object');

@@ -58,6 +58,8 @@ export interface GatewayConfigInput {
   readonly injectUsage?: boolean;
   readonly maxBodyBytes?: number;
   readonly shutdownGraceMs?: number;
+  /** Bounds on what a client controls besides its body's size: how slowly it may send, how many connections. */
+  readonly clientLimits?: ClientLimitsInput;
   readonly metrics?: {
     /**
      * Environment variable holding a token that scrapers must send as `Authorization: Bearer <token>` to read
@@ -85,6 +87,24 @@ export const DEFAULT_TIMEOUTS: Required<TimeoutsInput> = {
   idleMs: 120_000,
   totalMs: 1_800_000,
 };
+export interface ClientLimitsInput {
+  /** A client must send its request headers within this, or gets 408 and is disconnected (slowloris). */
+  readonly headersTimeoutMs?: number;
+  /**
+   * A client must send its whole request, headers and body, within this (a body trickled a byte at a time is cut).
+   * The answer's own duration is not bounded by it: long generations are governed by the upstream timeouts.
+   */
+  readonly requestTimeoutMs?: number;
+  /** Client connections open at once; further ones are refused. */
+  readonly maxConnections?: number;
+}
+
+export const DEFAULT_CLIENT_LIMITS: Required<ClientLimitsInput> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  maxConnections: 10_000,
+});
+
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 export const DEFAULT_METRICS_MAX_MODELS = 50;
