@@ -8,6 +8,7 @@ import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-reso
 import type { Gateway, GatewayContext, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
+import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
@@ -77,6 +78,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const dispatchers = new Map<ResolvedUpstream, Dispatcher>();
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
+  const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
   const state = { shuttingDown: false, cuttingConnections: false, inFlight: 0, metricsAddress: null };
   const writer = recordsWriter(config, logger);
   const gatewayMetrics = new GatewayMetrics({
@@ -95,6 +97,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     routes,
     dispatchers,
     metrics: gatewayMetrics,
+    scrubber,
     records: writer,
     sinks: Object.freeze(sinks),
     state,
@@ -136,6 +139,6 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();
   });
-  for (const warning of config.warnings) app.log.warn(warning);
+  for (const warning of [...config.warnings, ...scrubberWarnings]) app.log.warn(warning);
   return { app, context };
 }

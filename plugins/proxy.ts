@@ -121,7 +121,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     const exchange = new MeteredHandler({
       classifier: path.timed?.classifier,
       meterEveryBody: false,
-      sink: new ClientSink(request, reply, (cause) => upstreamFailure(upstream, cause)),
+      sink: new ClientSink(request, reply, (cause) => upstreamFailure(upstream, cause), context.scrubber),
       // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
       keepChunkDetail: true,
       keepText: false,
@@ -129,7 +129,8 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
       // Non-streamed bodies are kept where they are read: timed endpoints (usage) and errors (their text).
       keepBodyBytes: (status, streamed) =>
         !streamed && (path.timed !== undefined || status >= 400) ? MAX_KEPT_BODY_BYTES : 0,
-      onSettled: (h) => settleExchange(m, h, { protocol: path.timed, idleMs, hintContext }),
+      onSettled: (h) =>
+        settleExchange(m, h, { protocol: path.timed, idleMs, hintContext, scrubber: context.scrubber }),
     });
     m.exchange = exchange;
     m.totalTimer = setTimeout(() => exchange.abort(totalTimeout()), upstream.timeouts.totalMs);

@@ -3,13 +3,15 @@
 // undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
 // drains, so a slow client slows the upstream read instead of growing memory. A failure before the response
 // started becomes the gateway's coded error; after it started, the client's stream is cut too, so the client
-// never mistakes a partial answer for a complete one.
+// never mistakes a partial answer for a complete one. Error answers and streams reach the client with the
+// gateway's keys scrubbed (key-scrubber.ts says which bytes and why).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExchangeSink } from '../measure/metered-handler.js';
 import type { GatewayError } from './errors.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { forwardableResponseHeaders } from './hop-by-hop.js';
+import type { KeyScrubber, ScrubbedStream } from './key-scrubber.js';
 import { sendGatewayError } from './send-error.js';
 
 export class ClientSink implements ExchangeSink {
@@ -18,12 +20,21 @@ export class ClientSink implements ExchangeSink {
   readonly #raw: ServerResponse;
   /** Turns a failure before the response started into the client-facing error. */
   readonly #failure: (cause: unknown) => GatewayError;
+  readonly #scrubber: KeyScrubber;
+  /** Set in head() when this response's bytes are scrubbed. */
+  #scrubbed: ScrubbedStream | null = null;
 
-  constructor(request: FastifyRequest, reply: FastifyReply, failure: (cause: unknown) => GatewayError) {
+  constructor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    failure: (cause: unknown) => GatewayError,
+    scrubber: KeyScrubber,
+  ) {
     this.#request = request;
     this.#reply = reply;
     this.#raw = reply.raw;
     this.#failure = failure;
+    this.#scrubber = scrubber;
   }
 
   head(status: number, upstreamHeaders: IncomingHttpHeaders, metered: boolean): void {
@@ -35,13 +46,21 @@ export class ClientSink implements ExchangeSink {
     headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
     // Removing the usage chunk the gateway asked for on the client's behalf changes the length.
     if (metered && this.#request.measurement.usageInjected) delete headers['content-length'];
+    // An error answer's length may change with its keys replaced; a successful one with a declared length passes
+    // as declared.
+    if (this.#scrubber.active && (status >= 400 || upstreamHeaders['content-length'] === undefined)) {
+      this.#scrubbed = this.#scrubber.stream();
+      delete headers['content-length'];
+    }
     this.#reply.hijack();
     this.#raw.writeHead(status, headers);
     this.#raw.flushHeaders();
   }
 
   write(bytes: Buffer): boolean {
-    return this.#raw.write(bytes);
+    const out = this.#scrubbed === null ? bytes : this.#scrubbed.push(bytes);
+    // Nothing to write (all of it held back) is not a full socket.
+    return out.length === 0 || this.#raw.write(out);
   }
 
   onDrain(resume: () => void): void {
@@ -49,7 +68,9 @@ export class ClientSink implements ExchangeSink {
   }
 
   end(): void {
-    this.#raw.end();
+    const held = this.#scrubbed?.flush();
+    if (held == null) this.#raw.end();
+    else this.#raw.end(held);
   }
 
   fail(error: Error, responseStarted: boolean): void {

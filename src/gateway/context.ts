@@ -1,12 +1,13 @@
 // What the gateway's plugins share, built once at start by the assembly (plugins/index.ts) and handed to each
 // plugin as an option: the frozen configuration, the routing table, one dispatcher per upstream, the metrics and
-// records writer, and the fixed list of sinks every finished request goes to. The one mutable part is `state`,
+// records writer, the key scrubber, and the fixed list of sinks every finished request goes to. The one mutable part is `state`,
 // the gateway's run state; plugins depend on this object, never on each other's decorators.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
+import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
@@ -32,6 +33,8 @@ export interface GatewayContext {
   readonly routes: ModelRoutes;
   readonly dispatchers: ReadonlyMap<ResolvedUpstream, Dispatcher>;
   readonly metrics: GatewayMetrics;
+  /** Replaces the upstream keys in what the gateway passes on or writes from an upstream's answer. */
+  readonly scrubber: KeyScrubber;
   /** The records file writer, when records are written. */
   readonly records: RecordsWriter | null;
   /** Every finished request's record goes to each, in order: metrics, records file, log line, caller's own. */

@@ -9,6 +9,7 @@ import { networkFailure } from '../measure/network-failure.js';
 import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
 import type { KnownProtocol } from '../protocols/index.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
+import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
 
 export interface SettleContext {
@@ -16,6 +17,8 @@ export interface SettleContext {
   readonly protocol: KnownProtocol | undefined;
   readonly idleMs: number;
   readonly hintContext: HintContext;
+  /** The upstream's text is scrubbed here, once: the record, the log line and every other sink take it from m. */
+  readonly scrubber: KeyScrubber;
 }
 
 export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context: SettleContext): void {
@@ -35,14 +38,16 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
   m.outcome = verdict.outcome;
   if (verdict.outcome === 'http_error') {
     const body = h.keptBody();
-    if (body.length > 0) m.error = body.toString('utf8').slice(0, 2000);
+    // Scrubbed before it is cut, so a key across the cut cannot leave a prefix behind.
+    if (body.length > 0) m.error = context.scrubber.scrubText(body.toString('utf8')).slice(0, 2000);
     m.hint =
       hintForUpstreamStatus(h.status, {
         ...context.hintContext,
         ...(m.error === null ? {} : { errorText: m.error }),
       }) ?? null;
   } else if (verdict.outcome !== 'ok') {
-    m.error = verdict.upstreamMessage ?? verdict.reason;
+    m.error =
+      verdict.upstreamMessage === null ? verdict.reason : context.scrubber.scrubText(verdict.upstreamMessage);
   }
 }
 

@@ -1,5 +1,7 @@
 // The one log line per finished request (info level), written from its record: what a person scanning the log
-// needs to find a request and see how it went. Keys and bodies never appear; the record file has the rest.
+// needs to find a request and see how it went. Keys and bodies never appear; the record file has the rest. The
+// error text is the record's, whose upstream keys were scrubbed where it was set (exchange-outcome.ts), so the
+// line and the record cannot disagree about it.
 import type { Logger } from 'pino';
 import type { RecordSink } from './context.js';
 

@@ -1,0 +1,94 @@
+// The key scrubber on its own: whole keys are replaced wherever they are, a key split by the chunking at any byte
+// is still replaced and no byte of it goes out first, and bytes without a key come out identical (only regrouped).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KeyScrubber, MIN_SCRUBBED_KEY_BYTES, REDACTED } from '../../src/gateway/key-scrubber.js';
+import { chatChunk } from './helpers/upstream.js';
+
+const KEY = 'sk-proj-Zq81kLm0PpXv3NdT7yRa';
+const OTHER = 'key-two-77c1a9e0b3';
+const scrubber = new KeyScrubber([KEY, OTHER]);
+
+/** Pushes the chunks through one response's stream: what went out after each push, and at the end. */
+function run(chunks: readonly Buffer[]): { outs: Buffer[]; all: Buffer } {
+  const stream = scrubber.stream();
+  const outs = chunks.map((c) => stream.push(c));
+  const rest = stream.flush();
+  if (rest !== null) outs.push(rest);
+  return { outs, all: Buffer.concat(outs) };
+}
+
+test('every whole key is replaced, in text and in bytes, its Bearer form included', () => {
+  const text = `{"error":"invalid Authorization 'Bearer ${KEY}'","also":"${OTHER}${KEY}"}`;
+  const expected = `{"error":"invalid Authorization 'Bearer ${REDACTED}'","also":"${REDACTED}${REDACTED}"}`;
+  assert.equal(scrubber.scrubText(text), expected);
+  assert.equal(scrubber.scrubBytes(Buffer.from(text)).toString(), expected);
+});
+
+test('bytes without a key come back as the same buffer, untouched', () => {
+  const bytes = Buffer.from(chatChunk({ content: 'sk-proj- is how a key starts' }));
+  assert.equal(scrubber.scrubBytes(bytes), bytes);
+});
+
+test('a key that contains another is replaced whole', () => {
+  const inner = new KeyScrubber(['abcdefgh', 'xxabcdefghyy']);
+  assert.equal(inner.scrubText('1 xxabcdefghyy 2 abcdefgh'), `1 ${REDACTED} 2 ${REDACTED}`);
+});
+
+test('a key split across two chunks at any byte is replaced, and no byte of it goes out before the rest', () => {
+  const body = Buffer.from(`{"error":{"message":"Incorrect API key provided: ${KEY}. Check it."}}`);
+  const start = body.indexOf(KEY);
+  for (let at = 1; at < body.length; at++) {
+    const { outs, all } = run([body.subarray(0, at), body.subarray(at)]);
+    assert.equal(all.toString(), body.toString().replace(KEY, REDACTED), `split at ${at}`);
+    // What went out after the first chunk holds, where the key starts, nothing or the redaction: not even the
+    // key's first byte left early.
+    const first = (outs[0] as Buffer).toString();
+    assert.ok(first.length <= start || first.startsWith(REDACTED, start), `split at ${at}: ${first}`);
+  }
+});
+
+test('a key split across three chunks is replaced too', () => {
+  const body = Buffer.from(`Bearer ${KEY}\n`);
+  for (let i = 1; i < body.length - 1; i++) {
+    for (let j = i + 1; j < body.length; j++) {
+      const { all } = run([body.subarray(0, i), body.subarray(i, j), body.subarray(j)]);
+      assert.equal(all.toString(), `Bearer ${REDACTED}\n`, `splits at ${i} and ${j}`);
+    }
+  }
+});
+
+test('a stream without a key comes out byte-identical at every split, even with key-like tails', () => {
+  // Starts of both keys, cut short, inside ordinary text: each is held back at some split, then let go.
+  const body = Buffer.from(
+    `${chatChunk({ content: 'sk-proj-Zq8 and key-two-77 and héllo 🌍' })}${chatChunk({}, 'stop')}data: [DONE]\n\n`,
+  );
+  for (let at = 0; at <= body.length; at++) {
+    const { all } = run([body.subarray(0, at), body.subarray(at)]);
+    assert.ok(all.equals(body), `split at ${at}`);
+  }
+});
+
+test('an SSE chunk, which ends with a line break, is never held back', () => {
+  const chunk = Buffer.from(chatChunk({ content: 'sk-' }));
+  assert.equal(scrubber.keyStartAtEnd(chunk), 0);
+  assert.equal(scrubber.stream().push(chunk), chunk);
+});
+
+test('a body that ends with the start of a key passes it on: a start is not the key', () => {
+  const { all } = run([Buffer.from('masked: sk-proj-Zq81')]);
+  assert.equal(all.toString(), 'masked: sk-proj-Zq81');
+});
+
+test('keys too short to tell from ordinary text are not scrubbed, and the gateway says so', () => {
+  const short = 'EMPTY';
+  assert.ok(Buffer.byteLength(short) < MIN_SCRUBBED_KEY_BYTES);
+  const { scrubber: none, warnings } = KeyScrubber.forUpstreams([
+    { name: 'local', key: short },
+    { name: 'open', key: null },
+  ]);
+  assert.equal(none.active, false);
+  assert.equal(none.scrubText('EMPTY stays'), 'EMPTY stays');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0] ?? '', /upstream 'local'.*not redacted/);
+});
