@@ -4,6 +4,7 @@
 // src/measure/stream-outcome.ts for an answer that ended, src/measure/network-failure.ts for a cut one. Failures
 // before the response started were answered (and their outcome noted) by the client sink; a client that left was
 // noted when its connection closed.
+import { MAX_ERROR_MESSAGE_CHARS } from '../measure/error-message.js';
 import type { MeteredHandler } from '../measure/metered-handler.js';
 import { networkFailure } from '../measure/network-failure.js';
 import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
@@ -46,8 +47,12 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
         ...(m.error === null ? {} : { errorText: m.error }),
       }) ?? null;
   } else if (verdict.outcome !== 'ok') {
+    const message = verdict.upstreamMessage;
+    // The meter capped the message at a bound, which may fall inside a key.
     m.error =
-      verdict.upstreamMessage === null ? verdict.reason : context.scrubber.scrubText(verdict.upstreamMessage);
+      message === null
+        ? verdict.reason
+        : context.scrubber.scrubText(message, message.length >= MAX_ERROR_MESSAGE_CHARS);
   }
 }
 

@@ -75,10 +75,19 @@ export class KeyScrubber {
     return { scrubber: new KeyScrubber(keys), warnings };
   }
 
-  /** The text with every key replaced (the record's and log line's error text). */
-  scrubText(text: string): string {
+  /**
+   * The text with every key replaced (the record's and log line's error text). A text that was `cut` to a bound
+   * may end inside a key: a tail that starts a key is replaced as well.
+   */
+  scrubText(text: string, cut = false): string {
     let out = text;
     for (const key of this.#texts) if (out.includes(key)) out = out.replaceAll(key, REDACTED);
+    if (!cut) return out;
+    for (const key of this.#texts) {
+      for (let n = Math.min(key.length - 1, out.length); n > 0; n--) {
+        if (out.endsWith(key.slice(0, n))) return `${out.slice(0, out.length - n)}${REDACTED}`;
+      }
+    }
     return out;
   }
 

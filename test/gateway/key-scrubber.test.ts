@@ -25,6 +25,12 @@ test('every whole key is replaced, in text and in bytes, its Bearer form include
   assert.equal(scrubber.scrubBytes(Buffer.from(text)).toString(), expected);
 });
 
+test("a text cut to a bound inside a key loses the key's start too", () => {
+  const cut = `message: Bearer ${KEY.slice(0, 11)}`;
+  assert.equal(scrubber.scrubText(cut, true), `message: Bearer ${REDACTED}`);
+  assert.equal(scrubber.scrubText(cut), cut, 'an uncut text ends with the start of a key, not with a key');
+});
+
 test('bytes without a key come back as the same buffer, untouched', () => {
   const bytes = Buffer.from(chatChunk({ content: 'sk-proj- is how a key starts' }));
   assert.equal(scrubber.scrubBytes(bytes), bytes);
