@@ -68,8 +68,8 @@ export class ClientSink implements ExchangeSink {
   }
 
   end(): void {
-    const held = this.#scrubbed?.flush();
-    if (held == null) this.#raw.end();
+    const held = this.#scrubbed === null ? null : this.#scrubbed.flush();
+    if (held === null) this.#raw.end();
     else this.#raw.end(held);
   }
 

@@ -1,7 +1,7 @@
 // What the gateway's plugins share, built once at start by the assembly (plugins/index.ts) and handed to each
 // plugin as an option: the frozen configuration, the routing table, one dispatcher per upstream, the metrics and
-// records writer, the key scrubber, and the fixed list of sinks every finished request goes to. The one mutable part is `state`,
-// the gateway's run state; plugins depend on this object, never on each other's decorators.
+// records writer, the key scrubber, and the fixed list of sinks every finished request goes to. The one mutable
+// part is `state`, the gateway's run state; plugins depend on this object, never on each other's decorators.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
