@@ -120,7 +120,9 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     };
     const exchange = new MeteredHandler({
       classifier: path.timed?.classifier,
-      meterEveryBody: false,
+      // A client that asked for a stream gets its answer metered whatever its content type, so a 200 HTML page
+      // (a login wall, a misrouted base URL) is judged as the stream it failed to be, as the load generator does.
+      meterEveryBody: m.stream,
       sink: new ClientSink(request, reply, (cause) => upstreamFailure(upstream, cause), context.scrubber),
       // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
       keepChunkDetail: true,

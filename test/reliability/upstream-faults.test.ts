@@ -337,9 +337,6 @@ const ROWS: readonly Row[] = [
     },
     client: { sees: 'upstream answer', status: 200 },
     outcome: 'upstream_error_body',
-    todo:
-      'recorded ok: the gateway meters only text/event-stream bodies, so a streamed request answered by anything ' +
-      'else is judged as a plain answer; the load generator meters every body and says upstream_error_body',
   },
   {
     // The meter skips the oversized event (src/sse/sse-parser.ts) and keeps reading: content before and after it
