@@ -7,7 +7,7 @@ import type { GatewayState } from './context.js';
 import type { RequestMeasurement } from './measurement.js';
 import { LATENCY_BUCKETS_S, ModelLabels, OVERHEAD_BUCKETS_S, statusClass } from './metric-labels.js';
 import type { RequestRecord } from './record.js';
-import type { RecordsWriter } from './records-writer.js';
+import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
 
 const UM = ['upstream', 'model'] as const;
 
@@ -96,17 +96,20 @@ export class GatewayMetrics {
       },
     });
     // A counter read from the writer's own counts at scrape time: they only ever grow, so rate() and
-    // increase() work, and nothing is counted twice on the hot path.
-    let lostCounted = 0;
+    // increase() work, and nothing is counted twice on the hot path. Every reason is exported from the start (at
+    // 0), so increase() sees the first loss and a dashboard has a series before anything went wrong.
+    const lostCounted: Record<LostReason, number> = { disk_full: 0, write_error: 0, queue_full: 0 };
     new Counter({
       name: 'tokenmeter_records_lost_total',
-      help: 'Request records that could not be written (failed or dropped writes) since start',
+      help: 'Request records that could not be written since start, by reason (disk_full, write_error, queue_full)',
+      labelNames: ['reason'],
       registers: [this.registry],
       collect() {
-        const stats = records?.stats;
-        const lost = stats === undefined ? 0 : stats.failed + stats.dropped;
-        if (lost > lostCounted) this.inc(lost - lostCounted);
-        lostCounted = lost;
+        for (const reason of LOST_REASONS) {
+          const lost = records?.stats.lost[reason] ?? 0;
+          this.inc({ reason }, lost - lostCounted[reason]);
+          lostCounted[reason] = lost;
+        }
       },
     });
     // CPU, memory, event-loop lag and GC of the gateway process, so overhead can be explained by what the process

@@ -1,8 +1,8 @@
 // Appends request records to a JSON Lines file off the hot path: finishing a request only serializes its line and
 // queues it; one write carries every line queued while the previous write was under way. A failing disk never
-// stops traffic, and every record ends up counted exactly once: written (its whole line is in the file), failed
-// (the disk refused it; nothing of it stays in the file) or dropped (more than `maxPendingBytes` of lines were
-// already waiting on a slow disk).
+// stops traffic, and every record ends up counted exactly once: written (its whole line is in the file) or
+// lost, with one reason (`LostReason`): the disk was full or refused it otherwise (nothing of its line stays in
+// the file), or more than `maxPendingBytes` of lines were already waiting on a slow disk.
 //
 // Whole lines only. Each batch goes to the file with positional writes at `#offset`, the end of the last whole
 // line this writer put there. When a write fails or stops short (ENOSPC typically writes what fits, then fails),
@@ -25,15 +25,28 @@ import type { RequestRecord } from './record.js';
 
 /** Bytes of serialized lines held in memory (queued or being written) before new records are dropped. */
 export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
-/** After a failure, records finishing within this time are counted failed without touching the disk. */
+/** After a failure, records finishing within this time are lost for the same reason without touching the disk. */
 export const DEFAULT_RETRY_AFTER_MS = 1000;
 /** Opening reads the file backwards in chunks of this size to find the end of its last whole line. */
 const REPAIR_CHUNK_BYTES = 64 * 1024;
 
+/**
+ * Why a record was lost: `disk_full` (ENOSPC, or EDQUOT: the user's quota), `write_error` (any other failure to
+ * open or write the file, and a record finished after the writer closed), `queue_full` (dropped because the lines
+ * waiting on a slow disk already filled the memory bound). The values of `tokenmeter_records_lost_total{reason}`.
+ */
+export const LOST_REASONS = ['disk_full', 'write_error', 'queue_full'] as const;
+export type LostReason = (typeof LOST_REASONS)[number];
+
 export interface RecordsWriterStats {
   written: number;
-  failed: number;
-  dropped: number;
+  readonly lost: Record<LostReason, number>;
+}
+
+/** The reason a failed open or write loses its records. */
+export function lostReasonOf(error: unknown): LostReason {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' ? 'disk_full' : 'write_error';
 }
 
 export interface RecordsWriterOptions {
@@ -42,7 +55,7 @@ export interface RecordsWriterOptions {
 }
 
 export class RecordsWriter {
-  readonly stats: RecordsWriterStats = { written: 0, failed: 0, dropped: 0 };
+  readonly stats: RecordsWriterStats = { written: 0, lost: { disk_full: 0, write_error: 0, queue_full: 0 } };
   readonly #path: string;
   readonly #onError: (error: Error) => void;
   readonly #maxPendingBytes: number;
@@ -59,6 +72,8 @@ export class RecordsWriter {
   /** Regular file: where the next line goes (end of the last whole line). Other files: null. */
   #offset: number | null = null;
   #retryAt = 0;
+  /** Why the last failure lost its records: records finishing before `#retryAt` are lost for the same reason. */
+  #retryReason: LostReason = 'write_error';
 
   constructor(path: string, onError: (error: Error) => void, options: RecordsWriterOptions = {}) {
     this.#path = path;
@@ -74,13 +89,13 @@ export class RecordsWriter {
 
   add(record: RequestRecord): void {
     if (this.#closed) {
-      this.stats.failed++;
+      this.stats.lost.write_error++;
       return;
     }
     const line = `${JSON.stringify(record)}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.#pendingBytes + bytes > this.#maxPendingBytes) {
-      this.stats.dropped++;
+      this.stats.lost.queue_full++;
       return;
     }
     this.#lines.push(line);
@@ -117,15 +132,14 @@ export class RecordsWriter {
   /** Counts every line of the batch exactly once; never throws. */
   async #writeBatch(lines: string[], lengths: number[], total: number): Promise<void> {
     if (Date.now() < this.#retryAt) {
-      this.stats.failed += lines.length;
+      this.stats.lost[this.#retryReason] += lines.length;
       return;
     }
     let file: FileHandle;
     try {
       file = this.#file ?? (await this.#open());
     } catch (error) {
-      this.stats.failed += lines.length;
-      this.#failed(error);
+      this.#failed(error, lines.length);
       return;
     }
     const buffer = Buffer.allocUnsafe(total);
@@ -149,9 +163,8 @@ export class RecordsWriter {
         kept++;
       }
       this.stats.written += kept;
-      this.stats.failed += count - kept;
       await this.#cutTo(file, keptBytes, error);
-      this.#failed(error);
+      this.#failed(error, count - kept);
       return;
     }
     if (this.#offset !== null) this.#offset += total;
@@ -174,7 +187,10 @@ export class RecordsWriter {
     await file.close().catch(() => {});
   }
 
-  #failed(error: unknown): void {
+  /** Counts `lost` records of a failed batch and holds writing off for `#retryAfterMs`. */
+  #failed(error: unknown, lost: number): void {
+    this.#retryReason = lostReasonOf(error);
+    this.stats.lost[this.#retryReason] += lost;
     this.#retryAt = Date.now() + this.#retryAfterMs;
     this.#onError(error instanceof Error ? error : new Error(String(error)));
   }

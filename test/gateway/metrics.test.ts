@@ -62,7 +62,9 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
     'tokenmeter_gateway_overhead_seconds_bucket',
     'tokenmeter_upstream_connection_wait_seconds_bucket',
     'tokenmeter_requests_in_flight 0',
-    'tokenmeter_records_lost_total 0',
+    'tokenmeter_records_lost_total{reason="disk_full"} 0',
+    'tokenmeter_records_lost_total{reason="write_error"} 0',
+    'tokenmeter_records_lost_total{reason="queue_full"} 0',
     // prom-client's default process metrics, in the gateway's own registry, prefixed.
     'tokenmeter_process_cpu_seconds_total',
     'tokenmeter_process_resident_memory_bytes',

@@ -79,10 +79,12 @@ test('an unwritable records file is counted, logged once, and traffic goes on', 
   }
   await gateway.recordsAfter(3);
   let metrics = '';
-  for (let tries = 0; tries < 50 && !/tokenmeter_records_lost_total [1-9]/.test(metrics); tries++) {
+  const lostAsWriteError = /tokenmeter_records_lost_total\{reason="write_error"\} [1-9]/;
+  for (let tries = 0; tries < 50 && !lostAsWriteError.test(metrics); tries++) {
     metrics = await (await request(`${gateway.url}/metrics`)).body.text();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  assert.match(metrics, /tokenmeter_records_lost_total [1-9]/);
+  assert.match(metrics, lostAsWriteError, 'a missing directory is a write error, not a full disk');
+  assert.match(metrics, /tokenmeter_records_lost_total\{reason="disk_full"\} 0/);
   assert.equal(gateway.logs.filter((l) => l.includes('cannot write request records')).length, 1);
 });

@@ -8,15 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../src/gateway/record.js';
-import { RecordsWriter } from '../../src/gateway/records-writer.js';
+import { lostReasonOf, RecordsWriter } from '../../src/gateway/records-writer.js';
 
 /** A record-shaped object; the varying padding makes batch boundaries fall mid-line. */
 function fakeRecord(i: number, padding = 900 + ((i * 37) % 200)): RequestRecord {
   return { requestId: `r-${i}`, padding: 'x'.repeat(padding) } as unknown as RequestRecord;
 }
 
+function lost(writer: RecordsWriter): number {
+  const { disk_full, write_error, queue_full } = writer.stats.lost;
+  return disk_full + write_error + queue_full;
+}
+
 function accounted(writer: RecordsWriter): number {
-  return writer.stats.written + writer.stats.failed + writer.stats.dropped;
+  return writer.stats.written + lost(writer);
 }
 
 async function settled(writer: RecordsWriter, added: number): Promise<void> {
@@ -49,11 +54,26 @@ test('records appended after the existing lines, each whole, close() flushes', a
   const writer = new RecordsWriter(file, (error) => assert.fail(error));
   for (let i = 0; i < 50; i++) writer.add(fakeRecord(i));
   await writer.close();
-  assert.deepEqual(writer.stats, { written: 50, failed: 0, dropped: 0 });
+  assert.deepEqual(writer.stats, { written: 50, lost: { disk_full: 0, write_error: 0, queue_full: 0 } });
   const ids = idsInFile(await readFile(file, 'utf8'));
   assert.deepEqual(ids, ['earlier', ...Array.from({ length: 50 }, (_, i) => `r-${i}`)]);
   writer.add(fakeRecord(50));
-  assert.equal(writer.stats.failed, 1, 'a record after close is counted, not written');
+  assert.equal(writer.stats.lost.write_error, 1, 'a record after close is counted, not written');
+});
+
+test('a file that cannot be opened loses its records as write_error; ENOSPC and EDQUOT are disk_full', async (t) => {
+  const file = join(await tempDir(t), 'no-such-directory', 'records.jsonl');
+  const codes: string[] = [];
+  const writer = new RecordsWriter(file, (error) => codes.push((error as { code?: string }).code ?? ''));
+  for (let i = 0; i < 3; i++) writer.add(fakeRecord(i));
+  await settled(writer, 3);
+  assert.deepEqual(writer.stats.lost, { disk_full: 0, write_error: 3, queue_full: 0 });
+  assert.deepEqual(codes, ['ENOENT']);
+  await writer.close();
+  // EDQUOT (a user's quota) cannot be caused without quotas on the test machine; the rule is checked directly.
+  assert.equal(lostReasonOf(Object.assign(new Error('quota'), { code: 'EDQUOT' })), 'disk_full');
+  assert.equal(lostReasonOf(Object.assign(new Error('full'), { code: 'ENOSPC' })), 'disk_full');
+  assert.equal(lostReasonOf(Object.assign(new Error('io'), { code: 'EIO' })), 'write_error');
 });
 
 test('a partial last line left by a crash is cut when the file is opened', async (t) => {
@@ -65,7 +85,7 @@ test('a partial last line left by a crash is cut when the file is opened', async
   assert.deepEqual(idsInFile(await readFile(file, 'utf8')), ['whole', 'r-1']);
 });
 
-test('disk full: no torn line, each record written or failed once, writing resumes when space returns', async (t) => {
+test('disk full: no torn line, each record written or lost (disk_full) once, writing resumes when space returns', async (t) => {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
     t.skip('needs root on Linux to mount a 64 KiB tmpfs');
     return;
@@ -96,11 +116,11 @@ test('disk full: no torn line, each record written or failed once, writing resum
     for (let i = 0; i < n; i++) writer.add(fakeRecord(added++));
   };
   // Batches of 7 records (~7 KiB) against ~32 KiB of room: the one that does not fit is written in part.
-  while (writer.stats.failed === 0 && added < 200) {
+  while (writer.stats.lost.disk_full === 0 && added < 200) {
     addBatch(7);
     await settled(writer, added);
   }
-  assert.ok(writer.stats.failed > 0, 'the disk filled up');
+  assert.ok(writer.stats.lost.disk_full > 0, 'the disk filled up');
   assert.ok(errors.includes('ENOSPC'), `the failure is ENOSPC (got ${errors.join(', ')})`);
   assert.notEqual(
     writer.stats.written % 7,
@@ -127,8 +147,7 @@ test('disk full: no torn line, each record written or failed once, writing resum
   assert.equal(writer.stats.written, writtenBefore + 7, 'writing resumed');
   ids = idsInFile(await readFile(file, 'utf8'));
   assert.equal(ids.length, writer.stats.written);
-  assert.equal(writer.stats.written + writer.stats.failed + writer.stats.dropped, added);
-  assert.equal(writer.stats.dropped, 0);
+  assert.equal(writer.stats.written + writer.stats.lost.disk_full, added, 'every loss was the full disk');
 });
 
 test('a stalled file holds at most maxPendingBytes of lines; the rest is dropped and counted', async (t) => {
@@ -152,11 +171,11 @@ test('a stalled file holds at most maxPendingBytes of lines; the rest is dropped
     if (held > bound) break;
   }
   for (let i = 0; i < 2000; i++) writer.add(fakeRecord(i, 1000));
-  assert.equal(writer.stats.dropped, 2000 - fits);
+  assert.equal(writer.stats.lost.queue_full, 2000 - fits);
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(writer.stats.written, 0, 'the write is stalled');
   for (let i = 2000; i < 3000; i++) writer.add(fakeRecord(i, 1000));
-  assert.equal(writer.stats.dropped, 3000 - fits, 'the batch being written counts against the bound');
+  assert.equal(writer.stats.lost.queue_full, 3000 - fits, 'the batch being written counts against the bound');
   assert.ok(writer.pendingBytes <= bound);
 
   // A reader arrives: everything held is written, then close() ends the file.
@@ -166,7 +185,10 @@ test('a stalled file holds at most maxPendingBytes of lines; the rest is dropped
   const ended = new Promise<void>((resolve) => reader.on('end', () => resolve()));
   await writer.close();
   await ended;
-  assert.deepEqual(writer.stats, { written: fits, failed: 0, dropped: 3000 - fits });
+  assert.deepEqual(writer.stats, {
+    written: fits,
+    lost: { disk_full: 0, write_error: 0, queue_full: 3000 - fits },
+  });
   assert.equal(writer.pendingBytes, 0);
   const ids = idsInFile(Buffer.concat(chunks).toString('utf8'));
   assert.deepEqual(

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PATH_FIX_HINTS } from '../../src/gateway/client-path.js';
+import { LOST_REASONS } from '../../src/gateway/records-writer.js';
 import { OUTCOMES } from '../../src/measure/outcome.js';
 import { CONTRACT_PATH, contractDifferences, loadContract, namingProblems } from './helpers/contract.js';
 import { parseExposition } from './helpers/exposition.js';
@@ -31,13 +32,14 @@ test('the contract file follows Prometheus naming (base units, _total on counter
   assert.deepEqual(namingProblems(contract.simulator), []);
 });
 
-test("the contract's enumerated labels are the code's: every outcome and every path fix", () => {
+test("the contract's enumerated labels are the code's: every outcome, path fix and records-lost reason", () => {
   const { gateway } = loadContract();
   assert.deepEqual(gateway['tokenmeter_requests_total']?.labels['outcome'], OUTCOMES);
   assert.deepEqual(
     [...(gateway['tokenmeter_path_fixes_total']?.labels['fix'] ?? [])].sort(),
     Object.keys(PATH_FIX_HINTS).sort(),
   );
+  assert.deepEqual(gateway['tokenmeter_records_lost_total']?.labels['reason'], LOST_REASONS);
 });
 
 test(`the gateway's /metrics matches ${CONTRACT_PATH}`, () => {

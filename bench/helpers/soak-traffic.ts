@@ -1,0 +1,121 @@
+// The soak benchmark's traffic: a fixed mix of request kinds (streamed and non-streamed, three protocols, answers
+// long enough to meet the simulator's stall and cut, clients that leave mid-stream), drawn per request from a
+// seeded sequence, and one request sent with undici and classified by what its client saw.
+//
+// The simulator's in-stream faults apply by length: every stream that reaches SIM_STALL_AFTER_TOKENS pauses once,
+// every one that reaches SIM_CUT_AFTER_TOKENS is cut. Ordinary answers stop before both (max_tokens 12), so
+// which requests meet a fault is chosen here, by kind.
+import type { Dispatcher } from 'undici';
+import { request } from 'undici';
+import type { SeededRandom } from '../../src/shared/random.js';
+
+export const SIM_STALL_AFTER_TOKENS = 15;
+export const SIM_STALL_MS = 1000;
+export const SIM_CUT_AFTER_TOKENS = 30;
+/** Shares of requests the simulator answers at once with a fault (drawn by the simulator, seeded). */
+export const SIM_ERROR_RATE = 0.02;
+export const SIM_RATE_LIMIT_RATE = 0.02;
+export const SIM_ERROR_BODY_RATE = 0.02;
+
+const MODEL = 'tokenmeter/sim-7b';
+const SHORT = 12;
+
+export interface RequestKind {
+  readonly name: string;
+  readonly share: number;
+  readonly path: string;
+  readonly body: string;
+  /** The client leaves after the first chunk of a 2xx answer. */
+  readonly abortAfterFirstChunk: boolean;
+}
+
+function kind(
+  name: string,
+  share: number,
+  path: string,
+  body: object,
+  abortAfterFirstChunk = false,
+): RequestKind {
+  return { name, share, path, body: JSON.stringify({ model: MODEL, ...body }), abortAfterFirstChunk };
+}
+
+const chat = (stream: boolean, maxTokens: number, ignoreEos = false): object => ({
+  messages: [{ role: 'user', content: 'Tell me about the sea.' }],
+  stream,
+  max_tokens: maxTokens,
+  ...(ignoreEos ? { ignore_eos: true } : {}),
+});
+
+export const REQUEST_KINDS: readonly RequestKind[] = [
+  kind('chat stream', 0.35, '/v1/chat/completions', chat(true, SHORT)),
+  kind('chat json', 0.15, '/v1/chat/completions', chat(false, SHORT)),
+  kind('completions stream', 0.15, '/v1/completions', {
+    prompt: 'Once upon a time',
+    stream: true,
+    max_tokens: SHORT,
+  }),
+  kind('messages stream', 0.15, '/v1/messages', {
+    messages: [{ role: 'user', content: 'Tell me about the sea.' }],
+    stream: true,
+    max_tokens: SHORT,
+  }),
+  kind('chat stream, stalled', 0.07, '/v1/chat/completions', chat(true, SIM_STALL_AFTER_TOKENS + 5, true)),
+  kind('chat stream, cut', 0.06, '/v1/chat/completions', chat(true, SIM_CUT_AFTER_TOKENS + 10, true)),
+  kind(
+    'chat stream, client leaves',
+    0.07,
+    '/v1/chat/completions',
+    chat(true, SIM_STALL_AFTER_TOKENS + 5, true),
+    true,
+  ),
+];
+
+/** The kind of the next request, drawn by share. */
+export function drawKind(random: SeededRandom): RequestKind {
+  let roll = random.next();
+  for (const k of REQUEST_KINDS) {
+    roll -= k.share;
+    if (roll < 0) return k;
+  }
+  return REQUEST_KINDS[REQUEST_KINDS.length - 1] as RequestKind;
+}
+
+/**
+ * What the client saw: `ok` (2xx, read to its end), `http_<status>` (read to its end), `left` (the client left
+ * mid-stream, on purpose), `cut` (headers arrived, then the body failed), `failed <code>` (no response at all).
+ */
+export type ClientOutcome = string;
+
+/** Sends one request with `requestId` as its x-request-id; never throws. */
+export async function sendOne(
+  dispatcher: Dispatcher,
+  baseUrl: string,
+  requestId: string,
+  k: RequestKind,
+): Promise<ClientOutcome> {
+  const controller = new AbortController();
+  let status: number;
+  let body: AsyncIterable<unknown>;
+  try {
+    const response = await request(`${baseUrl}${k.path}`, {
+      dispatcher,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+      body: k.body,
+      signal: controller.signal,
+    });
+    status = response.statusCode;
+    body = response.body;
+  } catch (error) {
+    return `failed ${(error as { code?: string }).code ?? (error as Error).name}`;
+  }
+  const leave = k.abortAfterFirstChunk && status < 300;
+  try {
+    for await (const _chunk of body) {
+      if (leave) controller.abort();
+    }
+  } catch {
+    return controller.signal.aborted ? 'left' : 'cut';
+  }
+  return status < 300 ? 'ok' : `http_${status}`;
+}

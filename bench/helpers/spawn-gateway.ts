@@ -1,0 +1,48 @@
+// Benchmarks run the gateway as its own process (the real `tokenmeter serve` CLI), so /proc/<pid> describes the
+// gateway alone (its RSS, its CPU) and its event loop shares nothing with the client. Its log (JSON lines on
+// standard output, as deployed) goes to a file; resolves once it prints the address it listens on.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../../bin/tokenmeter.js', import.meta.url));
+
+export interface SpawnedGateway {
+  /** `http://127.0.0.1:PORT`, without `/v1`. */
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Resolves with the exit code once the process has exited (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+}
+
+export async function spawnGateway(flags: readonly string[], logFile: string): Promise<SpawnedGateway> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...flags], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const log = createWriteStream(logFile);
+  child.stderr.pipe(log, { end: false });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      const match = /listening on (http:\/\/\S+?)\/v1 /.exec(out);
+      if (match?.[1] === undefined) return;
+      child.stdout.off('data', onData);
+      log.write(out);
+      child.stdout.pipe(log);
+      resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
+    void exited.then((code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
+  });
+  return { url, process: child, exited };
+}
+
+/** The process's resident set size now, in bytes, from /proc (Linux). */
+export async function residentBytes(pid: number): Promise<number> {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) * 1024;
+}
