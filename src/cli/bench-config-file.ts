@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import {
+  didYouMean,
+  type OptionSpec,
+  type OptionValue,
+  type ParsedCommandLine,
+  type ParsedOptions,
+} from './options.js';
 
 function readConfig(path: string): Record<string, unknown> {
   let text: string;
@@ -54,7 +60,9 @@ function convert(spec: OptionSpec, key: string, value: unknown, path: string): O
     case 'string': {
       if (typeof value !== 'string') throw wrong('a string');
       if (spec.choices !== undefined && !spec.choices.includes(value))
-        throw wrong(`one of ${spec.choices.join(', ')}`);
+        throw new UserFacingError(
+          `--config ${path}: "${key}" must be one of ${spec.choices.join(', ')} (got ${JSON.stringify(value)}).${didYouMean(value, spec.choices)}`,
+        );
       return value;
     }
   }

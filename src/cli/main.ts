@@ -63,9 +63,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       commands.map((c) => c.name),
     );
     const didYouMean = hint.length > 0 ? ` Did you mean '${hint[0]}'?` : '';
-    process.stderr.write(
-      `tokenmeter: unknown command '${name}'.${didYouMean}\nRun 'tokenmeter --help' for the list of commands.\n`,
-    );
+    process.stderr.write(`tokenmeter: unknown command '${name}'.${didYouMean} See 'tokenmeter --help'.\n`);
     return EXIT_USAGE;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -84,7 +82,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(
-        `tokenmeter ${command.name}: ${error.message}\nRun 'tokenmeter ${command.name} --help' for usage.\n`,
+        `tokenmeter ${command.name}: ${error.message}; see 'tokenmeter ${command.name} --help'\n`,
       );
       return EXIT_USAGE;
     }
