@@ -4,6 +4,9 @@
 import { fileURLToPath } from 'node:url';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { UsageError } from '../../src/shared/usage-error.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { checkDatasetFile } from '../datasets/dataset-file.js';
+import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
@@ -42,6 +45,8 @@ export interface LoadedDataset extends SampledDataset {
   readonly description: string;
 }
 
+const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations": [...]})';
+
 function needPath(settings: DatasetSettings): string {
   if (settings.path === undefined)
     throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
@@ -53,10 +58,16 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
   switch (settings.name) {
     case 'sharegpt': {
       const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
+      await checkDatasetFile(path, SHAREGPT_SHAPE);
       const sample = await sampleShareGpt({
         ...common,
         path,
         ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+      }).catch((error: unknown) => {
+        if (!(error instanceof NotAJsonArrayError)) throw error;
+        throw new UserFacingError(`--dataset-path ${path} is not ${SHAREGPT_SHAPE}: ${error.message}`, {
+          cause: error,
+        });
       });
       const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
       return { ...sample, description: which };
@@ -74,6 +85,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
+      await checkDatasetFile(path, 'one JSON object per line, {"prompt": ...}');
       const sample = await sampleJsonl({
         ...common,
         path,
@@ -83,6 +95,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
+      await checkDatasetFile(path, "a tokenmeter gateway's records file (JSON lines)");
       const replay = await sampleGatewayRecords({
         ...common,
         path,

@@ -41,11 +41,12 @@ export async function prepareRun(
   for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);
   for (const warning of backendWarnings(target.backend, settings.payload)) say(`warning: ${warning}`);
   for (const note of options.flagNotes ?? []) say(`note: ${note}`);
+  // Local files first: a mistyped path is found without waiting on (or blaming) the server.
+  const tokenizer = await loadTokenizer(settings.tokenizer);
+  const dataset = await loadDataset(settings.dataset, tokenizer);
   const modelId =
     settings.model ??
     (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
-  const tokenizer = await loadTokenizer(settings.tokenizer);
-  const dataset = await loadDataset(settings.dataset, tokenizer);
   say(
     `model: ${modelId}${settings.servedModelName === undefined ? '' : ` (sent as ${settings.servedModelName})`}; tokenizer: ${tokenizer.name}`,
   );

@@ -22,16 +22,19 @@ export const benchCommand: Command = {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
     const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
+    const { checkOutputFolders, benchOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
+    const html = commandLine.options['html'];
+    const htmlPath = typeof html === 'string' ? html : undefined;
+    checkOutputFolders(benchOutputFolders(settings, htmlPath));
     const prepared = await prepareRun(settings, say, { flagNotes });
     const outcome = await untilStopped((signal) =>
       benchRun(settings, prepared, { signal, say, progressStream: process.stderr }),
     );
     process.stdout.write(outcome.report);
-    const html = commandLine.options['html'];
-    await saveBenchRun(outcome, settings, typeof html === 'string' ? html : undefined, say);
+    await saveBenchRun(outcome, settings, htmlPath, say);
     const { result } = outcome;
     if (result.interrupted) return EXIT_INTERRUPTED;
     if (result.smokeFailure !== undefined || result.metrics.completed === 0) return 1;
