@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { checkDatasetFile } from '../datasets/dataset-file.js';
 import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { checkInputFile } from './input-file.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;
@@ -46,6 +46,8 @@ export interface LoadedDataset extends SampledDataset {
 }
 
 const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations": [...]})';
+/** What a gateway records file holds, in the words of an error about one. */
+export const RECORDS_FILE_SHAPE = "a tokenmeter gateway's records file (JSON lines)";
 
 function needPath(settings: DatasetSettings): string {
   if (settings.path === undefined)
@@ -58,7 +60,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
   switch (settings.name) {
     case 'sharegpt': {
       const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
-      await checkDatasetFile(path, SHAREGPT_SHAPE);
+      await checkInputFile('--dataset-path', path, SHAREGPT_SHAPE);
       const sample = await sampleShareGpt({
         ...common,
         path,
@@ -85,7 +87,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
-      await checkDatasetFile(path, 'one JSON object per line, {"prompt": ...}');
+      await checkInputFile('--dataset-path', path, 'one JSON object per line, {"prompt": ...}');
       const sample = await sampleJsonl({
         ...common,
         path,
@@ -95,7 +97,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
-      await checkDatasetFile(path, "a tokenmeter gateway's records file (JSON lines)");
+      await checkInputFile('--dataset-path', path, RECORDS_FILE_SHAPE);
       const replay = await sampleGatewayRecords({
         ...common,
         path,

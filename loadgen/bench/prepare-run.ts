@@ -5,7 +5,8 @@
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { backendWarnings } from './backend-notes.js';
-import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { checkInputFile } from './input-file.js';
+import { type LoadedDataset, loadDataset, RECORDS_FILE_SHAPE } from './load-dataset.js';
 import { discoverModel } from './model-discovery.js';
 import { proxyNotes } from './proxy-env.js';
 import { requestHeaders } from './request-headers.js';
@@ -44,6 +45,8 @@ export async function prepareRun(
   // Local files first: a mistyped path is found without waiting on (or blaming) the server.
   const tokenizer = await loadTokenizer(settings.tokenizer);
   const dataset = await loadDataset(settings.dataset, tokenizer);
+  if (settings.gatewayRecords !== undefined)
+    await checkInputFile('--gateway-records', settings.gatewayRecords, RECORDS_FILE_SHAPE);
   const modelId =
     settings.model ??
     (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));

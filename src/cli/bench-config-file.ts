@@ -3,6 +3,7 @@
 // command line win. Unknown keys and wrong types are errors that name the key, never silently ignored.
 
 import { readFileSync } from 'node:fs';
+import { fileErrorReason } from '../shared/file-error.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
@@ -18,7 +19,7 @@ function readConfig(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`--config ${path}: ${(error as Error).message}`);
+    throw new UserFacingError(`--config ${path}: ${fileErrorReason(error)}`, { cause: error });
   }
   let value: unknown;
   try {

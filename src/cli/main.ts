@@ -46,6 +46,12 @@ export function commandHelp(command: Command): string {
   return parts.join('\n');
 }
 
+/** The message with where to read more, after its last sentence or as a clause of it. */
+function withHelpPointer(message: string, command: string): string {
+  const pointer = `'tokenmeter ${command} --help'`;
+  return /[.?!]$/.test(message) ? `${message} See ${pointer}.` : `${message}; see ${pointer}`;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -81,9 +87,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await command.run(commandLine);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(
-        `tokenmeter ${command.name}: ${error.message}; see 'tokenmeter ${command.name} --help'\n`,
-      );
+      process.stderr.write(`tokenmeter ${command.name}: ${withHelpPointer(error.message, command.name)}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof UserFacingError ? error.message : describeListenError(error);
