@@ -49,10 +49,18 @@ const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations"
 /** What a gateway records file holds, in the words of an error about one. */
 export const RECORDS_FILE_SHAPE = "a tokenmeter gateway's records file (JSON lines)";
 
-function needPath(settings: DatasetSettings): string {
-  if (settings.path === undefined)
+/** Datasets read from a file the user must name (sharegpt falls back to the bundled sample). */
+const NEED_A_PATH: ReadonlySet<DatasetName> = new Set(['jsonl', 'custom', 'records']);
+
+/** The usage error for a dataset that needs --dataset-path and has none; checked as the flags are read. */
+export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'>): void {
+  if (NEED_A_PATH.has(settings.name) && settings.path === undefined)
     throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
-  return settings.path;
+}
+
+function needPath(settings: DatasetSettings): string {
+  checkDatasetPath(settings);
+  return settings.path as string;
 }
 
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {

@@ -41,7 +41,9 @@ function closestExisting(folder: string): { path: string; isDirectory: boolean }
       return { path, isDirectory: statSync(path).isDirectory() };
     } catch (error) {
       const parent = dirname(path);
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === path) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTDIR: a file stands where a folder of the path should be; going up finds it and says so.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === path) throw error;
       path = parent;
     }
   }

@@ -37,16 +37,17 @@ export async function prepareRun(
   say: Say,
   options: PrepareRunOptions = {},
 ): Promise<PreparedRun> {
+  // Local files first, before a word is said: a mistyped path is one line, found without waiting on (or
+  // blaming) the server.
+  const tokenizer = await loadTokenizer(settings.tokenizer);
+  const dataset = await loadDataset(settings.dataset, tokenizer);
+  if (settings.gatewayRecords !== undefined)
+    await checkInputFile('--gateway-records', settings.gatewayRecords, RECORDS_FILE_SHAPE);
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
   for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);
   for (const warning of backendWarnings(target.backend, settings.payload)) say(`warning: ${warning}`);
   for (const note of options.flagNotes ?? []) say(`note: ${note}`);
-  // Local files first: a mistyped path is found without waiting on (or blaming) the server.
-  const tokenizer = await loadTokenizer(settings.tokenizer);
-  const dataset = await loadDataset(settings.dataset, tokenizer);
-  if (settings.gatewayRecords !== undefined)
-    await checkInputFile('--gateway-records', settings.gatewayRecords, RECORDS_FILE_SHAPE);
   const modelId =
     settings.model ??
     (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));

@@ -4,6 +4,7 @@
 
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -24,7 +25,7 @@ export const benchCommand: Command = {
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { checkOutputFolders, benchOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;
@@ -37,7 +38,7 @@ export const benchCommand: Command = {
     await saveBenchRun(outcome, settings, htmlPath, say);
     const { result } = outcome;
     if (result.interrupted) return EXIT_INTERRUPTED;
-    if (result.smokeFailure !== undefined || result.metrics.completed === 0) return 1;
-    return 0;
+    if (result.smokeFailure !== undefined || result.metrics.completed === 0) return EXIT_RUN_FAILED;
+    return EXIT_OK;
   },
 };

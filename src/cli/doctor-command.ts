@@ -3,6 +3,7 @@ import { BACKEND_SPECS, BACKENDS, type Backend as BenchBackend } from '../../loa
 import type { Backend } from '../doctor/endpoint-checks.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
+import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
 /** bench's --backend names as the doctor's request format: vllm and openai both send a completions body. */
 function doctorBackend(backend: BenchBackend): Backend {
@@ -87,6 +88,6 @@ export const doctorCommand: Command = {
       const heading = `tokenmeter doctor: ${String(o['base-url'])} (backend ${String(o['backend'])})`;
       process.stdout.write(formatChecklist(heading, results));
     }
-    return failed ? 1 : 0;
+    return failed ? EXIT_RUN_FAILED : EXIT_OK;
   },
 };

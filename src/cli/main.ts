@@ -6,11 +6,9 @@ import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { commands } from './commands.js';
+import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { describeListenError } from './listen-error.js';
 import { formatOptionsHelp, parseCommandLine } from './options.js';
-
-const EXIT_USAGE = 2;
-const EXIT_FAILURE = 1;
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -56,7 +54,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${topLevelHelp()}\n`);
-    return name === undefined ? EXIT_USAGE : 0;
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${packageVersion()}\n`);
@@ -93,7 +91,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const message = error instanceof UserFacingError ? error.message : describeListenError(error);
     if (message !== undefined) {
       process.stderr.write(`tokenmeter ${command.name}: ${message}\n`);
-      return EXIT_FAILURE;
+      return EXIT_RUN_FAILED;
     }
     throw error;
   }

@@ -4,6 +4,7 @@ import { DEFAULT_STEPS, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
+import { EXIT_INTERRUPTED, EXIT_OK } from './exit-codes.js';
 import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
@@ -53,7 +54,7 @@ export const sweepCommand: Command = {
     const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
     const { checkOutputFolders, sweepOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;
@@ -72,6 +73,6 @@ export const sweepCommand: Command = {
     );
     process.stdout.write(outcome.report);
     await saveSweep(outcome, settings, prepared, htmlPath, say);
-    return outcome.interrupted ? EXIT_INTERRUPTED : 0;
+    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
   },
 };
