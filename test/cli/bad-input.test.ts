@@ -81,6 +81,8 @@ const usageRows: Row[] = [
   [['doctor', '--backend', 'vlm'], EXIT_USAGE, /Did you mean vllm\?/],
   [['doctor', '--backend', 'anthropic-messages'], EXIT_USAGE, /doctor checks OpenAI chat and completions/],
   [['compare', 'one.json'], EXIT_USAGE, /give at least two result files/],
+  [[...bench, '--config', unknownKey], EXIT_USAGE, /unknown key "num_promts"\. Did you mean "num_prompts"/],
+  [[...bench, '--config', badBackend], EXIT_USAGE, /"backend" must be one of .*Did you mean vllm\?/],
 ];
 
 const runRows: Row[] = [
@@ -127,12 +129,6 @@ const runRows: Row[] = [
   [['sweep', '--rates', '1', '--result-dir', join(aFile, 'x')], EXIT_RUN_FAILED, /is a file, not a folder/],
   [[...bench, '--config', missing], EXIT_RUN_FAILED, /--config .*bench_config\.json: no such file$/],
   [[...bench, '--config', badJson], EXIT_RUN_FAILED, /--config .* is not valid JSON/],
-  [
-    [...bench, '--config', unknownKey],
-    EXIT_RUN_FAILED,
-    /unknown key "num_promts"\. Did you mean "num_prompts"/,
-  ],
-  [[...bench, '--config', badBackend], EXIT_RUN_FAILED, /"backend" must be one of .*Did you mean vllm\?/],
   [
     [...bench, '--api-key-env', 'TOKENMETER_TEST_UNSET_KEY'],
     EXIT_RUN_FAILED,
