@@ -30,6 +30,9 @@ COPY loadgen/data ./loadgen/data
 COPY --from=build /src/dist ./dist
 # Records (TOKENMETER_RECORDS) go to /data, a volume the unprivileged user can write.
 RUN mkdir -p /data /etc/tokenmeter && chown node:node /data
+# Commands run in /data, not in root-owned /app: `bench` writes its records (and --save-result its result) into
+# the working directory by default, which the unprivileged user could not do in /app (EACCES).
+WORKDIR /data
 
 # Configuration through the environment (see docs/configuration.md): TOKENMETER_UPSTREAM, TOKENMETER_UPSTREAM_KEY_ENV,
 # TOKENMETER_CONFIG (a mounted file, e.g. /etc/tokenmeter/config.json), TOKENMETER_RECORDS, TOKENMETER_LOG_LEVEL,

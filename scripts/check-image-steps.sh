@@ -4,7 +4,8 @@
 #   final stage  a clean copy of what it copies, `npm ci --omit=dev --ignore-scripts`, the build's dist/
 #   run          the simulator and the default command (`tokenmeter serve`) with compose's environment and
 #                the mounted config file, then the image's own HEALTHCHECK command, /readyz, one request
-#                through, /metrics and the records file.
+#                through, /metrics and the records file; then compose's `load` command as an unprivileged user
+#                in the image's WORKDIR while the app folder stays root's (the image runs as `node` in /app).
 # Slow (two npm installs from the registry), so a script rather than a test: `scripts/check-image-steps.sh`.
 # test/observability/packaging.test.ts checks that the COPY lists below match the Dockerfile's.
 set -euo pipefail
@@ -107,4 +108,43 @@ echo "records file: $(wc -l < "$work/data/requests.jsonl") line(s), outcome $(no
   console.log(JSON.parse(l).outcome)" "$work/data/requests.jsonl")"
 echo "gateway log: $(head -c 300 "$work/gateway.log")"
 
-step "OK: the image's steps build, install without dev dependencies, start, and pass their health check"
+step "compose's load command as an unprivileged user: in the image's WORKDIR (a volume it owns), /app root-owned"
+# The image runs as `node` with /app owned by root; bench writes its records into the working directory. Here the
+# same: the app folder stays root's, the WORKDIR stand-in belongs to the user that runs bench.
+workdir="$(sed -n 's/^WORKDIR //p' "$repo/Dockerfile" | tail -n 1)"
+bench_dir="$work/volume${workdir}"
+mkdir -p "$bench_dir"
+chmod 755 "$work"
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  chown nobody "$bench_dir"
+  as_user=(runuser -u nobody --)
+else
+  echo "not root: bench runs as $(id -un), who cannot be shown the root-owned /app case"
+fi
+mapfile -t load_args < <(GATEWAY="http://127.0.0.1:${gateway_port}" node -e "
+  const text = require('fs').readFileSync(process.argv[1], 'utf8');
+  const load = /^  load:\n((?:    .*\n|\s*\n)*)/m.exec(text)[1];
+  const items = /^    command:\n((?:      - .*\n)+)/m.exec(load)[1].split('\n').filter(Boolean)
+    .map((l) => l.replace(/^\s+- /, '').replace(/^\"(.*)\"$/, '\$1'));
+  const set = (flag, value) => { items[items.indexOf(flag) + 1] = value; };
+  set('--base-url', process.env.GATEWAY);
+  set('--num-prompts', '6');
+  for (const item of [...items, '--disable-tqdm']) console.log(item);
+" "$repo/compose.yaml")
+echo "tokenmeter ${load_args[*]} (as ${as_user[2]:-$(id -un)}, in ${workdir})"
+(cd "$bench_dir" && "${as_user[@]}" node "$work/app/bin/tokenmeter.js" "${load_args[@]}") > "$work/bench.log" 2>&1 \
+  || { echo "FAIL: bench exited $?"; cat "$work/bench.log"; exit 1; }
+records="$(find "$bench_dir" -name '*.records.jsonl')"
+echo "records: $(basename "$records"), $(wc -l < "$records") line(s), owned by $(stat -c %U "$records")"
+[ "$(wc -l < "$records")" = 6 ] || { echo "FAIL: expected 6 records"; exit 1; }
+if [ "${#as_user[@]}" -gt 0 ]; then
+  set +e
+  (cd "$work/app" && "${as_user[@]}" node "$work/app/bin/tokenmeter.js" "${load_args[@]}") > "$work/bench-app.log" 2>&1
+  status=$?
+  set -e
+  echo "the same in root-owned /app: exit ${status}: $(cat "$work/bench-app.log")"
+  [ "$status" = 1 ] && grep -q 'cannot write' "$work/bench-app.log" || { echo "FAIL: expected one line, exit 1"; exit 1; }
+fi
+
+step "OK: the image's steps build, install without dev dependencies, start, pass their health check, and bench writes"

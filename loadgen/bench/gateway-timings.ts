@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
+import { fileErrorReason } from '../../src/shared/file-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { type MetricStats, metricStats } from '../metrics/metric-stats.js';
 import type { RequestRecord } from '../record.js';
@@ -33,7 +34,7 @@ export function readGatewayRecords(path: string): GatewaySide[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`--gateway-records ${path}: ${(error as Error).message}`);
+    throw new UserFacingError(`--gateway-records ${path}: ${fileErrorReason(error)}`, { cause: error });
   }
   // A torn last line while the gateway is still writing is skipped; 0.1's files read alike.
   const { records } = parseRecordLines(text);

@@ -4,11 +4,14 @@
 import { fileURLToPath } from 'node:url';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { UsageError } from '../../src/shared/usage-error.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { checkInputFile } from './input-file.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;
@@ -42,10 +45,22 @@ export interface LoadedDataset extends SampledDataset {
   readonly description: string;
 }
 
-function needPath(settings: DatasetSettings): string {
-  if (settings.path === undefined)
+const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations": [...]})';
+/** What a gateway records file holds, in the words of an error about one. */
+export const RECORDS_FILE_SHAPE = "a tokenmeter gateway's records file (JSON lines)";
+
+/** Datasets read from a file the user must name (sharegpt falls back to the bundled sample). */
+const NEED_A_PATH: ReadonlySet<DatasetName> = new Set(['jsonl', 'custom', 'records']);
+
+/** The usage error for a dataset that needs --dataset-path and has none; checked as the flags are read. */
+export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'>): void {
+  if (NEED_A_PATH.has(settings.name) && settings.path === undefined)
     throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
-  return settings.path;
+}
+
+function needPath(settings: DatasetSettings): string {
+  checkDatasetPath(settings);
+  return settings.path as string;
 }
 
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
@@ -53,10 +68,16 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
   switch (settings.name) {
     case 'sharegpt': {
       const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
+      await checkInputFile('--dataset-path', path, SHAREGPT_SHAPE);
       const sample = await sampleShareGpt({
         ...common,
         path,
         ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+      }).catch((error: unknown) => {
+        if (!(error instanceof NotAJsonArrayError)) throw error;
+        throw new UserFacingError(`--dataset-path ${path} is not ${SHAREGPT_SHAPE}: ${error.message}`, {
+          cause: error,
+        });
       });
       const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
       return { ...sample, description: which };
@@ -74,6 +95,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
+      await checkInputFile('--dataset-path', path, 'one JSON object per line, {"prompt": ...}');
       const sample = await sampleJsonl({
         ...common,
         path,
@@ -83,6 +105,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
+      await checkInputFile('--dataset-path', path, RECORDS_FILE_SHAPE);
       const replay = await sampleGatewayRecords({
         ...common,
         path,

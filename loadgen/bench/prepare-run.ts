@@ -5,7 +5,8 @@
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { backendWarnings } from './backend-notes.js';
-import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { checkInputFile } from './input-file.js';
+import { type LoadedDataset, loadDataset, RECORDS_FILE_SHAPE } from './load-dataset.js';
 import { discoverModel } from './model-discovery.js';
 import { proxyNotes } from './proxy-env.js';
 import { requestHeaders } from './request-headers.js';
@@ -36,6 +37,12 @@ export async function prepareRun(
   say: Say,
   options: PrepareRunOptions = {},
 ): Promise<PreparedRun> {
+  // Local files first, before a word is said: a mistyped path is one line, found without waiting on (or
+  // blaming) the server.
+  const tokenizer = await loadTokenizer(settings.tokenizer);
+  const dataset = await loadDataset(settings.dataset, tokenizer);
+  if (settings.gatewayRecords !== undefined)
+    await checkInputFile('--gateway-records', settings.gatewayRecords, RECORDS_FILE_SHAPE);
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
   for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);
@@ -44,8 +51,6 @@ export async function prepareRun(
   const modelId =
     settings.model ??
     (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
-  const tokenizer = await loadTokenizer(settings.tokenizer);
-  const dataset = await loadDataset(settings.dataset, tokenizer);
   say(
     `model: ${modelId}${settings.servedModelName === undefined ? '' : ` (sent as ${settings.servedModelName})`}; tokenizer: ${tokenizer.name}`,
   );

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
+import { fileErrorReason } from '../../src/shared/file-error.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
@@ -77,7 +78,7 @@ export async function sampleGatewayRecords(options: RecordsReplayOptions): Promi
   try {
     text = await readFile(options.path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`--dataset-path ${options.path}: ${(error as Error).message}`);
+    throw new UserFacingError(`--dataset-path ${options.path}: ${fileErrorReason(error)}`, { cause: error });
   }
   const usable: Replayable[] = [];
   // Files written by 0.1 (completionTokens...) read alike: the reader gives today's names.

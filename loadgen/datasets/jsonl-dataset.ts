@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
@@ -88,6 +89,10 @@ export async function sampleJsonl(
   options: JsonlDatasetOptions,
 ): Promise<SampledDataset & { stats: JsonlReadStats }> {
   const { lines, stats } = await readJsonlPrompts(options.path);
+  if (lines.length === 0) {
+    const why = stats.malformed === 0 ? 'only blank lines' : `no usable line (${stats.reasons.join('; ')})`;
+    throw new UserFacingError(`JSONL file ${options.path} has ${why}: expected {"prompt": "..."} per line`);
+  }
   if (options.keepOrder !== true) new SeededRandom(hashSeed('jsonl', options.seed)).shuffle(lines);
   const defaultOutput = options.defaultOutputTokens ?? DEFAULT_JSONL_OUTPUT_TOKENS;
   const requests: SampleRequest[] = lines.slice(0, options.numPrompts).map((entry) => ({

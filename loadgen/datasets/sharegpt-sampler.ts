@@ -13,6 +13,7 @@
 
 import { open } from 'node:fs/promises';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
@@ -110,11 +111,28 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
     await file.close();
   }
 
+  const stats = { read, tooFewTurns, eligible, examined, rejected };
+  if (requests.length === 0)
+    throw new UserFacingError(`ShareGPT file ${options.path}: ${whyNothingUsable(stats)}`);
   const notes: string[] = [];
   if (read.malformed > 0)
     notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
   if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
   const oversampled = oversample(requests, options.numPrompts, options.seed, `ShareGPT file ${options.path}`);
   if (oversampled !== undefined) notes.push(oversampled);
-  return { requests, notes, stats: { read, tooFewTurns, eligible, examined, rejected } };
+  return { requests, notes, stats };
 }
+
+/** Why no request could be taken from the file, from the first step that left nothing. */
+function whyNothingUsable(stats: ShareGptSampleStats): string {
+  const { read } = stats;
+  if (read.elements === 0) return 'the array is empty, so there is no conversation to send';
+  if (read.valid === 0)
+    return `none of its ${plural(read.elements, 'entry', 'entries')} is a well-formed conversation (${read.reasons.join('; ')})`;
+  if (stats.eligible === 0)
+    return `none of its ${plural(read.valid, 'conversation', 'conversations')} has the two turns a request needs (a prompt and a reply)`;
+  const reasons = Object.entries(stats.rejected).map(([why, count]) => `${count} ${why}`);
+  return `every conversation failed the length filter (${reasons.join('; ')})`;
+}
+
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;

@@ -1,8 +1,9 @@
 // Parsing of the vLLM flags that choose what is reported: --percentile-metrics, --metric-percentiles and
-// --goodput. Unlike vLLM, an unknown metric name is an error with a suggestion rather than silently ignored.
+// --goodput. Unlike vLLM, an unknown metric name is a usage error (exit 2) with a suggestion, never silently
+// ignored.
 
 import { nearestNames } from '../../src/shared/nearest-names.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 
 export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el';
 export const LATENCY_METRICS: readonly LatencyMetric[] = Object.freeze(['ttft', 'tpot', 'itl', 'e2el']);
@@ -19,10 +20,10 @@ function isLatencyMetric(name: string): name is LatencyMetric {
   return (LATENCY_METRICS as readonly string[]).includes(name);
 }
 
-function unknownName(flag: string, name: string, known: readonly string[]): UserFacingError {
+function unknownName(flag: string, name: string, known: readonly string[]): UsageError {
   const near = nearestNames(name, known);
   const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : '';
-  return new UserFacingError(`${flag}: unknown metric '${name}'; choose from ${known.join(', ')}.${hint}`);
+  return new UsageError(`${flag}: unknown metric '${name}'; choose from ${known.join(', ')}.${hint}`);
 }
 
 /** "ttft,tpot,itl" -> ['ttft', 'tpot', 'itl']. */
@@ -46,7 +47,7 @@ export function parseMetricPercentiles(text: string): number[] {
     .map((part) => {
       const value = Number(part);
       if (part === '' || !Number.isFinite(value) || value < 0 || value > 100) {
-        throw new UserFacingError(`--metric-percentiles: '${part}' is not a number between 0 and 100`);
+        throw new UsageError(`--metric-percentiles: '${part}' is not a number between 0 and 100`);
       }
       return value;
     });
@@ -59,13 +60,13 @@ export function parseGoodput(pairs: readonly string[]): GoodputSlos {
     const [name = '', value, ...rest] = pair.split(':');
     const key = name.trim().toLowerCase();
     if (value === undefined || rest.length > 0) {
-      throw new UserFacingError(`--goodput: '${pair}' should be NAME:MILLISECONDS, e.g. ttft:200`);
+      throw new UsageError(`--goodput: '${pair}' should be NAME:MILLISECONDS, e.g. ttft:200`);
     }
     if (!(GOODPUT_METRICS as readonly string[]).includes(key))
       throw unknownName('--goodput', key, GOODPUT_METRICS);
     const ms = Number(value);
     if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) {
-      throw new UserFacingError(`--goodput: '${pair}': the value must be a number of milliseconds >= 0`);
+      throw new UsageError(`--goodput: '${pair}': the value must be a number of milliseconds >= 0`);
     }
     slos[key as keyof GoodputSlos] = ms;
   }

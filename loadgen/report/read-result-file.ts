@@ -3,6 +3,7 @@
 // says what to do, never a stack trace or a bare "Unexpected token" from JSON.parse.
 
 import { readFile } from 'node:fs/promises';
+import { fileErrorReason } from '../../src/shared/file-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { JsonValue } from './result-json.js';
 
@@ -17,14 +18,6 @@ export interface LoadedResult {
 /** Keys every vLLM result file has since the first version of --save-result; enough to tell one apart. */
 const REQUIRED_RESULT_KEYS = ['completed', 'duration', 'request_throughput', 'output_throughput'] as const;
 
-function reasonFor(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a directory, not a file';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
-}
-
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -35,7 +28,7 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`cannot read ${what} '${path}': ${reasonFor(error)}`, { cause: error });
+    throw new UserFacingError(`cannot read ${what} '${path}': ${fileErrorReason(error)}`, { cause: error });
   }
   try {
     return JSON.parse(text) as unknown;

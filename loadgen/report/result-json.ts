@@ -4,7 +4,7 @@
 // Units follow vLLM: summary figures in ms (`mean_ttft_ms`), detailed per-request arrays in SECONDS (`ttfts`,
 // `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
 
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -58,7 +58,7 @@ export function parseMetadataPairs(items: readonly string[]): Record<string, str
   const pairs: Record<string, string> = {};
   for (const item of items) {
     const at = item.indexOf('=');
-    if (at <= 0) throw new UserFacingError(`--metadata: '${item}' should be KEY=VALUE`);
+    if (at <= 0) throw new UsageError(`--metadata: '${item}' should be KEY=VALUE`);
     pairs[item.slice(0, at).trim()] = item.slice(at + 1).trim();
   }
   return pairs;

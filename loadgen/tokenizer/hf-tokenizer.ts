@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
+import { fileErrorReason } from '../../src/shared/file-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { CountOptions, Tokenizer } from './tokenizer.js';
 
@@ -24,12 +25,9 @@ async function readJson(path: string, what: string): Promise<object> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(
-      `cannot read ${what} ${path}: ${error instanceof Error ? error.message : error}`,
-      {
-        cause: error,
-      },
-    );
+    throw new UserFacingError(`cannot read ${what} ${path}: ${fileErrorReason(error)}`, {
+      cause: error,
+    });
   }
   try {
     const value: unknown = JSON.parse(text);

@@ -4,6 +4,7 @@
 
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -22,19 +23,22 @@ export const benchCommand: Command = {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
     const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
+    const { checkOutputFolders, benchOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
+    const html = commandLine.options['html'];
+    const htmlPath = typeof html === 'string' ? html : undefined;
+    checkOutputFolders(benchOutputFolders(settings, htmlPath));
     const prepared = await prepareRun(settings, say, { flagNotes });
     const outcome = await untilStopped((signal) =>
       benchRun(settings, prepared, { signal, say, progressStream: process.stderr }),
     );
     process.stdout.write(outcome.report);
-    const html = commandLine.options['html'];
-    await saveBenchRun(outcome, settings, typeof html === 'string' ? html : undefined, say);
+    await saveBenchRun(outcome, settings, htmlPath, say);
     const { result } = outcome;
     if (result.interrupted) return EXIT_INTERRUPTED;
-    if (result.smokeFailure !== undefined || result.metrics.completed === 0) return 1;
-    return 0;
+    if (result.smokeFailure !== undefined || result.metrics.completed === 0) return EXIT_RUN_FAILED;
+    return EXIT_OK;
   },
 };

@@ -1,18 +1,27 @@
 // --config bench_config.json: the file the article tells people to keep (keys like base_url, api_key_env,
 // num_prompts). Every key is a flag name with '_' for '-', so any flag can live in the file; flags typed on the
-// command line win. Unknown keys and wrong types are errors that name the key, never silently ignored.
+// command line win. Unknown keys and wrong types are errors that name the key, never silently ignored: usage
+// errors (exit 2) like the flags they stand for, while a file that cannot be read or parsed is a failure (exit 1).
 
 import { readFileSync } from 'node:fs';
+import { fileErrorReason } from '../shared/file-error.js';
 import { nearestNames } from '../shared/nearest-names.js';
+import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import {
+  didYouMean,
+  type OptionSpec,
+  type OptionValue,
+  type ParsedCommandLine,
+  type ParsedOptions,
+} from './options.js';
 
 function readConfig(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`--config ${path}: ${(error as Error).message}`);
+    throw new UserFacingError(`--config ${path}: ${fileErrorReason(error)}`, { cause: error });
   }
   let value: unknown;
   try {
@@ -27,8 +36,8 @@ function readConfig(path: string): Record<string, unknown> {
 }
 
 function convert(spec: OptionSpec, key: string, value: unknown, path: string): OptionValue {
-  const wrong = (expected: string): UserFacingError =>
-    new UserFacingError(`--config ${path}: "${key}" must be ${expected} (got ${JSON.stringify(value)})`);
+  const wrong = (expected: string): UsageError =>
+    new UsageError(`--config ${path}: "${key}" must be ${expected} (got ${JSON.stringify(value)})`);
   switch (spec.type) {
     case 'boolean':
       if (typeof value !== 'boolean') throw wrong('true or false');
@@ -54,7 +63,9 @@ function convert(spec: OptionSpec, key: string, value: unknown, path: string): O
     case 'string': {
       if (typeof value !== 'string') throw wrong('a string');
       if (spec.choices !== undefined && !spec.choices.includes(value))
-        throw wrong(`one of ${spec.choices.join(', ')}`);
+        throw new UsageError(
+          `--config ${path}: "${key}" must be one of ${spec.choices.join(', ')} (got ${JSON.stringify(value)}).${didYouMean(value, spec.choices)}`,
+        );
       return value;
     }
   }
@@ -74,7 +85,7 @@ export function withConfigFile(commandLine: ParsedCommandLine, specs: readonly O
         specs.map((s) => s.name),
       ).map((n) => n.replace(/-/g, '_'));
       const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '';
-      throw new UserFacingError(`--config ${path}: unknown key "${key}".${hint}`);
+      throw new UsageError(`--config ${path}: unknown key "${key}".${hint}`);
     }
     if (commandLine.given.has(name) || value === null) continue;
     merged[name] = convert(spec, key, value, path);

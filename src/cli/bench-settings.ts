@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
 import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
-import type { DatasetName } from '../../loadgen/bench/load-dataset.js';
+import { checkDatasetPath, type DatasetName } from '../../loadgen/bench/load-dataset.js';
 import type { BenchSettings, EngineName } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import {
@@ -124,6 +124,8 @@ export function benchSettingsFrom(
     smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY,
   );
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
+  const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
+  checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
   const optional = (name: string, key: string): Record<string, number> => {
     const v = num(o, name);
     return v === undefined ? {} : { [key]: v };
@@ -150,7 +152,7 @@ export function benchSettingsFrom(
     ...(servedModelName === undefined ? {} : { servedModelName }),
     ...(tokenizer === undefined ? {} : { tokenizer }),
     dataset: {
-      name: (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName,
+      name: datasetName,
       ...(datasetPath === undefined ? {} : { path: datasetPath }),
       numPrompts,
       seed: num(o, 'seed') ?? 0,

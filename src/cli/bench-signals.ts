@@ -2,7 +2,7 @@
 // and the report of what ran is printed); a second ends the process at once. Records already written are safe
 // either way (they are written synchronously as each request ends).
 
-export const EXIT_INTERRUPTED = 130;
+import { EXIT_INTERRUPTED } from './exit-codes.js';
 
 function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
   let count = 0;

@@ -1,13 +1,26 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
+import { BACKEND_SPECS, BACKENDS, type Backend as BenchBackend } from '../../loadgen/bench/backends.js';
 import type { Backend } from '../doctor/endpoint-checks.js';
+import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
+import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+
+/** bench's --backend names as the doctor's request format: vllm and openai both send a completions body. */
+function doctorBackend(backend: BenchBackend): Backend {
+  const protocol = BACKEND_SPECS[backend].protocol;
+  if (protocol === 'openai-chat') return 'openai-chat';
+  if (protocol === 'openai-completions') return 'openai';
+  throw new UsageError(
+    `--backend ${backend}: doctor checks OpenAI chat and completions endpoints only; try this endpoint with 'tokenmeter bench --smoke --backend ${backend}'`,
+  );
+}
 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary:
     'Check an endpoint the way the troubleshooting guide does: key, proxy, URL, auth, model, backend, stream',
   usage: [
-    'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai]',
+    'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai|vllm]',
   ],
   options: [
     {
@@ -38,10 +51,10 @@ export const doctorCommand: Command = {
     {
       name: 'backend',
       type: 'string',
-      choices: ['openai-chat', 'openai'],
+      choices: BACKENDS,
       default: 'openai-chat',
       valueName: 'NAME',
-      help: 'Request format: chat (messages) or completions (prompt)',
+      help: "bench's names: openai-chat (messages) or openai/vllm (completions prompt); the others are bench only",
     },
     {
       name: 'timeout-ms',
@@ -58,12 +71,13 @@ export const doctorCommand: Command = {
   async run({ options: o }) {
     const { runDoctor } = await import('../doctor/run-doctor.js');
     const { formatChecklist } = await import('../doctor/format-checklist.js');
+    const backend = doctorBackend(o['backend'] as BenchBackend);
     const results = await runDoctor({
       baseUrl: o['base-url'] as string,
       apiKey: o['api-key'] as string | undefined,
       apiKeyEnv: o['api-key-env'] as string | undefined,
       model: o['model'] as string | undefined,
-      backend: o['backend'] as Backend,
+      backend,
       timeoutMs: o['timeout-ms'] as number,
       env: process.env,
     });
@@ -74,6 +88,6 @@ export const doctorCommand: Command = {
       const heading = `tokenmeter doctor: ${String(o['base-url'])} (backend ${String(o['backend'])})`;
       process.stdout.write(formatChecklist(heading, results));
     }
-    return failed ? 1 : 0;
+    return failed ? EXIT_RUN_FAILED : EXIT_OK;
   },
 };

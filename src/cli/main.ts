@@ -6,11 +6,9 @@ import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { commands } from './commands.js';
+import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { describeListenError } from './listen-error.js';
 import { formatOptionsHelp, parseCommandLine } from './options.js';
-
-const EXIT_USAGE = 2;
-const EXIT_FAILURE = 1;
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -46,11 +44,17 @@ export function commandHelp(command: Command): string {
   return parts.join('\n');
 }
 
+/** The message with where to read more, after its last sentence or as a clause of it. */
+function withHelpPointer(message: string, command: string): string {
+  const pointer = `'tokenmeter ${command} --help'`;
+  return /[.?!]$/.test(message) ? `${message} See ${pointer}.` : `${message}; see ${pointer}`;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${topLevelHelp()}\n`);
-    return name === undefined ? EXIT_USAGE : 0;
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${packageVersion()}\n`);
@@ -63,9 +67,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       commands.map((c) => c.name),
     );
     const didYouMean = hint.length > 0 ? ` Did you mean '${hint[0]}'?` : '';
-    process.stderr.write(
-      `tokenmeter: unknown command '${name}'.${didYouMean}\nRun 'tokenmeter --help' for the list of commands.\n`,
-    );
+    process.stderr.write(`tokenmeter: unknown command '${name}'.${didYouMean} See 'tokenmeter --help'.\n`);
     return EXIT_USAGE;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -83,15 +85,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await command.run(commandLine);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(
-        `tokenmeter ${command.name}: ${error.message}\nRun 'tokenmeter ${command.name} --help' for usage.\n`,
-      );
+      process.stderr.write(`tokenmeter ${command.name}: ${withHelpPointer(error.message, command.name)}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof UserFacingError ? error.message : describeListenError(error);
     if (message !== undefined) {
       process.stderr.write(`tokenmeter ${command.name}: ${message}\n`);
-      return EXIT_FAILURE;
+      return EXIT_RUN_FAILED;
     }
     throw error;
   }

@@ -33,6 +33,12 @@ export interface ParsedCommandLine {
   readonly given: ReadonlySet<string>;
 }
 
+/** "Did you mean vllm?" after a sentence when one of `known` is close to `typed`, else nothing. */
+export function didYouMean(typed: string, known: readonly string[]): string {
+  const near = nearestNames(typed, known);
+  return near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : '';
+}
+
 function toNumber(spec: OptionSpec, raw: string): number {
   const value = raw.trim().toLowerCase() === 'inf' ? Number.POSITIVE_INFINITY : Number(raw);
   const integerWanted = spec.type === 'integer';
@@ -61,7 +67,9 @@ function convert(spec: OptionSpec, raw: string | boolean | Array<string | boolea
   }
   const last = values[values.length - 1] ?? '';
   if (spec.choices && !spec.choices.includes(last)) {
-    throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')} (got '${last}')`);
+    throw new UsageError(
+      `--${spec.name} must be one of ${spec.choices.join(', ')} (got '${last}').${didYouMean(last, spec.choices)}`,
+    );
   }
   return spec.type === 'string' ? last : toNumber(spec, last);
 }
@@ -87,12 +95,16 @@ export function parseCommandLine(
       ...(spec.short ? { short: spec.short } : {}),
     };
   }
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals });
-  } catch (error) {
-    throw translateParseError(command, specs, error);
-  }
+  // Not strict: node's own checks word their errors in its terms ("argument is ambiguous") and refuse a negative
+  // number as a value; the tokens are checked below instead, in ours.
+  const parsed = parseArgs({
+    args: [...argv],
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  checkTokens(command, specs, parsed.tokens, allowPositionals);
   const options: ParsedOptions = {};
   const given = new Set<string>();
   for (const spec of specs) {
@@ -106,26 +118,47 @@ export function parseCommandLine(
   return { options, positionals: parsed.positionals, given };
 }
 
-function translateParseError(command: string, specs: readonly OptionSpec[], error: unknown): UsageError {
-  const err = error as { code?: string; message?: string };
-  const message = err.message ?? String(error);
-  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    const flag = /'(-{1,2}[^'\s]+)'/.exec(message)?.[1] ?? '';
-    const suggestions = nearestNames(
-      flag.replace(/^-+/, '').split('=')[0] ?? '',
-      specs.map((s) => s.name),
-    );
-    const hint =
-      suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `--${s}`).join(' or ')}?` : '';
-    return new UsageError(`unknown option ${flag || message} for '${command}'.${hint}`);
+type ArgToken = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
+/** A value that reads as a flag rather than as a value: `--seed` after `--num-prompts`, but not `-1`. */
+function looksLikeFlag(value: string): boolean {
+  return value.startsWith('-') && Number.isNaN(Number(value)) && value.trim().toLowerCase() !== '-inf';
+}
+
+function checkTokens(
+  command: string,
+  specs: readonly OptionSpec[],
+  tokens: readonly ArgToken[],
+  allowPositionals: boolean,
+): void {
+  for (const token of tokens) {
+    if (token.kind === 'positional' && !allowPositionals) {
+      throw new UsageError(`'${command}' takes no positional arguments (got '${token.value}')`);
+    }
+    if (token.kind !== 'option') continue;
+    const spec = specs.find((s) => s.name === token.name);
+    if (spec === undefined) {
+      const suggestions = nearestNames(
+        token.name,
+        specs.map((s) => s.name),
+      );
+      const hint =
+        suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `--${s}`).join(' or ')}?` : '';
+      throw new UsageError(`unknown option ${token.rawName} for '${command}'.${hint}`);
+    }
+    if (spec.type === 'boolean') {
+      if (token.value !== undefined)
+        throw new UsageError(`--${spec.name} is a switch and takes no value (got '${token.value}')`);
+    } else if (token.value === undefined) {
+      throw new UsageError(`--${spec.name} needs a value: ${usageOf(spec)}`);
+    } else if (!token.inlineValue && looksLikeFlag(token.value)) {
+      throw new UsageError(`--${spec.name} needs a value (${usageOf(spec)}) but got the flag ${token.value}`);
+    }
   }
-  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return new UsageError(message.replace(/\.$/, '').replace(/ <value>/, ' needs a value'));
-  }
-  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-    return new UsageError(`'${command}' takes no positional arguments (${message})`);
-  }
-  return new UsageError(message);
+}
+
+function usageOf(spec: OptionSpec): string {
+  return `--${spec.name} ${spec.valueName ?? spec.type.toUpperCase()}`;
 }
 
 export function formatOptionsHelp(specs: readonly OptionSpec[]): string {

@@ -4,6 +4,7 @@ import { DEFAULT_STEPS, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
+import { EXIT_INTERRUPTED, EXIT_OK } from './exit-codes.js';
 import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
@@ -51,9 +52,13 @@ export const sweepCommand: Command = {
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
+    const { checkOutputFolders, sweepOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { EXIT_INTERRUPTED, untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
+    const html = commandLine.options['html'];
+    const htmlPath = typeof html === 'string' ? html : undefined;
+    checkOutputFolders(sweepOutputFolders(settings, htmlPath));
     const prepared = await prepareRun(settings, say, { flagNotes });
     const outcome = await untilStopped((signal) =>
       runSweep({
@@ -67,8 +72,7 @@ export const sweepCommand: Command = {
       }),
     );
     process.stdout.write(outcome.report);
-    const html = commandLine.options['html'];
-    await saveSweep(outcome, settings, prepared, typeof html === 'string' ? html : undefined, say);
-    return outcome.interrupted ? EXIT_INTERRUPTED : 0;
+    await saveSweep(outcome, settings, prepared, htmlPath, say);
+    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
   },
 };

@@ -19,6 +19,7 @@ export interface EndpointContext {
   readonly base: UpstreamBase;
   readonly headers: Record<string, string>;
   readonly timeoutMs: number;
+  /** Where the key that was sent came from (see HintContext.keyVariable); undefined when none was sent. */
   readonly keyVariable: string | undefined;
 }
 

@@ -82,7 +82,13 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     base,
     headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
     timeoutMs: options.timeoutMs,
-    keyVariable: options.apiKey === undefined ? (options.apiKeyEnv ?? 'OPENAI_API_KEY') : undefined,
+    // Named only when a key was sent: an unset variable sent nothing, and its 401 must not blame that variable.
+    keyVariable:
+      key === undefined
+        ? undefined
+        : options.apiKey === undefined
+          ? (options.apiKeyEnv ?? 'OPENAI_API_KEY')
+          : '--api-key',
   };
   const listed = await checkModelsList(ctx);
   results.push(listed.result);

@@ -7,7 +7,8 @@ export interface HintContext {
   readonly path?: string;
   /** The model sent upstream. */
   readonly model?: string;
-  /** Name of the variable the key came from, if any. */
+  /** Where the key that was sent came from: a variable's name (or the flag it was typed with). Absent when no
+   *  key was sent, so a 401 says "none was sent" rather than blaming a key that never left. */
   readonly keyVariable?: string;
   /** The upstream's error message (or the start of its body), for statuses whose causes differ by message. */
   readonly errorText?: string;
@@ -28,8 +29,8 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
         : undefined;
     case 401:
       return keyVariable
-        ? `the upstream rejected the key: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`
-        : `the upstream wants a key: set one (an environment variable, sent as ${path.endsWith('/messages') ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"'})`;
+        ? `the upstream refused the key that was sent: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`
+        : `the upstream wants a key and none was sent: set one (an environment variable, sent as ${path.endsWith('/messages') ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"'})`;
     case 403:
       return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";
     case 404:

@@ -1,6 +1,7 @@
 // The simulator's settings: one typed object with documented defaults, built from (lowest to highest priority)
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
+import { fileErrorReason } from '../shared/file-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 
 export interface TimingModel {
@@ -181,7 +182,9 @@ export function readSimConfigFile(path: string): SimOptions {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UserFacingError(`cannot read simulator config ${path}: ${(error as Error).message}`);
+    throw new UserFacingError(`cannot read simulator config ${path}: ${fileErrorReason(error)}`, {
+      cause: error,
+    });
   }
   try {
     const parsed: unknown = JSON.parse(text);

@@ -63,7 +63,7 @@ test('compare: fewer than two files is a usage error (2); unreadable or non-resu
       /'.*config\.json' is not a benchmark result: it has no numeric completed, duration, request_throughput, output_throughput/,
     ],
     ['list.json', /'.*list\.json' is not a benchmark result: expected a JSON object/],
-    ['', /cannot read .*: it is a directory, not a file/],
+    ['', /cannot read .*: it is a folder, not a file/],
   ];
   for (const [name, message] of cases) {
     const result = await runCli(['compare', file('before.json'), name === '' ? folder : file(name)]);

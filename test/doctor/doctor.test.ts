@@ -62,8 +62,21 @@ test('wrong key: 401 explained, naming the variable to check', async () => {
   const r = await doctor({ apiKey: 'right' }, { apiKeyEnv: 'K', env: { K: 'wrong' } });
   assert.equal(r('auth').status, 'fail');
   assert.match(r('auth').detail, /401/);
-  assert.match(r('auth').fix ?? '', /check that K holds the key/);
+  assert.match(r('auth').fix ?? '', /refused the key that was sent: check that K holds the key/);
   assert.equal(r('stream').status, 'skip');
+});
+
+test('401: a key typed with --api-key is "sent and refused"; an unset variable is "none was sent"', async () => {
+  const typed = await doctor({ apiKey: 'right' }, { apiKey: 'wrong' });
+  assert.match(typed('auth').fix ?? '', /refused the key that was sent: check that --api-key holds/);
+  const unset = await doctor({ apiKey: 'right' }, { apiKeyEnv: 'NOPE_KEY' });
+  assert.match(unset('key').detail, /NOPE_KEY is not set/);
+  assert.match(unset('auth').fix ?? '', /wants a key and none was sent/);
+  assert.doesNotMatch(
+    unset('auth').fix ?? '',
+    /NOPE_KEY/,
+    'an unset variable is not blamed for a refused key',
+  );
 });
 
 test('base URL ending in /v1: warned about /v1/v1, with the URL to use', async () => {
@@ -179,7 +192,7 @@ test('CLI: exit 1 with the checklist on failure, 0 and --json when healthy', asy
     });
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /\[FAIL\] reachable and authorized/);
-    assert.match(bad.stdout, /fix: the upstream rejected the key/);
+    assert.match(bad.stdout, /fix: the upstream refused the key that was sent/);
     const good = await runCli(
       ['doctor', '--base-url', sim.url, '--api-key-env', 'DOCTOR_TEST_KEY', '--json'],
       {

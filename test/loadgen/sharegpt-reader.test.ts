@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BUNDLED_SHAREGPT_SAMPLE } from '../../loadgen/bench/load-dataset.js';
 import { ShareGptReader } from '../../loadgen/datasets/sharegpt-reader.js';
 import { collect } from './helpers/chunked.js';
+
+/** Entries a reader must survive, moved out of the bundled sample (which vLLM's own script must read). */
+const MALFORMED_FIXTURE = fileURLToPath(
+  new URL('../../../test/loadgen/fixtures/sharegpt-malformed.json', import.meta.url),
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-reader-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,10 +58,43 @@ test('skips malformed entries, counts them, keeps the first reasons, whatever th
   }
 });
 
-test('reads the bundled sample: 200 entries, the deliberately malformed ones skipped', async () => {
-  const reader = new ShareGptReader('loadgen/data/sharegpt-sample.json', { highWaterMark: 4096 });
+test('the malformed fixture: each bad entry skipped with its reason, the rest read', async () => {
+  const reader = new ShareGptReader(MALFORMED_FIXTURE, { highWaterMark: 64 });
   const elements = await collect(reader);
-  assert.equal(reader.stats.elements, 200);
+  assert.deepEqual(
+    elements.map((e) => e.conversation.id),
+    ['well-formed', '#1', 'no-turns', 'one-turn'],
+    'too few turns is for the sampler to drop; a missing id is named by position',
+  );
   assert.equal(reader.stats.malformed, 5);
-  assert.equal(elements.length, 195);
+  assert.deepEqual(reader.stats.reasons, [
+    "element 2: no 'conversations' key",
+    "element 5: 'conversations' is string, not an array",
+    "element 6: turn 0 'value' is number, not a string",
+    'element 7: turn 0 is not an object',
+    'element 8: not an object (string)',
+  ]);
+});
+
+test("the bundled sample is well-formed: no note from our reader, every entry one vLLM's loader reads", async () => {
+  const reader = new ShareGptReader(BUNDLED_SHAREGPT_SAMPLE, { highWaterMark: 4096 });
+  const elements = await collect(reader);
+  assert.equal(reader.stats.malformed, 0, reader.stats.reasons.join('; '));
+  assert.deepEqual(reader.stats.notices, []);
+  assert.ok(elements.length >= 150, `${elements.length} entries`);
+  for (const { conversation } of elements) {
+    assert.doesNotMatch(conversation.id, /^#/, 'every entry has an id');
+    assert.ok(conversation.conversations.length >= 2, `${conversation.id} has a prompt and a reply`);
+  }
+  // vLLM's ShareGPT loader (vllm/benchmarks/datasets/sharegpt.py), restated: keep entries with a
+  // "conversations" key and at least two turns, then read turn 0 and turn 1's "value". Nothing may be dropped
+  // for its shape, and each value it reads must be a string (its tokenizer takes nothing else).
+  const data = JSON.parse(readFileSync(BUNDLED_SHAREGPT_SAMPLE, 'utf8')) as Array<Record<string, unknown>>;
+  const kept = data.filter((e) => 'conversations' in e && (e['conversations'] as unknown[]).length >= 2);
+  assert.equal(kept.length, data.length);
+  for (const entry of kept) {
+    const [prompt, reply] = entry['conversations'] as Array<{ value: unknown }>;
+    assert.equal(typeof prompt?.value, 'string');
+    assert.equal(typeof reply?.value, 'string');
+  }
 });

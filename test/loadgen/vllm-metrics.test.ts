@@ -6,7 +6,7 @@ import {
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { vllmMetrics } from '../../loadgen/metrics/vllm-metrics.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 import { RECORDS, RUN_DURATION_MS, record } from './helpers/records-fixture.js';
 
 test('aggregates records into vLLM metrics (hand-computed run)', () => {
@@ -65,8 +65,8 @@ test('metric flags parse like vLLM and reject what vLLM would silently ignore', 
   assert.deepEqual(parseMetricPercentiles('25, 50,99.9'), [25, 50, 99.9]);
   assert.deepEqual(parseGoodput(['ttft:200', 'e2el:5000']), { ttft: 200, e2el: 5000 });
   assert.throws(() => parsePercentileMetrics('ttft,tbot'), /unknown metric 'tbot'.*Did you mean tpot/);
-  assert.throws(() => parseMetricPercentiles('101'), UserFacingError);
+  assert.throws(() => parseMetricPercentiles('101'), UsageError);
   assert.throws(() => parseGoodput(['ttft=200']), /NAME:MILLISECONDS/);
-  assert.throws(() => parseGoodput(['itl:5']), UserFacingError);
-  assert.throws(() => parseGoodput(['ttft:-1']), UserFacingError);
+  assert.throws(() => parseGoodput(['itl:5']), UsageError);
+  assert.throws(() => parseGoodput(['ttft:-1']), UsageError);
 });

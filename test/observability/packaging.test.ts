@@ -63,6 +63,25 @@ test('runs as a non-root user, serve by default, listening on every interface', 
   assert.match(dockerfile, /TOKENMETER_HOST=0\.0\.0\.0/);
 });
 
+test("commands run in a folder the image's user owns, and compose's load service keeps it on a volume", () => {
+  const user =
+    finalStage
+      .filter((l) => l.startsWith('USER '))
+      .at(-1)
+      ?.slice(5) ?? '';
+  const workdir =
+    finalStage
+      .filter((l) => l.startsWith('WORKDIR '))
+      .at(-1)
+      ?.slice(8) ?? '';
+  // bench writes its records file into the working directory: root-owned /app would refuse it (EACCES).
+  assert.ok(
+    finalStage.some((l) => l.startsWith('RUN ') && l.includes(`chown ${user}:${user} ${workdir}`)),
+    `WORKDIR ${workdir} is not chowned to ${user}`,
+  );
+  assert.match(service('load'), new RegExp(`^ {6}- [a-z-]+:${workdir}$`, 'm'));
+});
+
 test('every COPY source exists, is not excluded by .dockerignore, and check-image-steps.sh copies the same', () => {
   const ignored = readFileSync(repoPath('.dockerignore'), 'utf8')
     .split('\n')
