@@ -116,7 +116,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     const hintContext = {
       path: pathSent,
       ...(m.modelSent === null ? {} : { model: m.modelSent }),
-      ...(upstream.keyVariable === null ? {} : { keyVariable: upstream.keyVariable }),
+      ...(upstream.keySource === null ? {} : { keySource: upstream.keySource }),
     };
     const exchange = new MeteredHandler({
       classifier: path.timed?.classifier,

@@ -19,8 +19,8 @@ export interface EndpointContext {
   readonly base: UpstreamBase;
   readonly headers: Record<string, string>;
   readonly timeoutMs: number;
-  /** Where the key that was sent came from (see HintContext.keyVariable); undefined when none was sent. */
-  readonly keyVariable: string | undefined;
+  /** Where the key that was sent came from (see HintContext.keySource); undefined when none was sent. */
+  readonly keySource: string | undefined;
 }
 
 export function endpointUrl(base: UpstreamBase, endpoint: string): string {
@@ -43,7 +43,7 @@ function failedAnswer(
   const hint = hintForUpstreamStatus(answer.status, {
     path,
     errorText: message,
-    ...(ctx.keyVariable ? { keyVariable: ctx.keyVariable } : {}),
+    ...(ctx.keySource ? { keySource: ctx.keySource } : {}),
   });
   const detail = `${where} answered ${answer.status}: ${message}`;
   return check(id, title, 'fail', detail, hint ?? 'see the message above');

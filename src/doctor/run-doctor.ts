@@ -83,7 +83,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
     headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
     timeoutMs: options.timeoutMs,
     // Named only when a key was sent: an unset variable sent nothing, and its 401 must not blame that variable.
-    keyVariable:
+    keySource:
       key === undefined
         ? undefined
         : options.apiKey === undefined

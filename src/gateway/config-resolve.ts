@@ -26,8 +26,8 @@ export interface ResolvedUpstream {
   readonly base: UpstreamBase;
   /** Never logged, never recorded. */
   readonly key: string | null;
-  /** The environment variable the key came from, for hints ("check that X holds the key"). */
-  readonly keyVariable: string | null;
+  /** Where the key came from, for hints ("check that X holds the key"); null when no key is sent (keyless). */
+  readonly keySource: string | null;
   readonly headers: Readonly<Record<string, string>>;
   readonly timeouts: Required<TimeoutsInput>;
   readonly ca: string | null;
@@ -119,6 +119,14 @@ async function resolveKey(
   );
 }
 
+/** Names where a key came from without showing it: the variable, the file, or the configuration itself. */
+function keySource(u: UpstreamInput): string | null {
+  if (u.keyEnv !== undefined) return u.keyEnv;
+  if (u.keyFile !== undefined) return `the key file ${u.keyFile}`;
+  if (u.key !== undefined) return "the upstream's key in the configuration";
+  return null;
+}
+
 function metricsToken(variable: string | undefined, env: NodeJS.ProcessEnv): GatewayKey | null {
   if (variable === undefined) return null;
   const value = env[variable]?.trim();
@@ -143,7 +151,7 @@ export async function resolveConfig(
       name: u.name,
       base: normalizeUpstreamBase(u.baseUrl, `${field}.baseUrl`),
       key: await resolveKey(u, field, env, warnings),
-      keyVariable: u.keyEnv ?? null,
+      keySource: keySource(u),
       headers: Object.fromEntries(Object.entries(u.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
       timeouts: { ...DEFAULT_TIMEOUTS, ...u.timeouts },
       ca: u.caFile === undefined ? null : await readText(u.caFile, `${field}.caFile`),

@@ -7,9 +7,9 @@ export interface HintContext {
   readonly path?: string;
   /** The model sent upstream. */
   readonly model?: string;
-  /** Where the key that was sent came from: a variable's name (or the flag it was typed with). Absent when no
+  /** Where the key that was sent came from: a variable's name, a key file, the flag it was typed with. Absent when no
    *  key was sent, so a 401 says "none was sent" rather than blaming a key that never left. */
-  readonly keyVariable?: string;
+  readonly keySource?: string;
   /** The upstream's error message (or the start of its body), for statuses whose causes differ by message. */
   readonly errorText?: string;
 }
@@ -21,15 +21,15 @@ export function looksLikeFilesystemPath(model: string): boolean {
 }
 
 export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
-  const { path = '', model, keyVariable, errorText = '' } = context;
+  const { path = '', model, keySource, errorText = '' } = context;
   switch (status) {
     case 400:
       return CONTEXT_LENGTH.test(errorText)
         ? "the prompt plus the output asked for exceed the model's context: lower max_tokens (Claude Code: CLAUDE_CODE_MAX_OUTPUT_TOKENS), shorten the prompt, or raise the server's context (vLLM: --max-model-len)"
         : undefined;
     case 401:
-      return keyVariable
-        ? `the upstream refused the key that was sent: check that ${keyVariable} holds the key this endpoint issued (no quotes, no spaces, not "None")`
+      return keySource
+        ? `the upstream refused the key that was sent: check that ${keySource} holds the key this endpoint issued (no quotes, no spaces, not "None")`
         : `the upstream wants a key and none was sent: set one (an environment variable, sent as ${path.endsWith('/messages') ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"'})`;
     case 403:
       return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";

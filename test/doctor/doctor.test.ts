@@ -141,7 +141,7 @@ test('HTTP 200 carrying an error instead of choices: caught and shown', async ()
         base: normalizeUpstreamBase(faulty.url, 'test'),
         headers: {},
         timeoutMs: 5000,
-        keyVariable: undefined,
+        keySource: undefined,
       },
       'tokenmeter/sim-7b',
       'openai-chat',

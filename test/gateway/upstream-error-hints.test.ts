@@ -1,6 +1,9 @@
 // An upstream 401, 404 or 422 gets, in its record and its log line, the same hint `tokenmeter doctor` prints for
 // that status (hintForUpstreamStatus), each from the simulator configured to fail that way.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
@@ -58,7 +61,7 @@ test('401 (the upstream rejects the key): the hint names the key variable', asyn
     '/v1/chat/completions',
     { model: MODEL, max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] },
     401,
-    { path: '/v1/chat/completions', model: MODEL, keyVariable: 'SIM_API_KEY' },
+    { path: '/v1/chat/completions', model: MODEL, keySource: 'SIM_API_KEY' },
   );
 });
 
@@ -78,6 +81,25 @@ test('404 (a model the upstream does not serve) and 422 (a completions body on t
     path: '/v1/chat/completions',
     model: MODEL,
   });
+});
+
+test('401 for a key read from a file: the hint names the file, not "none was sent"', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'tokenmeter-hint-'));
+  const keyFile = join(dir, 'upstream.key');
+  await writeFile(keyFile, 'wrong-key-from-file\n');
+  const fromFile = await startGateway({ upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyFile }] });
+  t.after(async () => {
+    await fromFile.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const chat = { model: MODEL, max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] };
+  const keySource = `the key file ${keyFile}`;
+  await expectHint(fromFile, '/v1/chat/completions', chat, 401, {
+    path: '/v1/chat/completions',
+    model: MODEL,
+    keySource,
+  });
+  assert.match(hintForUpstreamStatus(401, { keySource }) ?? '', /refused the key that was sent/);
 });
 
 test('401 from a keyless upstream: the hint says to set a key, in the header the endpoint takes', async (t) => {

@@ -130,7 +130,7 @@ async function throughDoctor(): Promise<Outcome | undefined> {
     base: normalizeUpstreamBase(upstream.url, 'test'),
     headers: {},
     timeoutMs: IDLE_MS,
-    keyVariable: undefined,
+    keySource: undefined,
   };
   const [stream] = await checkStream(ctx, 'm', 'openai-chat');
   return stream?.outcome;
