@@ -2,6 +2,7 @@
 // never forwarded, in either direction. Besides the fixed names, a sender may declare any header hop-by-hop by
 // listing it in its Connection header (`connection: keep-alive, x-upstream-trace`).
 import type { IncomingHttpHeaders } from 'node:http';
+import { CREDENTIAL_HEADERS } from './credential-headers.js';
 
 /**
  * The fixed hop-by-hop names: Connection and what it governs (Keep-Alive, and the obsolete Proxy-Connection),
@@ -25,17 +26,15 @@ const HOP_BY_HOP = [
  * - `expect`: answered by the gateway's own server (Node's http server sends `100 Continue` itself when no
  *   'checkContinue' listener exists), and the gateway sends the upstream a body it already holds;
  * - `host`, `content-length`: the upstream request's own, from its URL and its (possibly rewritten) body;
- * - the client's credentials (`authorization`, `x-api-key`, `cookie`): they open the gateway, never the upstream,
- *   which gets the gateway's upstream key instead.
+ * - the client's credentials (credential-headers.ts): they open the gateway, never the upstream, which gets the
+ *   gateway's upstream key instead.
  */
 const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
   ...HOP_BY_HOP,
   'expect',
   'host',
   'content-length',
-  'authorization',
-  'x-api-key',
-  'cookie',
+  ...CREDENTIAL_HEADERS,
 ]);
 
 const NOT_FORWARDED_RESPONSE: ReadonlySet<string> = new Set(HOP_BY_HOP);

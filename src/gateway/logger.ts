@@ -4,15 +4,12 @@
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
 // writer).
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { CREDENTIAL_HEADERS } from './credential-headers.js';
 
-/** Header names (and key-bearing fields) pino replaces with [Redacted] wherever a log line carries them. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'headers.authorization',
-  'headers["x-api-key"]',
-  'err.headers.authorization',
-];
+/** Credential headers pino replaces with [Redacted] wherever a log line carries headers. */
+export const REDACTED_PATHS = ['req.headers', 'headers', 'err.headers'].flatMap((where) =>
+  CREDENTIAL_HEADERS.map((name) => `${where}["${name}"]`),
+);
 
 const BATCH_BYTES = 4096;
 const FLUSH_EVERY_MS = 250;

@@ -57,11 +57,18 @@ async function post(headers: Record<string, string>) {
 }
 
 test('the upstream gets its own key and extra headers, never the client credentials', async () => {
-  const ok = await post({ authorization: `Bearer ${GATEWAY_KEY}`, 'x-api-key': CLIENT_SENT });
+  const ok = await post({
+    authorization: `Bearer ${GATEWAY_KEY}`,
+    'x-api-key': CLIENT_SENT,
+    'api-key': CLIENT_SENT,
+    'x-goog-api-key': CLIENT_SENT,
+    cookie: `session=${CLIENT_SENT}`,
+  });
   assert.equal(ok.status, 200);
   const seen = upstream.requests.at(-1);
   assert.equal(seen?.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
-  assert.equal(seen?.headers['x-api-key'], undefined);
+  for (const name of ['x-api-key', 'api-key', 'x-goog-api-key', 'cookie'])
+    assert.equal(seen?.headers[name], undefined, `${name} stays with the gateway`);
   assert.equal(seen?.headers['x-team'], 'a');
   assert.match(
     String(seen?.headers['x-request-id']),

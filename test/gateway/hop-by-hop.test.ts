@@ -17,6 +17,8 @@ test('forwardableRequestHeaders returns a fresh object without hop-by-hop header
     expect: '100-continue',
     authorization: 'Bearer client-key',
     'x-api-key': 'client-key',
+    'api-key': 'client-key',
+    'x-goog-api-key': 'client-key',
     cookie: 'session=1',
     'proxy-authenticate': 'Basic',
     'content-type': 'application/json',
