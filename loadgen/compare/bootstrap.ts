@@ -11,17 +11,29 @@
 
 import { SeededRandom } from '../../src/shared/random.js';
 
-/** Resamples per figure: enough for stable 2.5% / 97.5% ends (50 replicates beyond each). */
-export const RESAMPLES = 2000;
+/**
+ * Resamples per figure: 25 replicates beyond each end of a 95% interval, and a comparison of two 10,000-request
+ * runs in about a second of CPU (bench/compare-bootstrap.ts; docs/reports.md).
+ */
+export const RESAMPLES = 1000;
 export const CONFIDENCE = 0.95;
 /** Windows a run's duration is cut into for rates, and how many adjacent ones are drawn together. */
 export const RATE_WINDOWS = 20;
 export const RATE_BLOCK = 3;
 
-/** Values owned by requests, sorted ascending; `owners[i]` is the request (0..requests-1) that value i belongs to. */
+/**
+ * Values owned by requests. `values` are sorted ascending, `owners[i]` the request (0..requests-1) value i belongs
+ * to; they may be a thinned subset of the values (for percentiles of very many pooled gaps). Per request: how many
+ * of `values` it owns, and the count and sum of all its values, so means and sums of a resample cost one pass
+ * over the requests, not over the values.
+ */
 export interface RequestValues {
   readonly values: Float64Array;
   readonly owners: Uint32Array;
+  /** `countPerRequest` itself when nothing was thinned. */
+  readonly keptPerRequest: Float64Array;
+  readonly countPerRequest: Float64Array;
+  readonly sumPerRequest: Float64Array;
 }
 
 export type Statistic =
@@ -64,40 +76,83 @@ export function differenceInterval(a: Float64Array, b: Float64Array): Interval {
   return percentileInterval(differences);
 }
 
-/**
- * The statistic of the multiset where value i appears `counts[owners[i]]` times. Percentiles are numpy's linear
- * ones over that multiset, found by walking the sorted values once instead of sorting a resample.
- */
-function weightedStatistic(sample: RequestValues, counts: Uint32Array, statistic: Statistic): number {
-  const { values, owners } = sample;
-  let total = 0;
-  let weighted = 0;
-  for (let i = 0; i < values.length; i++) {
-    const w = counts[owners[i] as number] as number;
-    total += w;
-    weighted += w * (values[i] as number);
-  }
-  if (statistic.kind === 'sum') return weighted;
-  if (total === 0) return Number.NaN;
-  if (statistic.kind === 'mean') return weighted / total;
-  const h = (total - 1) * (statistic.p / 100);
-  const lo = Math.floor(h);
-  let below = 0;
-  let lower = Number.NaN;
-  for (let i = 0; i < values.length; i++) {
-    below += counts[owners[i] as number] as number;
-    if (Number.isNaN(lower) && below > lo) lower = values[i] as number;
-    if (below > lo + 1 || (below > lo && h === lo)) {
-      const upper = values[i] as number;
-      return lower + (upper - lower) * (h - lo);
-    }
-  }
-  return lower;
+/** A resample of one sample, summed once and shared by the sample's figures. */
+interface Weighted {
+  readonly sample: RequestValues;
+  /** Times each request was drawn. */
+  readonly counts: Uint32Array;
+  /** How many of `values` the resample holds, with repeats. */
+  readonly kept: number;
+  /** How many values (before any thinning) and their sum, with repeats. */
+  readonly count: number;
+  readonly sum: number;
 }
 
 /**
- * RESAMPLES replicates of every figure, each resample of the run's `requests` shared by all figures (one set of
- * draws per resample, then one walk per figure).
+ * numpy's linear percentile of the multiset where value i appears `counts[owners[i]]` times, found by walking the
+ * sorted values from the nearer end (a p99 walks 1% of them) instead of sorting a resample.
+ */
+function weightedPercentile(w: Weighted, p: number): number {
+  const { values, owners } = w.sample;
+  const h = (w.kept - 1) * (p / 100);
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, w.kept - 1);
+  let lower = Number.NaN;
+  let upper = Number.NaN;
+  if (p < 50) {
+    let below = 0;
+    for (let i = 0; i < values.length && Number.isNaN(upper); i++) {
+      below += w.counts[owners[i] as number] as number;
+      if (Number.isNaN(lower) && below > lo) lower = values[i] as number;
+      if (below > hi) upper = values[i] as number;
+    }
+  } else {
+    // Value i holds the ranks [start, start + its count); walking down, `hi` is met first.
+    let start = w.kept;
+    for (let i = values.length - 1; i >= 0 && Number.isNaN(lower); i--) {
+      start -= w.counts[owners[i] as number] as number;
+      if (Number.isNaN(upper) && start <= hi) upper = values[i] as number;
+      if (start <= lo) lower = values[i] as number;
+    }
+  }
+  return lower + (upper - lower) * (h - lo);
+}
+
+function statisticOf(w: Weighted, statistic: Statistic): number {
+  if (statistic.kind === 'sum') return w.sum;
+  if (w.kept === 0) return Number.NaN;
+  return statistic.kind === 'mean' ? w.sum / w.count : weightedPercentile(w, statistic.p);
+}
+
+/** The per-request arrays every sample needs (count, sum, and kept when thinned), each summed once per resample. */
+interface Columns {
+  readonly arrays: readonly Float64Array[];
+  /** Per sample, which arrays are its count, sum and kept (kept = count when not thinned). */
+  readonly at: ReadonlyArray<{ count: number; sum: number; kept: number }>;
+}
+
+function columns(samples: readonly RequestValues[]): Columns {
+  const arrays: Float64Array[] = [];
+  const at = samples.map((sample) => {
+    const count = arrays.push(sample.countPerRequest) - 1;
+    const sum = arrays.push(sample.sumPerRequest) - 1;
+    const kept =
+      sample.keptPerRequest === sample.countPerRequest ? count : arrays.push(sample.keptPerRequest) - 1;
+    return { count, sum, kept };
+  });
+  return { arrays, at };
+}
+
+/** Σ counts[r] x column[r]: a dot product, the resample's total of one per-request column. */
+function weightedTotal(counts: Uint32Array, column: Float64Array): number {
+  let total = 0;
+  for (let r = 0; r < counts.length; r++) total += (counts[r] as number) * (column[r] as number);
+  return total;
+}
+
+/**
+ * RESAMPLES replicates of every figure. Each resample draws the run's `requests` once and totals every sample's
+ * columns; then each figure reads its sample's totals (means, sums) or walks its values (percentiles).
  */
 export function requestReplicates(
   requests: number,
@@ -106,6 +161,10 @@ export function requestReplicates(
 ): Float64Array[] {
   const random = new SeededRandom(seed);
   const out = figures.map(() => new Float64Array(RESAMPLES));
+  const samples = [...new Set(figures.map((figure) => figure.sample))];
+  const sampleOf = figures.map((figure) => samples.indexOf(figure.sample));
+  const { arrays, at: columnsOf } = columns(samples);
+  const totals = new Float64Array(arrays.length);
   const counts = new Uint32Array(requests);
   for (let r = 0; r < RESAMPLES; r++) {
     counts.fill(0);
@@ -113,9 +172,23 @@ export function requestReplicates(
       const drawn = Math.floor(random.next() * requests);
       counts[drawn] = (counts[drawn] as number) + 1;
     }
-    figures.forEach((figure, f) => {
-      (out[f] as Float64Array)[r] = weightedStatistic(figure.sample, counts, figure.statistic);
+    arrays.forEach((column, j) => {
+      totals[j] = weightedTotal(counts, column);
     });
+    const weighed = samples.map((sample, s): Weighted => {
+      const column = columnsOf[s] as Columns['at'][number];
+      return {
+        sample,
+        counts,
+        kept: totals[column.kept] as number,
+        count: totals[column.count] as number,
+        sum: totals[column.sum] as number,
+      };
+    });
+    for (let f = 0; f < figures.length; f++) {
+      const figure = figures[f] as RequestFigure;
+      (out[f] as Float64Array)[r] = statisticOf(weighed[sampleOf[f] as number] as Weighted, figure.statistic);
+    }
   }
   return out;
 }

@@ -1,9 +1,10 @@
 // `compare`'s arithmetic, kept apart from its display: each row's values (the result files' own figures), each
 // run's delta from the first run (the baseline: "before", or "local vLLM"), the bootstrap interval of every value
-// and delta drawn from the runs' per-request records, and which run is best: named only when it beats every other
-// run by more than the noise (the interval of the difference excludes zero). Runs without records still compare,
-// on their figures alone, marked untested. The result is plain data, printed as a table, as --json, or drawn in
-// the HTML report.
+// and delta drawn from the runs' per-request records, and which run is best: named only when its interval does
+// not overlap any other run's. That is stricter than "the difference's interval excludes zero" on purpose: a
+// comparison has twenty-odd rows, and at 95% per row a looser rule names a noise winner somewhere in most
+// comparisons of two identical runs. Runs without records still compare, on their figures alone, marked
+// untested. The result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
@@ -25,7 +26,7 @@ export interface Delta {
   verdict: DeltaVerdict | null;
   /** Interval of run minus baseline from both runs' records; null when either has none (see `noInterval`). */
   interval: Interval | null;
-  /** The interval excludes zero; null without an interval. */
+  /** The two runs' own intervals do not overlap; null when either has none. */
   significant: boolean | null;
   /** Why there is no interval ("records missing", "p99 needs 1000 values"); null when there is one. */
   noInterval: string | null;
@@ -116,8 +117,10 @@ function describeRun(run: LoadedRun, index: number): ComparedRun {
   };
 }
 
-function excludesZero(interval: Interval): boolean {
-  return interval.low > 0 || interval.high < 0;
+/** Both intervals exist and do not overlap. */
+function apart(a: Spread | null, b: Spread | null): boolean | null {
+  if (!a?.replicates || !b?.replicates) return null;
+  return a.interval.high < b.interval.low || b.interval.high < a.interval.low;
 }
 
 function delta(
@@ -139,22 +142,21 @@ function delta(
     spread?.replicates && baseSpread?.replicates
       ? differenceInterval(baseSpread.replicates, spread.replicates)
       : null;
-  const missing = [spread, baseSpread].find((s) => s !== null && s.replicates === null);
+  const missing = [baseSpread, spread].find((s) => s !== null && s.replicates === null);
   return {
     absolute,
     percent,
     verdict,
     interval,
-    significant: interval === null ? null : excludesZero(interval),
+    significant: apart(spread, baseSpread),
     noInterval: missing?.replicates === null ? missing.noInterval : null,
   };
 }
 
-/** True when `a` is better than `b` beyond the noise. */
+/** True when `a` is better than `b` beyond the noise: their intervals do not overlap. */
 function significantlyBetter(a: Spread, b: Spread, better: 'lower' | 'higher'): boolean {
   if (a.replicates === null || b.replicates === null) return false;
-  const { low, high } = differenceInterval(b.replicates, a.replicates);
-  return better === 'lower' ? high < 0 : low > 0;
+  return better === 'lower' ? a.interval.high < b.interval.low : a.interval.low > b.interval.high;
 }
 
 interface Decided {

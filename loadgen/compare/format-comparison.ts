@@ -114,8 +114,9 @@ export function methodText(): string {
   return (
     `Intervals: ${percent(CONFIDENCE)} bootstrap intervals from each run's per-request records ` +
     `(${RESAMPLES} resamples, seeded): latencies and success by resampling requests, throughputs by ` +
-    'resampling time windows. "best" names a run only when the interval of its difference from every other ' +
-    'run excludes 0; otherwise "no significant difference". "(untested)": a run has no interval for that row.'
+    'resampling time windows; the CI column is the interval of the difference. "best" names a run only when its ' +
+    'own interval does not overlap any other run\'s; otherwise "no significant difference". "(untested)": a run ' +
+    'has no interval for that row.'
   );
 }
 

@@ -13,10 +13,13 @@ export type SampleName = 'ttft' | 'tpot' | 'itl' | 'e2el' | 'ttfb' | 'ok' | 'fai
 export type RateAmount = 'requests' | 'output_tokens' | 'total_tokens';
 
 /**
- * Pooled gaps beyond this are thinned to every k-th of the sorted gaps, so a 10,000-request run with long answers
- * resamples in about a second; each kept gap stays with its own request, and ranks move by at most k / gaps.
+ * Percentiles of a sample with more values than this (the pooled gaps of a long run: 10,000 requests of 200 tokens
+ * are 2 million) are taken from every k-th value in record order, a uniform subsample in which each request keeps
+ * its share of its own gaps: the resampling stays fast (docs/reports.md has the timings), and the percentile of
+ * 50,000 values is within 0.05 percentile points (in rank) of the whole sample's at p99. Means and sums always
+ * use every value.
  */
-export const MAX_POOLED_VALUES = 100_000;
+export const MAX_POOLED_VALUES = 50_000;
 
 function valuesOf(record: RequestRecord, name: SampleName): readonly number[] {
   const ok = record.outcome === 'ok';
@@ -42,22 +45,46 @@ function valuesOf(record: RequestRecord, name: SampleName): readonly number[] {
 
 /** The sample, sorted, each value tagged with its request's position in `records`. */
 export function requestValues(records: readonly RequestRecord[], name: SampleName): RequestValues {
-  const pairs: Array<[number, number]> = [];
+  const all: number[] = [];
+  const allOwners: number[] = [];
+  const countPerRequest = new Float64Array(records.length);
+  const sumPerRequest = new Float64Array(records.length);
   records.forEach((record, owner) => {
-    for (const value of valuesOf(record, name)) pairs.push([value, owner]);
+    for (const value of valuesOf(record, name)) {
+      all.push(value);
+      allOwners.push(owner);
+      countPerRequest[owner] = (countPerRequest[owner] as number) + 1;
+      sumPerRequest[owner] = (sumPerRequest[owner] as number) + value;
+    }
   });
-  pairs.sort((a, b) => a[0] - b[0]);
-  const step = Math.ceil(pairs.length / MAX_POOLED_VALUES);
-  const kept = step <= 1 ? pairs : pairs.filter((_, i) => i % step === Math.floor(step / 2));
+  const step = Math.ceil(all.length / MAX_POOLED_VALUES);
+  const order: number[] = [];
+  for (let i = 0; i < all.length; i += Math.max(1, step)) order.push(i);
+  order.sort((a, b) => (all[a] as number) - (all[b] as number));
+  const owners = Uint32Array.from(order, (i) => allOwners[i] as number);
+  // Not thinned: the very same array, which tells the resampler it need not add it up twice.
+  let keptPerRequest = countPerRequest;
+  if (step > 1) {
+    keptPerRequest = new Float64Array(records.length);
+    for (const owner of owners) keptPerRequest[owner] = (keptPerRequest[owner] as number) + 1;
+  }
   return {
-    values: Float64Array.from(kept, (pair) => pair[0]),
-    owners: Uint32Array.from(kept, (pair) => pair[1]),
+    values: Float64Array.from(order, (i) => all[i] as number),
+    owners,
+    keptPerRequest,
+    countPerRequest,
+    sumPerRequest,
   };
 }
 
 /** How many requests have at least one value in the sample (the units actually resampled). */
 export function requestsWithValues(sample: RequestValues): number {
-  return new Set(sample.owners).size;
+  return sample.countPerRequest.reduce((n, count) => (count > 0 ? n + 1 : n), 0);
+}
+
+/** How many values the sample has before any thinning. */
+export function valueCount(sample: RequestValues): number {
+  return sample.countPerRequest.reduce((n, count) => n + count, 0);
 }
 
 function amountOf(record: RequestRecord, amount: RateAmount): number {

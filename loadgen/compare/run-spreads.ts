@@ -12,7 +12,13 @@ import {
   requestReplicates,
 } from './bootstrap.js';
 import type { RowSpec } from './compare-rows.js';
-import { requestsWithValues, requestValues, type SampleName, windowSums } from './request-samples.js';
+import {
+  requestsWithValues,
+  requestValues,
+  type SampleName,
+  valueCount,
+  windowSums,
+} from './request-samples.js';
 import type { RunRecords } from './run-records.js';
 
 /** Fewer requests than this, or fewer values beyond a percentile than this, and a row gets no interval. */
@@ -39,7 +45,7 @@ function tooFew(
   // Percent beyond the percentile, rounded so that 100 - 99.9 is 0.1.
   const tailPercent = Math.round(Math.min(statistic.p, 100 - statistic.p) * 1e6) / 1e6;
   const needed = Math.ceil((MIN_VALUES * 100) / tailPercent);
-  return sample.values.length < needed ? `p${statistic.p} needs ${needed} values` : null;
+  return valueCount(sample) < needed ? `p${statistic.p} needs ${needed} values` : null;
 }
 
 function scaled(replicates: Float64Array, scale: number): Float64Array {
