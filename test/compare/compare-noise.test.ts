@@ -161,8 +161,20 @@ test('through a gateway or direct: the result says which, and compare warns of a
     host: (JSON.parse(await readFile(direct, 'utf8')) as { tokenmeter: { target: { host: string } } })
       .tokenmeter.target.host,
   });
-  const records = await readFile(join(dir, 'via-gateway.records.jsonl'), 'utf8');
-  assert.match(records.split('\n')[0] ?? '', new RegExp(`"gatewayVersion":"${packageVersion()}"`));
+  // Each engine notes the header: undici's head (open loop), autocannon's raw header list (closed loop).
+  const closedLoop = await savedRun('via-gateway-closed', `${gateway.url}/v1`, [
+    ...load,
+    '--engine',
+    'closed-loop',
+  ]);
+  for (const path of [viaGateway, closedLoop]) {
+    const records = await readFile(path.replace(/\.json$/, '.records.jsonl'), 'utf8');
+    const lines = records.trim().split('\n');
+    assert.equal(lines.length, 20);
+    for (const line of lines) assert.equal(JSON.parse(line).gatewayVersion, packageVersion(), path);
+  }
+  const directRecords = await readFile(direct.replace(/\.json$/, '.records.jsonl'), 'utf8');
+  assert.doesNotMatch(directRecords, /gatewayVersion/);
 
   const comparison = await compareJson(direct, viaGateway);
   assert.deepEqual(comparison.notes.slice(0, 3), [
