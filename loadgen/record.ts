@@ -44,6 +44,11 @@ export interface RequestRecord extends ExchangeFigures {
   generatedTextLength: number;
   /** The generated text itself, kept only when detailed results are saved. */
   generatedText?: string;
+  /**
+   * The tokenmeter gateway's version, from the header it adds to every answer (src/gateway/gateway-header.ts);
+   * absent when the answer came straight from the upstream, or when no answer arrived.
+   */
+  gatewayVersion?: string;
 }
 
 /** How late the scheduler itself was: actual send minus intended send, less the concurrency wait. */

@@ -1,9 +1,13 @@
-// --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key.
+// --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
+// which also says what was measured from where (the target) and where the run's records file is.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { packageVersion } from '../../src/shared/package-version.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
+import { baseUrlOf } from '../report/run-target.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -26,6 +30,11 @@ export function describeRun(
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     metadata: { ...settings.save.metadata },
     percentileMetrics: settings.percentileMetrics,
+    target: {
+      baseUrl: baseUrlOf(settings.target.origin, settings.target.path),
+      tokenmeterVersion: packageVersion(),
+      host: hostname(),
+    },
   };
 }
 
@@ -40,7 +49,10 @@ export function saveResult(
   result: BenchRunResult,
   detailed: boolean,
 ): void {
-  const json = buildResultJson(run, result.metrics, result.extra, result.records, detailed);
+  // Relative to the result, so the pair can be moved or shared together.
+  const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
+  const described = recordsFile === undefined ? run : { ...run, recordsFile };
+  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed);
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
 }

@@ -1,11 +1,33 @@
 // The figures `compare` puts side by side, and which direction is better for each: latencies are better
 // lower, throughputs and success higher; duration and the like have no better side (null). Rows for a
 // latency metric or percentile appear when any run has them, since vLLM saves only --percentile-metrics.
+// Each row also says how its interval is drawn from the records (bootstrap.ts), or why it has none.
 
 import type { JsonObject } from '../report/read-result-file.js';
 import { extraStat, numberField, percentileWords, successRate } from '../report/result-fields.js';
+import type { Statistic } from './bootstrap.js';
+import type { RateAmount, SampleName } from './request-samples.js';
 
 export type BetterWhen = 'lower' | 'higher' | null;
+
+/** How a row's interval is drawn: a statistic of resampled requests (scaled), a rate over time windows, or none. */
+export type IntervalSpec =
+  | {
+      readonly kind: 'requests';
+      readonly sample: SampleName;
+      readonly statistic: Statistic;
+      readonly scale: number;
+    }
+  | { readonly kind: 'rate'; readonly amount: RateAmount }
+  | { readonly kind: 'none'; readonly reason: string };
+
+function fromRequests(sample: SampleName, statistic: Statistic, scale = 1): IntervalSpec {
+  return { kind: 'requests', sample, statistic, scale };
+}
+
+const MEAN: Statistic = { kind: 'mean' };
+const MEDIAN: Statistic = { kind: 'percentile', p: 50 };
+const SUM: Statistic = { kind: 'sum' };
 
 export interface RowSpec {
   /** Stable id for --json readers: the result key, or `tokenmeter.<name>` for ours. */
@@ -15,6 +37,8 @@ export interface RowSpec {
   better: BetterWhen;
   /** Whole numbers (request counts) print without decimals. */
   integer?: boolean;
+  /** Null for rows with no better side: nothing to decide. */
+  interval: IntervalSpec | null;
   read(json: JsonObject): number | null;
 }
 
@@ -25,18 +49,33 @@ const LATENCY_NAMES = [
   ['e2el', 'E2EL'],
 ] as const;
 
-function plain(key: string, label: string, unit: string, better: BetterWhen, integer = false): RowSpec {
-  return { key, label, unit, better, integer, read: (json) => numberField(json, key) };
+function plain(
+  key: string,
+  label: string,
+  unit: string,
+  better: BetterWhen,
+  interval: IntervalSpec | null,
+  integer = false,
+): RowSpec {
+  return { key, label, unit, better, integer, interval, read: (json) => numberField(json, key) };
 }
 
-function latencyRows(metric: string, name: string, runs: readonly JsonObject[]): RowSpec[] {
+function latencyRows(metric: SampleName, name: string, runs: readonly JsonObject[]): RowSpec[] {
   const words = [...new Set(runs.flatMap((json) => percentileWords(json, metric)))].sort(
     (a, b) => Number(a) - Number(b),
   );
   return [
-    plain(`mean_${metric}_ms`, `Mean ${name}`, 'ms', 'lower'),
-    plain(`median_${metric}_ms`, `Median ${name}`, 'ms', 'lower'),
-    ...words.map((word) => plain(`p${word}_${metric}_ms`, `P${word} ${name}`, 'ms', 'lower')),
+    plain(`mean_${metric}_ms`, `Mean ${name}`, 'ms', 'lower', fromRequests(metric, MEAN)),
+    plain(`median_${metric}_ms`, `Median ${name}`, 'ms', 'lower', fromRequests(metric, MEDIAN)),
+    ...words.map((word) =>
+      plain(
+        `p${word}_${metric}_ms`,
+        `P${word} ${name}`,
+        'ms',
+        'lower',
+        fromRequests(metric, { kind: 'percentile', p: Number(word) }),
+      ),
+    ),
   ];
 }
 
@@ -47,41 +86,60 @@ function ttfbRows(runs: readonly JsonObject[]): RowSpec[] {
       if (extraStat(json, 'ttfb', word) !== null) words.add(word);
     }
   }
-  const stat = (field: string, label: string): RowSpec => ({
+  const stat = (field: string, label: string, statistic: Statistic): RowSpec => ({
     key: `tokenmeter.ttfb.${field}`,
     label,
     unit: 'ms',
     better: 'lower',
+    interval: fromRequests('ttfb', statistic),
     read: (json) => extraStat(json, 'ttfb', field),
   });
   return [
-    stat('mean_ms', 'Mean TTFB'),
-    stat('median_ms', 'Median TTFB'),
-    ...[...words].map((word) => stat(word, `${word.toUpperCase()} TTFB`)),
+    stat('mean_ms', 'Mean TTFB', MEAN),
+    stat('median_ms', 'Median TTFB', MEDIAN),
+    ...[...words].map((word) =>
+      stat(word, `${word.toUpperCase()} TTFB`, { kind: 'percentile', p: Number(word.slice(1)) }),
+    ),
   ];
 }
 
 /** Every row that at least one of the runs has a value for, in the order the summary prints them. */
 export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
   const rows: RowSpec[] = [
-    plain('completed', 'Successful requests', '', 'higher', true),
-    plain('failed', 'Failed requests', '', 'lower', true),
+    plain('completed', 'Successful requests', '', 'higher', fromRequests('ok', SUM), true),
+    plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
     {
       key: 'tokenmeter.success_rate',
       label: 'Success rate',
       unit: '%',
       better: 'higher',
+      interval: fromRequests('ok', MEAN, 100),
       read: (json) => {
         const rate = successRate(json);
         return rate === null ? null : rate * 100;
       },
     },
-    plain('duration', 'Benchmark duration', 's', null),
-    plain('request_throughput', 'Request throughput', 'req/s', 'higher'),
-    plain('request_goodput', 'Request goodput', 'req/s', 'higher'),
-    plain('output_throughput', 'Output token throughput', 'tok/s', 'higher'),
-    plain('max_output_tokens_per_s', 'Peak output token throughput', 'tok/s', 'higher'),
-    plain('total_token_throughput', 'Total token throughput', 'tok/s', 'higher'),
+    plain('duration', 'Benchmark duration', 's', null, null),
+    plain('request_throughput', 'Request throughput', 'req/s', 'higher', {
+      kind: 'rate',
+      amount: 'requests',
+    }),
+    plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
+      kind: 'none',
+      reason: 'SLOs not saved',
+    }),
+    plain('output_throughput', 'Output token throughput', 'tok/s', 'higher', {
+      kind: 'rate',
+      amount: 'output_tokens',
+    }),
+    plain('max_output_tokens_per_s', 'Peak output token throughput', 'tok/s', 'higher', {
+      kind: 'none',
+      reason: 'a peak',
+    }),
+    plain('total_token_throughput', 'Total token throughput', 'tok/s', 'higher', {
+      kind: 'rate',
+      amount: 'total_tokens',
+    }),
     ...LATENCY_NAMES.flatMap(([metric, name]) => latencyRows(metric, name, runs)),
     ...ttfbRows(runs),
   ];

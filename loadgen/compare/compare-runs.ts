@@ -1,12 +1,19 @@
-// `compare`'s arithmetic, kept apart from its display: each row's values, each run's delta from the first
-// run (the baseline: "before", or "local vLLM"), whether that delta is better or worse, and which run is best.
-// The result is plain data, printed as a table, as --json, or drawn in the HTML report.
+// `compare`'s arithmetic, kept apart from its display: each row's values (the result files' own figures), each
+// run's delta from the first run (the baseline: "before", or "local vLLM"), the bootstrap interval of every value
+// and delta drawn from the runs' per-request records, and which run is best: named only when its interval does
+// not overlap any other run's. That is stricter than "the difference's interval excludes zero" on purpose: a
+// comparison has twenty-odd rows, and at 95% per row a looser rule names a noise winner somewhere in most
+// comparisons of two identical runs. Runs without records still compare, on their figures alone, marked
+// untested. The result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
-import type { LoadedResult } from '../report/read-result-file.js';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
+import { type RunTarget, readTarget } from '../report/run-target.js';
+import { differenceInterval, type Interval } from './bootstrap.js';
 import { type BetterWhen, compareRowSpecs } from './compare-rows.js';
 import { comparisonNotes } from './comparison-notes.js';
+import type { LoadedRun } from './run-records.js';
+import { runSpreads, type Spread } from './run-spreads.js';
 
 export type DeltaVerdict = 'better' | 'worse' | 'same';
 
@@ -15,8 +22,14 @@ export interface Delta {
   absolute: number;
   /** Change relative to the baseline in percent; null when the baseline is 0. */
   percent: number | null;
-  /** Null for rows with no better side (duration). */
+  /** The direction of the change; null for rows with no better side (duration). */
   verdict: DeltaVerdict | null;
+  /** Interval of run minus baseline from both runs' records; null when either has none (see `noInterval`). */
+  interval: Interval | null;
+  /** The two runs' own intervals do not overlap; null when either has none. */
+  significant: boolean | null;
+  /** Why there is no interval ("records missing", "p99 needs 1000 values"); null when there is one. */
+  noInterval: string | null;
 }
 
 export interface ComparedRun {
@@ -32,7 +45,24 @@ export interface ComparedRun {
   requestRate: number | null;
   maxConcurrency: number | null;
   numPrompts: number | null;
+  /** What was measured from where; null for files written before it was saved, and vLLM's. */
+  target: RunTarget | null;
+  /** Where the records came from ("records file x.records.jsonl", "detailed arrays"); null when missing. */
+  recordsSource: string | null;
+  /** How many records; 0 when missing. */
+  recordCount: number;
+  /** Why there are no records; null when there are. */
+  recordsMissing: string | null;
 }
+
+/** How a row's best run was decided. */
+export type Decision =
+  /** Every run with the figure has an interval: winners are named only beyond the noise. */
+  | 'tested'
+  /** Some run has no interval: the best value is named as it stands. */
+  | 'untested'
+  /** No better side, or fewer than two runs have the figure. */
+  | null;
 
 export interface ComparisonRow {
   key: string;
@@ -42,16 +72,24 @@ export interface ComparisonRow {
   integer: boolean;
   /** One per run, null where that run's file lacks the figure. */
   values: Array<number | null>;
+  /** One per run: each run's own interval, null where it has none. */
+  intervals: Array<Interval | null>;
   /** One per run: null for the baseline and where either value is missing. */
   deltas: Array<Delta | null>;
-  /** Index of the single best run; null when the row has no better side, fewer than two runs have it, or the best is a tie. */
+  decision: Decision;
+  /**
+   * Tested: the runs no other run beats significantly, best value first (all of them: no significant
+   * difference; one: a clear winner). Untested: the runs sharing the best value. Empty when there is no decision.
+   */
+  leaders: number[];
+  /** The single best run (the only leader); null otherwise. */
   best: number | null;
 }
 
 export interface Comparison {
   runs: ComparedRun[];
   rows: ComparisonRow[];
-  /** Sentences about what makes the runs hard to compare (different settings, low success). */
+  /** Sentences about what makes the runs hard to compare (different targets or settings, low success). */
   notes: string[];
 }
 
@@ -59,8 +97,8 @@ function letter(index: number): string {
   return index < 26 ? String.fromCharCode(65 + index) : `R${index + 1}`;
 }
 
-function describeRun(result: LoadedResult, index: number): ComparedRun {
-  const { json, path } = result;
+function describeRun(run: LoadedRun, index: number): ComparedRun {
+  const { json, path, records } = run;
   const rate = rateField(json, 'request_rate');
   return {
     letter: letter(index),
@@ -72,10 +110,26 @@ function describeRun(result: LoadedResult, index: number): ComparedRun {
     requestRate: rate === null || !Number.isFinite(rate) ? null : rate,
     maxConcurrency: numberField(json, 'max_concurrency'),
     numPrompts: numberField(json, 'num_prompts'),
+    target: readTarget(json),
+    recordsSource: records.records === null ? null : records.source,
+    recordCount: records.records?.length ?? 0,
+    recordsMissing: records.records === null ? records.missing : null,
   };
 }
 
-function delta(value: number | null, base: number | null, better: BetterWhen): Delta | null {
+/** Both intervals exist and do not overlap. */
+function apart(a: Spread | null, b: Spread | null): boolean | null {
+  if (!a?.replicates || !b?.replicates) return null;
+  return a.interval.high < b.interval.low || b.interval.high < a.interval.low;
+}
+
+function delta(
+  value: number | null,
+  base: number | null,
+  better: BetterWhen,
+  spread: Spread | null,
+  baseSpread: Spread | null,
+): Delta | null {
   if (value === null || base === null) return null;
   const absolute = value - base;
   const percent = base === 0 ? null : (absolute / Math.abs(base)) * 100;
@@ -84,33 +138,63 @@ function delta(value: number | null, base: number | null, better: BetterWhen): D
     if (absolute === 0) verdict = 'same';
     else verdict = absolute < 0 === (better === 'lower') ? 'better' : 'worse';
   }
-  return { absolute, percent, verdict };
+  const interval =
+    spread?.replicates && baseSpread?.replicates
+      ? differenceInterval(baseSpread.replicates, spread.replicates)
+      : null;
+  const missing = [baseSpread, spread].find((s) => s !== null && s.replicates === null);
+  return {
+    absolute,
+    percent,
+    verdict,
+    interval,
+    significant: apart(spread, baseSpread),
+    noInterval: missing?.replicates === null ? missing.noInterval : null,
+  };
 }
 
-function bestIndex(values: ReadonlyArray<number | null>, better: BetterWhen): number | null {
+/** True when `a` is better than `b` beyond the noise: their intervals do not overlap. */
+function significantlyBetter(a: Spread, b: Spread, better: 'lower' | 'higher'): boolean {
+  if (a.replicates === null || b.replicates === null) return false;
+  return better === 'lower' ? a.interval.high < b.interval.low : a.interval.low > b.interval.high;
+}
+
+interface Decided {
+  decision: Decision;
+  leaders: number[];
+}
+
+function decide(
+  values: ReadonlyArray<number | null>,
+  better: BetterWhen,
+  spreads: Array<Spread | null>,
+): Decided {
+  const present = values.flatMap((value, i) => (value === null ? [] : [i]));
   // A figure only one run has is not a win.
-  if (better === null || values.filter((v) => v !== null).length < 2) return null;
-  let best: number | null = null;
-  let tie = false;
-  values.forEach((value, index) => {
-    if (value === null) return;
-    const current = best === null ? null : (values[best] as number);
-    if (current === null || (better === 'lower' ? value < current : value > current)) {
-      best = index;
-      tie = false;
-    } else if (value === current) {
-      tie = true;
-    }
-  });
-  return tie ? null : best;
+  if (better === null || present.length < 2) return { decision: null, leaders: [] };
+  const value = (i: number): number => values[i] as number;
+  const order = [...present].sort((a, b) => (better === 'lower' ? value(a) - value(b) : value(b) - value(a)));
+  const tested = present.every((i) => spreads[i]?.replicates);
+  if (!tested) {
+    const top = value(order[0] as number);
+    return { decision: 'untested', leaders: order.filter((i) => value(i) === top) };
+  }
+  const leaders = order.filter(
+    (i) => !present.some((j) => significantlyBetter(spreads[j] as Spread, spreads[i] as Spread, better)),
+  );
+  return { decision: 'tested', leaders };
 }
 
 /** Compares runs against the first; needs at least two. */
-export function compareRuns(results: readonly LoadedResult[]): Comparison {
-  const jsons = results.map((r) => r.json);
-  const rows = compareRowSpecs(jsons).map((spec): ComparisonRow => {
+export function compareRuns(runs: readonly LoadedRun[]): Comparison {
+  const jsons = runs.map((r) => r.json);
+  const specs = compareRowSpecs(jsons);
+  const spreads = runs.map((run, i) => runSpreads(specs, run.records, numberField(run.json, 'duration'), i));
+  const rows = specs.map((spec, r): ComparisonRow => {
     const values = jsons.map((json) => spec.read(json));
+    const rowSpreads = spreads.map((perRun) => perRun[r] ?? null);
     const base = values[0] ?? null;
+    const { decision, leaders } = decide(values, spec.better, rowSpreads);
     return {
       key: spec.key,
       label: spec.label,
@@ -118,10 +202,15 @@ export function compareRuns(results: readonly LoadedResult[]): Comparison {
       better: spec.better,
       integer: spec.integer === true,
       values,
-      deltas: values.map((value, i) => (i === 0 ? null : delta(value, base, spec.better))),
-      best: bestIndex(values, spec.better),
+      intervals: rowSpreads.map((s) => (s?.replicates ? s.interval : null)),
+      deltas: values.map((value, i) =>
+        i === 0 ? null : delta(value, base, spec.better, rowSpreads[i] ?? null, rowSpreads[0] ?? null),
+      ),
+      decision,
+      leaders,
+      best: leaders.length === 1 ? (leaders[0] as number) : null,
     };
   });
-  const runs = results.map(describeRun);
-  return { runs, rows, notes: comparisonNotes(runs, rows) };
+  const described = runs.map(describeRun);
+  return { runs: described, rows, notes: comparisonNotes(described, rows) };
 }

@@ -1,7 +1,8 @@
 // The comparison as a terminal table: one column per run (A is the baseline), each later run followed by its
-// change from A, and a last column naming the best run per row. Plain ASCII apart from the delta sign, so it
-// pastes into issues and chat unchanged.
+// change from A and the interval of that change, and a last column naming the best run per row, or "no
+// significant difference". Plain ASCII, so it pastes into issues and chat unchanged.
 
+import { CONFIDENCE, type Interval, RESAMPLES } from './bootstrap.js';
 import type { Comparison, ComparisonRow, Delta } from './compare-runs.js';
 
 const GAP = '  ';
@@ -23,10 +24,27 @@ export function formatDelta(d: Delta | null, integer: boolean): string {
   return d.percent === null ? absolute : `${absolute} (${signed(d.percent.toFixed(1), d.percent)}%)`;
 }
 
-function bestText(row: ComparisonRow, comparison: Comparison): string {
-  if (row.better === null) return '';
-  if (row.best === null) return row.values.filter((v) => v !== null).length > 1 ? 'tie' : '';
-  return comparison.runs[row.best]?.letter ?? '';
+/** "[-0.41, +0.38]", with the row's decimals. */
+export function formatInterval(interval: Interval, integer: boolean): string {
+  const end = (value: number): string => signed(formatValue(value, integer), value);
+  return `[${end(interval.low)}, ${end(interval.high)}]`;
+}
+
+/** The interval of a delta, or why there is none. */
+export function formatDeltaInterval(d: Delta | null, integer: boolean): string {
+  if (d === null) return '-';
+  if (d.interval !== null) return formatInterval(d.interval, integer);
+  return d.noInterval === null ? '' : `no interval: ${d.noInterval}`;
+}
+
+/** The best column: a run's letter, "no significant difference", "A or C", or an untested best. */
+export function bestText(row: ComparisonRow, comparison: Comparison): string {
+  const letters = row.leaders.map((i) => comparison.runs[i]?.letter ?? '?');
+  if (row.decision === null) return '';
+  if (row.decision === 'untested') return letters.length === 1 ? `${letters[0]} (untested)` : 'tie';
+  const present = row.values.filter((v) => v !== null).length;
+  if (letters.length === present) return 'no significant difference';
+  return letters.join(' or ');
 }
 
 function rowLabel(row: ComparisonRow): string {
@@ -37,7 +55,10 @@ function cellsOf(row: ComparisonRow, comparison: Comparison): string[] {
   const cells = [rowLabel(row)];
   row.values.forEach((value, i) => {
     cells.push(formatValue(value, row.integer));
-    if (i > 0) cells.push(formatDelta(row.deltas[i] ?? null, row.integer));
+    if (i > 0) {
+      const d = row.deltas[i] ?? null;
+      cells.push(formatDelta(d, row.integer), formatDeltaInterval(d, row.integer));
+    }
   });
   cells.push(bestText(row, comparison));
   return cells;
@@ -47,18 +68,56 @@ function header(comparison: Comparison): string[] {
   const cells = ['Metric'];
   comparison.runs.forEach((run, i) => {
     cells.push(run.letter);
-    if (i > 0) cells.push(`${run.letter} vs A`);
+    if (i > 0) cells.push(`${run.letter} vs A`, intervalHeading(run.letter));
   });
   cells.push('best');
   return cells;
 }
 
+function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** The heading of a delta's interval column: "B-A 95% CI". */
+export function intervalHeading(letter: string): string {
+  return `${letter}-A ${percent(CONFIDENCE)} CI`;
+}
+
+/** "http://h/v1/chat/completions, direct, tokenmeter 0.2.0 on build-1", or that the file does not say. */
+export function targetText(run: Comparison['runs'][number]): string {
+  const t = run.target;
+  if (t === null) return 'target not saved';
+  const path = t.gatewayVersion === null ? 'direct' : `through tokenmeter gateway ${t.gatewayVersion}`;
+  return `${t.baseUrl ?? 'unknown URL'}, ${path}, tokenmeter ${t.tokenmeterVersion ?? '?'} on ${t.host ?? '?'}`;
+}
+
+/** "200 records (records file a.records.jsonl)", or why there are none. */
+export function recordsText(run: Comparison['runs'][number]): string {
+  return run.recordsSource === null
+    ? `records missing: ${run.recordsMissing ?? ''}`
+    : `${run.recordCount} records (${run.recordsSource})`;
+}
+
 function legend(comparison: Comparison): string[] {
-  return comparison.runs.map((run, i) => {
+  return comparison.runs.flatMap((run, i) => {
     const about = [run.model, run.backend, run.date].filter((part) => part !== null).join(', ');
     const baseline = i === 0 ? ' (baseline)' : '';
-    return `  ${run.letter}  ${run.name}${baseline}: ${run.path}${about === '' ? '' : ` [${about}]`}`;
+    return [
+      `  ${run.letter}  ${run.name}${baseline}: ${run.path}${about === '' ? '' : ` [${about}]`}`,
+      `     ${targetText(run)}; ${recordsText(run)}`,
+    ];
   });
+}
+
+/** What the intervals are, under the table. */
+export function methodText(): string {
+  return (
+    `Intervals: ${percent(CONFIDENCE)} bootstrap intervals from each run's per-request records ` +
+    `(${RESAMPLES} resamples, seeded): latencies and success by resampling requests, throughputs by ` +
+    'resampling time windows; the CI column is the interval of the difference. "best" names a run only when its ' +
+    'own interval does not overlap any other run\'s; otherwise "no significant difference". "(untested)": a run ' +
+    'has no interval for that row.'
+  );
 }
 
 export function formatComparison(comparison: Comparison): string {
@@ -73,10 +132,7 @@ export function formatComparison(comparison: Comparison): string {
       .trimEnd(),
   );
   const out = ['Runs:', ...legend(comparison), '', ...lines];
-  out.push(
-    '',
-    'Lower is better for latencies; higher for throughput and success. "best" names the best run.',
-  );
+  out.push('', 'Lower is better for latencies; higher for throughput and success.', methodText());
   if (comparison.notes.length > 0) out.push('', 'Notes:', ...comparison.notes.map((note) => `  - ${note}`));
   return `${out.join('\n')}\n`;
 }

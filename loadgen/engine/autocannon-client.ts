@@ -7,6 +7,8 @@ import type { EventEmitter } from 'node:events';
 export interface ParserHeadersInfo {
   readonly statusCode: number;
   readonly statusMessage?: string;
+  /** Name, value, name, value... as received. */
+  readonly headers?: readonly string[];
 }
 
 export interface AutocannonClient extends EventEmitter {

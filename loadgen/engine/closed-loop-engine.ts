@@ -143,7 +143,7 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         else awaitingIndex = { connection, sentAtMs: now };
       });
       client.on('headers', (info: ParserHeadersInfo) => {
-        connection.current?.onHeaders(info.statusCode, info.statusMessage ?? '');
+        connection.current?.onHeaders(info.statusCode, info.statusMessage ?? '', info.headers ?? []);
         armIdle(connection);
       });
       client.on('body', (chunk: Buffer) => {

@@ -2,9 +2,17 @@
 // discards) stamps the response headers and each body chunk and meters the stream, whether undici drives it (the
 // open-loop engine dispatches it) or autocannon's events do (the closed-loop engine reports them here); once it
 // settles this class turns it into the RequestRecord, by the outcome rule the gateway and the doctor use. Role-only
-// deltas never count as the first token.
+// deltas never count as the first token. The response head is read for one thing: the tokenmeter gateway's header,
+// so a record says whether its answer came through a gateway.
 
-import { DISCARD, MeteredHandler, UNCONTROLLED } from '../../src/measure/metered-handler.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { GATEWAY_HEADER } from '../../src/gateway/gateway-header.js';
+import {
+  DISCARD,
+  type ExchangeSink,
+  MeteredHandler,
+  UNCONTROLLED,
+} from '../../src/measure/metered-handler.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
@@ -15,6 +23,14 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { failureFromError } from './failure-kind.js';
 
 const NO_HEADERS = Object.freeze({});
+
+/** The one header the record needs, out of a raw list, without building the whole header object. */
+function gatewayHeaderOnly(rawHeaders: readonly string[]): IncomingHttpHeaders {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === GATEWAY_HEADER) return { [GATEWAY_HEADER]: rawHeaders[i + 1] };
+  }
+  return NO_HEADERS;
+}
 
 export interface MeasuredRequestOptions {
   readonly index: number;
@@ -42,13 +58,22 @@ export class MeasuredRequest {
   /** Set once, when the exchange settled or the request was given up before it was sent. */
   #record: RequestRecord | null = null;
   #onRecord: ((record: RequestRecord) => void) | null = null;
+  #gatewayVersion: string | undefined;
+  /** Drops the bytes, as DISCARD does; notes the gateway's header from the head. */
+  readonly #sink: ExchangeSink = {
+    ...DISCARD,
+    head: (_status, headers) => {
+      const version = headers[GATEWAY_HEADER];
+      if (typeof version === 'string') this.#gatewayVersion = version;
+    },
+  };
 
   constructor(options: MeasuredRequestOptions) {
     this.#options = options;
     this.exchange = new MeteredHandler({
       classifier: protocolByName(options.protocol).classifier,
       meterEveryBody: true,
-      sink: DISCARD,
+      sink: this.#sink,
       keepChunkDetail: true,
       keepText: true,
       removeUsageOnlyEvents: false,
@@ -79,8 +104,9 @@ export class MeasuredRequest {
   }
 
   // For clients that are not undici: the closed-loop engine reports autocannon's events here.
-  onHeaders(status: number, statusText: string): void {
-    this.exchange.onResponseStart(UNCONTROLLED, status, NO_HEADERS, statusText);
+  /** `rawHeaders`: name, value, name, value... as autocannon's parser hands them over. */
+  onHeaders(status: number, statusText: string, rawHeaders: readonly string[]): void {
+    this.exchange.onResponseStart(UNCONTROLLED, status, gatewayHeaderOnly(rawHeaders), statusText);
   }
 
   onBody(chunk: Buffer): void {
@@ -187,6 +213,7 @@ export class MeasuredRequest {
       generatedTextLength: text.length,
     };
     if (o.keepText) record.generatedText = text;
+    if (this.#gatewayVersion !== undefined) record.gatewayVersion = this.#gatewayVersion;
     this.#record = record;
     return record;
   }

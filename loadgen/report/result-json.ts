@@ -10,6 +10,7 @@ import type { LatencyMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { percentileWord, pythonFloatStr } from './python-format.js';
+import { type TargetSettings, targetJson } from './run-target.js';
 
 export interface RunDescription {
   date: Date;
@@ -27,6 +28,10 @@ export interface RunDescription {
   /** --metadata KEY=VALUE pairs, saved as top-level keys. */
   metadata?: Record<string, string>;
   percentileMetrics: readonly LatencyMetric[];
+  /** Where the requests went and from where; saved as `tokenmeter.target`. */
+  target?: TargetSettings;
+  /** The run's records file, relative to the result file's folder; saved as `tokenmeter.records_file`. */
+  recordsFile?: string;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -94,7 +99,12 @@ function detailedKeys(records: readonly RequestRecord[]): Record<string, JsonVal
   };
 }
 
-function extraKeys(extra: ExtraMetrics, records: readonly RequestRecord[], detailed: boolean): JsonValue {
+function extraKeys(
+  run: RunDescription,
+  extra: ExtraMetrics,
+  records: readonly RequestRecord[],
+  detailed: boolean,
+): JsonValue {
   const stats = (s: ExtraMetrics['ttfb']): JsonValue => ({
     count: s.count,
     mean_ms: s.mean,
@@ -122,6 +132,8 @@ function extraKeys(extra: ExtraMetrics, records: readonly RequestRecord[], detai
     client_queue: stats(extra.clientQueue),
     output_token_sources: extra.outputTokenSources,
   };
+  if (run.target !== undefined) result['target'] = targetJson(run.target, run.backend, run.modelId, records);
+  if (run.recordsFile !== undefined) result['records_file'] = run.recordsFile;
   if (detailed) {
     result['outcomes'] = records.map((r) => r.outcome);
     result['statuses'] = records.map((r) => r.status);
@@ -168,6 +180,6 @@ export function buildResultJson(
     max_concurrent_requests: metrics.maxConcurrentRequests,
     ...latencyKeys(metrics, run.percentileMetrics),
     ...(detailed ? detailedKeys(records) : {}),
-    tokenmeter: extraKeys(extra, records, detailed),
+    tokenmeter: extraKeys(run, extra, records, detailed),
   };
 }

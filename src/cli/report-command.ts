@@ -2,6 +2,7 @@
 // report; a sweep summary gives a sweep report; several result files give a comparison (the first is the
 // baseline), like `compare --html`.
 
+import { loadRun } from '../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { asResult, isResultJson, readJsonFile } from '../../loadgen/report/read-result-file.js';
 import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-data.js';
@@ -49,7 +50,7 @@ export const reportCommand: Command = {
         );
     } else {
       const results = parsed.map((json, i) => asResult(positionals[i] as string, json));
-      await writeHtmlReport('compare', { results }, output);
+      await writeHtmlReport('compare', { runs: await Promise.all(results.map(loadRun)) }, output);
     }
     process.stdout.write(`Wrote ${output}\n`);
     return 0;

@@ -24,14 +24,28 @@ after(() => rm(folder, { recursive: true, force: true }));
 test('compare prints the table and exits 0; --json gives the same figures as data', async () => {
   const text = await runCli(['compare', file('before.json'), file('after.json')]);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /\nMean TTFT \(ms\)\s+200\.00\s+150\.00\s+-50\.00 \(-25\.0%\)\s+B\n/);
+  assert.match(
+    text.stdout,
+    /\nMean TTFT \(ms\)\s+200\.00\s+150\.00\s+-50\.00 \(-25\.0%\)\s+no interval: only 2 requests\s+B \(untested\)\n/,
+  );
 
   const json = await runCli(['compare', '--json', file('before.json'), file('after.json')]);
   assert.equal(json.code, 0, json.stderr);
   const comparison = JSON.parse(json.stdout) as Comparison;
   const ttft = comparison.rows.find((row) => row.key === 'mean_ttft_ms');
   assert.deepEqual(ttft?.values, [200, 150]);
-  assert.deepEqual(ttft?.deltas, [null, { absolute: -50, percent: -25, verdict: 'better' }]);
+  assert.deepEqual(ttft?.deltas, [
+    null,
+    {
+      absolute: -50,
+      percent: -25,
+      verdict: 'better',
+      interval: null,
+      significant: null,
+      noInterval: 'only 2 requests',
+    },
+  ]);
+  assert.equal(ttft?.decision, 'untested');
   assert.equal(ttft?.better, 'lower');
   assert.deepEqual(
     comparison.runs.map((r) => r.path),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareRuns } from '../../loadgen/compare/compare-runs.js';
+import { compareRuns, type Delta } from '../../loadgen/compare/compare-runs.js';
 import { formatComparison } from '../../loadgen/compare/format-comparison.js';
+import { type LoadedRun, loadRun } from '../../loadgen/compare/run-records.js';
 import type { LoadedResult } from '../../loadgen/report/read-result-file.js';
 import { failedRecord, okRecord, resultOf } from '../report/helpers/synthetic-run.js';
 
@@ -13,31 +14,45 @@ import { failedRecord, okRecord, resultOf } from '../report/helpers/synthetic-ru
 const before = [100, 200, 300, 400].map((ttft, i) => okRecord(i, i * 100, ttft, [20, 20, 20]));
 const after = [50, 100, 150, 200].map((ttft, i) => okRecord(i, i * 100, ttft, [10, 10, 10]));
 
-function loaded(path: string, json: LoadedResult['json']): LoadedResult {
-  return { path, json };
+function loaded(path: string, json: LoadedResult['json']): Promise<LoadedRun> {
+  return loadRun({ path, json });
 }
 
-const pair = (): LoadedResult[] => [
-  loaded('runs/before.json', resultOf(before, { label: 'before', durationMs: 2000 })),
-  loaded('runs/after.json', resultOf(after, { label: 'after', durationMs: 1000 })),
-];
+/** A delta without its interval fields (these runs are too small for intervals). */
+function change(d: Delta | null | undefined): Pick<Delta, 'absolute' | 'percent' | 'verdict'> | null {
+  return d ? { absolute: d.absolute, percent: d.percent, verdict: d.verdict } : null;
+}
 
-test('deltas, percentages and the better side match the hand-checked pair', () => {
-  const comparison = compareRuns(pair());
+const pair = (): Promise<LoadedRun[]> =>
+  Promise.all([
+    loaded('runs/before.json', resultOf(before, { label: 'before', durationMs: 2000 })),
+    loaded('runs/after.json', resultOf(after, { label: 'after', durationMs: 1000 })),
+  ]);
+
+test('deltas, percentages and the better side match the hand-checked pair', async () => {
+  const comparison = compareRuns(await pair());
   const row = (key: string) => {
     const found = comparison.rows.find((r) => r.key === key);
     assert.ok(found, `row ${key}`);
     return found;
   };
   assert.deepEqual(row('mean_ttft_ms').values, [250, 125]);
-  assert.deepEqual(row('mean_ttft_ms').deltas[1], { absolute: -125, percent: -50, verdict: 'better' });
+  assert.deepEqual(change(row('mean_ttft_ms').deltas[1]), {
+    absolute: -125,
+    percent: -50,
+    verdict: 'better',
+  });
   assert.equal(row('mean_ttft_ms').best, 1);
-  assert.deepEqual(row('request_throughput').deltas[1], { absolute: 2, percent: 100, verdict: 'better' });
+  assert.deepEqual(change(row('request_throughput').deltas[1]), {
+    absolute: 2,
+    percent: 100,
+    verdict: 'better',
+  });
   assert.deepEqual(row('mean_tpot_ms').values, [20, 10]);
   assert.deepEqual(row('output_throughput').values, [8, 16]);
-  assert.deepEqual(row('duration').deltas[1], { absolute: -1, percent: -50, verdict: null });
+  assert.deepEqual(change(row('duration').deltas[1]), { absolute: -1, percent: -50, verdict: null });
   assert.equal(row('duration').best, null);
-  assert.deepEqual(row('completed').deltas[1], { absolute: 0, percent: 0, verdict: 'same' });
+  assert.deepEqual(change(row('completed').deltas[1]), { absolute: 0, percent: 0, verdict: 'same' });
   assert.equal(row('completed').best, null, 'a tie has no best run');
   assert.deepEqual(row('tokenmeter.ttfb.mean_ms').values, [245, 120]);
   assert.deepEqual(row('tokenmeter.success_rate').values, [100, 100]);
@@ -51,8 +66,8 @@ test('deltas, percentages and the better side match the hand-checked pair', () =
   assert.deepEqual(comparison.notes, []);
 });
 
-test('the text table right-aligns numbers and names the best run per row', () => {
-  const text = formatComparison(compareRuns(pair()));
+test('the text table right-aligns numbers and names the best run per row', async () => {
+  const text = formatComparison(compareRuns(await pair()));
   const lines = text.split('\n');
   assert.equal(lines[0], 'Runs:');
   assert.equal(
@@ -60,14 +75,24 @@ test('the text table right-aligns numbers and names the best run per row', () =>
     '  A  before (baseline): runs/before.json [Qwen/Qwen2.5-7B-Instruct, openai-chat, 20250102-030405]',
   );
   const header = lines.find((l) => l.startsWith('Metric'));
-  assert.match(header ?? '', /^Metric\s+A\s+B\s+B vs A\s+best$/);
-  assert.match(text, /\nMean TTFT \(ms\)\s+250\.00\s+125\.00\s+-125\.00 \(-50\.0%\)\s+B\n/);
-  assert.match(text, /\nRequest throughput \(req\/s\)\s+2\.00\s+4\.00\s+\+2\.00 \(\+100\.0%\)\s+B\n/);
-  assert.match(text, /\nSuccessful requests\s+4\s+4\s+0 \(0\.0%\)\s+tie\n/);
+  assert.match(header ?? '', /^Metric\s+A\s+B\s+B vs A\s+B-A 95% CI\s+best$/);
+  // Four requests are too few for an interval: the figures are compared as they stand, and say so.
+  const untested = '\\s+no interval: only 4 requests\\s+B \\(untested\\)\\n';
+  assert.match(
+    text,
+    new RegExp(`\\nMean TTFT \\(ms\\)\\s+250\\.00\\s+125\\.00\\s+-125\\.00 \\(-50\\.0%\\)${untested}`),
+  );
+  assert.match(
+    text,
+    new RegExp(
+      `\\nRequest throughput \\(req\\/s\\)\\s+2\\.00\\s+4\\.00\\s+\\+2\\.00 \\(\\+100\\.0%\\)${untested}`,
+    ),
+  );
+  assert.match(text, /\nSuccessful requests\s+4\s+4\s+0 \(0\.0%\)\s+no interval: only 4 requests\s+tie\n/);
   assert.match(text, /\nBenchmark duration \(s\)\s+2\.00\s+1\.00\s+-1\.00 \(-50\.0%\)\n/);
 });
 
-test('three runs: each compared with A, the best picked among all, missing figures shown as -', () => {
+test('three runs: each compared with A, the best picked among all, missing figures shown as -', async () => {
   const third = resultOf([...before.slice(0, 3), failedRecord(3, 300, 503, 'overloaded')], {
     label: 'hosted',
     modelId: 'gpt-4o-mini',
@@ -75,7 +100,7 @@ test('three runs: each compared with A, the best picked among all, missing figur
     durationMs: 4000,
     percentileMetrics: ['ttft'],
   });
-  const comparison = compareRuns([...pair(), loaded('hosted.json', third)]);
+  const comparison = compareRuns([...(await pair()), await loaded('hosted.json', third)]);
   const ttft = comparison.rows.find((r) => r.key === 'median_ttft_ms');
   assert.deepEqual(ttft?.values, [250, 125, 200]);
   assert.equal(ttft?.best, 1);
@@ -87,27 +112,29 @@ test('three runs: each compared with A, the best picked among all, missing figur
   assert.deepEqual(e2el?.values, [310, 155, null]); // TTFT + 3 gaps
   assert.equal(e2el?.best, 1, 'best among the runs that have it');
   const failed = comparison.rows.find((r) => r.key === 'failed');
-  assert.deepEqual(failed?.deltas[2], { absolute: 1, percent: null, verdict: 'worse' });
+  assert.deepEqual(change(failed?.deltas[2]), { absolute: 1, percent: null, verdict: 'worse' });
   assert.deepEqual(comparison.notes, [
+    'the runs differ in more than one way (model, request rate): a difference in the figures cannot be put ' +
+      'down to any one of them',
     'models differ: A Qwen/Qwen2.5-7B-Instruct, B Qwen/Qwen2.5-7B-Instruct, C gpt-4o-mini',
     'request rates (req/s) differ: A 4, B 4, C inf: the runs did not offer the same load',
     'C: success rate 75.0% is below 90%: its latencies describe only the requests that got through',
   ]);
   assert.match(
     formatComparison(comparison),
-    /\nMean TPOT \(ms\)\s+20\.00\s+10\.00\s+-10\.00 \(-50\.0%\)\s+-\s+-\s+B\n/,
+    /\nMean TPOT \(ms\)\s+20\.00\s+10\.00\s+-10\.00 \(-50\.0%\)\s+no interval: only 4 requests\s+-\s+-\s+-\s+B \(untested\)\n/,
   );
 });
 
-test('vLLM result files without our extras compare on the keys they have', () => {
+test('vLLM result files without our extras compare on the keys they have', async () => {
   const vllmOnly = (json: LoadedResult['json']): LoadedResult['json'] => {
     const { tokenmeter: _ours, ...rest } = json;
     return rest;
   };
-  const [a, b] = pair();
+  const [a, b] = await pair();
   const comparison = compareRuns([
-    loaded('a.json', vllmOnly(a?.json ?? {})),
-    loaded('b.json', vllmOnly(b?.json ?? {})),
+    await loaded('a.json', vllmOnly(a?.json ?? {})),
+    await loaded('b.json', vllmOnly(b?.json ?? {})),
   ]);
   assert.equal(
     comparison.rows.find((r) => r.key.startsWith('tokenmeter.ttfb')),
@@ -117,8 +144,8 @@ test('vLLM result files without our extras compare on the keys they have', () =>
   assert.deepEqual(success?.values, [100, 100], 'success rate from completed / (completed + failed)');
 
   const mixed = compareRuns([
-    loaded('ours.json', a?.json ?? {}),
-    loaded('vllm.json', vllmOnly(b?.json ?? {})),
+    await loaded('ours.json', a?.json ?? {}),
+    await loaded('vllm.json', vllmOnly(b?.json ?? {})),
   ]);
   const ttfb = mixed.rows.find((r) => r.key === 'tokenmeter.ttfb.mean_ms');
   assert.deepEqual(ttfb?.values, [245, null]);

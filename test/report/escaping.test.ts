@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadRun } from '../../loadgen/compare/run-records.js';
 import { escapeHtml, show } from '../../loadgen/report/html/escape.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { HOSTILE_BODY, HOSTILE_MODEL, hostedRun, localRun } from './helpers/report-fixtures.js';
@@ -13,13 +14,13 @@ test('escapeHtml covers text and double- or single-quoted attributes', () => {
   assert.equal(show(3.5), '3.5');
 });
 
-test('model names, labels, metadata and error bodies from the data never become markup', () => {
+test('model names, labels, metadata and error bodies from the data never become markup', async () => {
   const hosted = hostedRun();
   hosted.json['note</td><script>'] = '<iframe src="http://example.com">';
   const pages = [
     renderHtmlReport('run', { result: localRun().json, source: '<b>file</b>.json' }),
     renderHtmlReport('run', { result: hosted.json }),
-    renderHtmlReport('compare', { results: [localRun(), hosted] }),
+    renderHtmlReport('compare', { runs: await Promise.all([localRun(), hosted].map(loadRun)) }),
   ];
   for (const html of pages) {
     assert.doesNotMatch(html, /<script|<img|<iframe|onerror="|<b>file/i);

@@ -1,12 +1,13 @@
-// Several runs on one page: who they are, the comparison table, notes on comparability, then the same charts
-// as a run report with every run overlaid in its own colour (A is always the first colour). The gap
+// Several runs on one page: who they are, the comparison table with its intervals, notes on comparability, then
+// the same charts as a run report with every run overlaid in its own colour (A is always the first colour),
+// drawn from each run's records (its records file when there is one, else its detailed arrays). The gap
 // histogram shows shares rather than counts, over bins common to all runs, so runs of different sizes overlay.
 
 import { compareRuns } from '../../compare/compare-runs.js';
+import { methodText } from '../../compare/format-comparison.js';
+import type { LoadedRun } from '../../compare/run-records.js';
 import { percentile } from '../../metrics/numpy-stats.js';
 import type { RequestRecord } from '../../record.js';
-import type { LoadedResult } from '../read-result-file.js';
-import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { comparisonTable, runLegend } from './compare-table.js';
 import { escapeHtml } from './escape.js';
@@ -15,8 +16,8 @@ import { cdfPoints, histogram, okRecords, pooledGaps, tokensPerSecond, ttftOverT
 import { type ChartSpec, renderChart, type Series } from './svg-chart.js';
 
 export interface CompareReportData {
-  /** Two or more results; the first is the baseline. */
-  results: readonly LoadedResult[];
+  /** Two or more results with their records (loadRun); the first is the baseline. */
+  runs: readonly LoadedRun[];
 }
 
 interface DrawnRun {
@@ -97,14 +98,14 @@ function overlayCharts(runs: readonly DrawnRun[]): ChartSpec[] {
 }
 
 export function renderCompareReport(data: CompareReportData): string {
-  const comparison = compareRuns(data.results);
+  const comparison = compareRuns(data.runs);
   const drawn: DrawnRun[] = [];
   const skipped: string[] = [];
   const verdictSections: string[] = [];
-  data.results.forEach((result, i) => {
+  data.runs.forEach((result, i) => {
     const run = comparison.runs[i];
     const label = `${run?.letter ?? '?'}: ${run?.name ?? result.path}`;
-    const records = recordsFromResult(result.json);
+    const records = result.records.records;
     if (records === null) skipped.push(label);
     else drawn.push({ label, colour: i, records });
     const verdicts = resultVerdicts(result.json, records);
@@ -113,7 +114,7 @@ export function renderCompareReport(data: CompareReportData): string {
   const skippedNote =
     skipped.length === 0
       ? ''
-      : `<p class="message">Not drawn (saved without --save-detailed): ${escapeHtml(skipped.join(', '))}.</p>`;
+      : `<p class="message">Not drawn (no records file, saved without --save-detailed): ${escapeHtml(skipped.join(', '))}.</p>`;
   const notes =
     comparison.notes.length === 0
       ? '<p class="message">The runs offered the same load.</p>'
@@ -124,7 +125,10 @@ export function renderCompareReport(data: CompareReportData): string {
     subtitle: `${comparison.runs.length} runs; A is the baseline, deltas are each run minus A`,
     sections: [
       section('Runs', runLegend(comparison)),
-      section('Side by side', comparisonTable(comparison) + notes),
+      section(
+        'Side by side',
+        `${comparisonTable(comparison)}<p class="message">${escapeHtml(methodText())}</p>${notes}`,
+      ),
       section(
         'Charts',
         `${skippedNote}<div class="charts">${overlayCharts(drawn).map(renderChart).join('\n')}</div>`,

@@ -1,7 +1,7 @@
 // The one entry point for HTML reports, used by `report` and by `--html` on bench, sweep and compare:
 //   writeHtmlReport('run', { result }, path)        result = buildResultJson(..., detailed = true)
 //   writeHtmlReport('sweep', sweepData, path)        see sweep-data.ts
-//   writeHtmlReport('compare', { results }, path)    LoadedResult[]: { path, json }, the first is the baseline
+//   writeHtmlReport('compare', { runs }, path)       LoadedRun[] (loadRun: a result with its records), the first is the baseline
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';

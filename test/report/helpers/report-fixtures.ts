@@ -2,6 +2,7 @@
 // name and an error body that would inject markup if not escaped) to prove they are shown, not run.
 
 import { join } from 'node:path';
+import { loadRun } from '../../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../../loadgen/report/html/write-html-report.js';
 import type { LoadedResult } from '../../../loadgen/report/read-result-file.js';
 import { type SweepReportData, sweepLevelFrom } from '../../../loadgen/report/sweep-data.js';
@@ -71,6 +72,7 @@ export async function writeAllReports(folder: string): Promise<Record<ReportKind
   const local = localRun();
   await writeHtmlReport('run', { result: local.json, source: local.path }, paths.run);
   await writeHtmlReport('sweep', sweepData(), paths.sweep);
-  await writeHtmlReport('compare', { results: [local, hostedRun()] }, paths.compare);
+  const runs = await Promise.all([local, hostedRun()].map(loadRun));
+  await writeHtmlReport('compare', { runs }, paths.compare);
   return paths;
 }

@@ -1,0 +1,58 @@
+// A compared run's per-request records, which the intervals and the charts are drawn from: the records file the
+// result points to (`tokenmeter.records_file`, relative to the result; every bench run writes one), else the
+// per-request arrays of a --save-detailed file (ours or vLLM's). Files from earlier versions, or vLLM's without
+// --save-detailed, have neither: they still compare, on their summary figures, without intervals.
+
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseRecordsJsonl } from '../bench/records-file.js';
+import type { RequestRecord } from '../record.js';
+import type { LoadedResult } from '../report/read-result-file.js';
+import { stringField, tokenmeterSection } from '../report/result-fields.js';
+import { recordsFromResult } from '../report/result-records.js';
+
+/** Where the records came from, or why there are none. */
+export type RunRecords =
+  | { readonly records: RequestRecord[]; readonly source: string }
+  | { readonly records: null; readonly missing: string };
+
+/** A result file with its records, as `compare` and the comparison report take it. */
+export interface LoadedRun extends LoadedResult {
+  readonly records: RunRecords;
+}
+
+function reasonFor(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOENT') return 'no such file';
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function fromRecordsFile(result: LoadedResult, file: string): Promise<RunRecords> {
+  const path = resolve(dirname(result.path), file);
+  try {
+    const records = parseRecordsJsonl(await readFile(path, 'utf8'));
+    if (records.length === 0) return { records: null, missing: `records file ${file} is empty` };
+    records.sort((a, b) => a.index - b.index);
+    return { records, source: `records file ${file}` };
+  } catch (error) {
+    return { records: null, missing: `cannot read records file ${file}: ${reasonFor(error)}` };
+  }
+}
+
+/** The run's records: its records file, else its detailed arrays, else why there are none. */
+export async function loadRun(result: LoadedResult): Promise<LoadedRun> {
+  const file = stringField(tokenmeterSection(result.json), 'records_file');
+  const fromFile = file === null ? null : await fromRecordsFile(result, file);
+  if (fromFile?.records) return { ...result, records: fromFile };
+  const detailed = recordsFromResult(result.json);
+  if (detailed !== null) return { ...result, records: { records: detailed, source: 'detailed arrays' } };
+  return {
+    ...result,
+    records: {
+      records: null,
+      missing:
+        fromFile?.missing ??
+        'no records file and no detailed arrays (an earlier version, or without --save-detailed)',
+    },
+  };
+}
