@@ -45,7 +45,7 @@ export interface RequestRecord extends ExchangeFigures {
   /** The generated text itself, kept only when detailed results are saved. */
   generatedText?: string;
   /**
-   * The tokenmeter gateway's version, from the header it adds to every answer (src/gateway/gateway-header.ts);
+   * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/gateway-header.ts);
    * absent when the answer came straight from the upstream, or when no answer arrived.
    */
   gatewayVersion?: string;

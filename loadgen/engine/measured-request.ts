@@ -6,7 +6,6 @@
 // so a record says whether its answer came through a gateway.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { GATEWAY_HEADER } from '../../src/gateway/gateway-header.js';
 import {
   DISCARD,
   type ExchangeSink,
@@ -18,6 +17,7 @@ import { streamFigures } from '../../src/measure/stream-figures.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
+import { GATEWAY_HEADER } from '../../src/shared/gateway-header.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { failureFromError } from './failure-kind.js';

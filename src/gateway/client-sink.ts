@@ -8,8 +8,8 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExchangeSink } from '../measure/metered-handler.js';
+import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from '../shared/gateway-header.js';
 import type { GatewayError } from './errors.js';
-import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 import { forwardableResponseHeaders } from './hop-by-hop.js';
 import type { KeyScrubber, ScrubbedStream } from './key-scrubber.js';
 import { sendGatewayError } from './send-error.js';

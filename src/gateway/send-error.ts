@@ -1,7 +1,7 @@
 // Sends a gateway-originated error in OpenAI's format and notes its outcome on the request's measurement.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from '../shared/gateway-header.js';
 import type { GatewayError } from './errors.js';
-import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from './gateway-header.js';
 
 export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): void {
   const m = request.measurement;
