@@ -1,37 +1,58 @@
-// Live progress while the run goes: a redrawn bar on a terminal, and on anything else (CI logs, pipes) a quiet
-// line at each tenth of the run, so logs stay readable. Writes to stderr: stdout carries only the report.
-
+// Live progress while the run goes: on a terminal, a line redrawn five times a second; on anything else (CI
+// logs, pipes) a plain line at each tenth of the run and at least every 10 s, so logs stay readable and a long
+// run still shows signs of life. What the lines say is progress-line.ts; the last seconds' figures come from a
+// bounded RollingWindow. Writes to stderr: stdout carries only the report.
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../record.js';
+import { type ProgressState, plainLine, ttyLine } from './progress-line.js';
+import { RollingWindow } from './rolling-window.js';
 
 const REDRAW_MS = 200;
-const BAR_WIDTH = 30;
+const PLAIN_EVERY_MS = 10_000;
+/** The live figures cover this much of the run: long enough for a p99 at a few requests a second. */
+export const PROGRESS_WINDOW_MS = 10_000;
 
 export interface ProgressStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  /** The terminal's width, when it is one. */
+  readonly columns?: number;
 }
 
 export class ProgressDisplay {
   readonly #total: number;
   readonly #stream: ProgressStream;
   readonly #tty: boolean;
-  readonly #startMs = performance.now();
+  readonly #enabled: boolean;
+  readonly #now: () => number;
+  readonly #startMs: number;
+  readonly #window = new RollingWindow(PROGRESS_WINDOW_MS);
   #sent = 0;
   #done = 0;
   #failed = 0;
   #nextTenth = 1;
+  #lastPlainMs: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(total: number, stream: ProgressStream, enabled: boolean) {
+  /** `now`: the clock, in ms (tests pass their own). */
+  constructor(
+    total: number,
+    stream: ProgressStream,
+    enabled: boolean,
+    now: () => number = () => performance.now(),
+  ) {
     this.#total = total;
     this.#stream = stream;
+    this.#enabled = enabled;
     this.#tty = enabled && stream.isTTY === true;
-    if (this.#tty) {
-      this.#timer = setInterval(() => this.#draw(), REDRAW_MS);
-      this.#timer.unref();
-    }
-    if (!enabled) this.#nextTenth = Number.POSITIVE_INFINITY;
+    this.#now = now;
+    this.#startMs = now();
+    this.#lastPlainMs = this.#startMs;
+    if (!enabled) return;
+    this.#timer = this.#tty
+      ? setInterval(() => this.#draw(), REDRAW_MS)
+      : setInterval(() => this.#heartbeat(), PLAIN_EVERY_MS / 2);
+    this.#timer.unref();
   }
 
   onSent(): void {
@@ -40,30 +61,50 @@ export class ProgressDisplay {
 
   onRecord(record: RequestRecord): void {
     this.#done++;
-    if (record.outcome !== 'ok') this.#failed++;
-    if (!this.#tty && this.#done * 10 >= this.#nextTenth * this.#total) {
-      while (this.#done * 10 >= this.#nextTenth * this.#total) this.#nextTenth++;
-      this.#stream.write(`progress: ${this.#line()}\n`);
-    }
+    const ok = record.outcome === 'ok';
+    if (!ok) this.#failed++;
+    this.#window.add(this.#now() - this.#startMs, {
+      ok,
+      ttftMs: record.ttftMs,
+      outputTokens: record.outputTokens,
+    });
+    if (this.#tty || !this.#enabled || this.#done * 10 < this.#nextTenth * this.#total) return;
+    while (this.#done * 10 >= this.#nextTenth * this.#total) this.#nextTenth++;
+    this.#writePlain();
   }
 
   stop(): void {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
+    if (!this.#tty) return;
     this.#draw();
     this.#stream.write('\n');
   }
 
-  #line(): string {
-    const seconds = ((performance.now() - this.#startMs) / 1000).toFixed(1);
-    const inFlight = this.#sent - this.#done;
-    return `${this.#done}/${this.#total} done (${this.#failed} failed), ${Math.max(0, inFlight)} in flight, ${seconds} s`;
+  #state(): ProgressState {
+    const elapsedMs = this.#now() - this.#startMs;
+    return {
+      total: this.#total,
+      done: this.#done,
+      failed: this.#failed,
+      inFlight: Math.max(0, this.#sent - this.#done),
+      elapsedMs,
+      windowMs: PROGRESS_WINDOW_MS,
+      window: this.#window.snapshot(elapsedMs),
+    };
+  }
+
+  #heartbeat(): void {
+    if (this.#now() - this.#lastPlainMs >= PLAIN_EVERY_MS) this.#writePlain();
+  }
+
+  #writePlain(): void {
+    this.#lastPlainMs = this.#now();
+    this.#stream.write(`${plainLine(this.#state())}\n`);
   }
 
   #draw(): void {
-    const filled = this.#total === 0 ? BAR_WIDTH : Math.round((this.#done / this.#total) * BAR_WIDTH);
-    const bar = `${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}`;
-    this.#stream.write(`\r[${bar}] ${this.#line()}\u001b[K`);
+    this.#stream.write(`\r${ttyLine(this.#state(), this.#stream.columns)}\u001b[K`);
   }
 }

@@ -4,8 +4,14 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
+import {
+  FIRST_TOKEN_BUCKETS_S,
+  OVERHEAD_BUCKETS_S,
+  PER_TOKEN_BUCKETS_S,
+  REQUEST_BUCKETS_S,
+} from './latency-buckets.js';
 import type { RequestMeasurement } from './measurement.js';
-import { LATENCY_BUCKETS_S, ModelLabels, OVERHEAD_BUCKETS_S, statusClass } from './metric-labels.js';
+import { ModelLabels, statusClass } from './metric-labels.js';
 import type { RequestRecord } from './record.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
 
@@ -36,26 +42,31 @@ export class GatewayMetrics {
     this.registry,
     'tokenmeter_time_to_first_token_seconds',
     'Received to first content chunk (TTFT)',
+    FIRST_TOKEN_BUCKETS_S,
   );
   readonly #ttfb = histogram(
     this.registry,
     'tokenmeter_time_to_first_byte_seconds',
     'Received to upstream response headers (TTFB)',
+    FIRST_TOKEN_BUCKETS_S,
   );
   readonly #gap = histogram(
     this.registry,
     'tokenmeter_inter_token_gap_seconds',
     'Gap between consecutive content chunks (one sample per chunk, as vLLM ITL)',
+    PER_TOKEN_BUCKETS_S,
   );
   readonly #tpot = histogram(
     this.registry,
     'tokenmeter_time_per_output_token_seconds',
     'TPOT: (last token - first token) / (output tokens - 1)',
+    PER_TOKEN_BUCKETS_S,
   );
   readonly #e2e = histogram(
     this.registry,
     'tokenmeter_request_duration_seconds',
     'Received to response closed (E2E)',
+    REQUEST_BUCKETS_S,
   );
   readonly #overhead = new Histogram({
     name: 'tokenmeter_gateway_overhead_seconds',
@@ -200,6 +211,11 @@ interface Series {
   readonly outputTokens: CounterChild;
 }
 
-function histogram(registry: Registry, name: string, help: string): Histogram<(typeof UM)[number]> {
-  return new Histogram({ name, help, labelNames: UM, buckets: LATENCY_BUCKETS_S, registers: [registry] });
+function histogram(
+  registry: Registry,
+  name: string,
+  help: string,
+  buckets: readonly number[],
+): Histogram<(typeof UM)[number]> {
+  return new Histogram({ name, help, labelNames: UM, buckets: [...buckets], registers: [registry] });
 }

@@ -26,14 +26,3 @@ export class ModelLabels {
 export function statusClass(status: number): string {
   return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'none';
 }
-
-/** Seconds, from sub-millisecond inter-token gaps to multi-minute end-to-end latencies. */
-export const LATENCY_BUCKETS_S = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50,
-  100, 250, 500, 1000,
-];
-
-/** Seconds, for the gateway's own overhead: 10 microseconds to 1 second. */
-export const OVERHEAD_BUCKETS_S = [
-  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
-];

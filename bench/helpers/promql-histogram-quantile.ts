@@ -1,0 +1,60 @@
+// PromQL's histogram_quantile over classic buckets, step for step as Prometheus computes it (promql/quantile.go,
+// bucketQuantile): rank = q x count, the first bucket whose cumulative count reaches the rank, then linear
+// interpolation between that bucket's lower and upper bound (the first bucket's lower bound is 0). A rank in the
+// +Inf bucket answers the highest finite bound. The operations are in Prometheus's order, so the float64 result
+// is the one Prometheus prints (test/observability/histogram-buckets.test.ts checks it against promtool).
+// Bucket counts here are a histogram's totals, as `rate()` over one window would scale them all alike.
+import { Histogram } from 'prom-client';
+
+/** One classic bucket as exposed: its upper bound (`le`) and the cumulative count of observations up to it. */
+export interface CumulativeBucket {
+  readonly le: number;
+  readonly count: number;
+}
+
+/** `histogram_quantile(q, buckets)`; NaN with no observations, like Prometheus. Buckets sorted by `le`, +Inf last. */
+export function histogramQuantile(q: number, buckets: readonly CumulativeBucket[]): number {
+  const last = buckets.at(-1);
+  if (last === undefined || last.le !== Number.POSITIVE_INFINITY || buckets.length < 2) return Number.NaN;
+  const observations = last.count;
+  if (observations === 0) return Number.NaN;
+  let rank = q * observations;
+  let b = 0;
+  while (b < buckets.length - 1 && (buckets[b] as CumulativeBucket).count < rank) b++;
+  if (b === buckets.length - 1) return (buckets[buckets.length - 2] as CumulativeBucket).le;
+  const bucket = buckets[b] as CumulativeBucket;
+  if (b === 0 && bucket.le <= 0) return bucket.le;
+  let bucketStart = 0;
+  let count = bucket.count;
+  if (b > 0) {
+    const below = buckets[b - 1] as CumulativeBucket;
+    bucketStart = below.le;
+    count -= below.count;
+    rank -= below.count;
+  }
+  return bucketStart + (bucket.le - bucketStart) * (rank / count);
+}
+
+/**
+ * Observes `values` in a prom-client Histogram with `bounds` (the gateway's own bucketing: a value equal to a
+ * bound falls in that bound's bucket) and returns the cumulative buckets its exposition would carry.
+ */
+export async function bucketed(
+  bounds: readonly number[],
+  values: Iterable<number>,
+): Promise<CumulativeBucket[]> {
+  const histogram = new Histogram({
+    name: 'replayed',
+    help: 'replayed',
+    buckets: [...bounds],
+    registers: [],
+  });
+  for (const value of values) histogram.observe(value);
+  const { values: samples } = await histogram.get();
+  return samples
+    .filter((s) => s.metricName === 'replayed_bucket')
+    .map((s) => ({
+      le: s.labels['le'] === '+Inf' ? Number.POSITIVE_INFINITY : Number(s.labels['le']),
+      count: s.value,
+    }));
+}
