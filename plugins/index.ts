@@ -16,6 +16,7 @@ import { RecordsWriter } from '../src/gateway/records-writer.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
 import health from './health.js';
 import measurement from './measurement.js';
@@ -79,7 +80,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
-  const state = { shuttingDown: false, cuttingConnections: false, inFlight: 0, metricsAddress: null };
+  const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
   const writer = recordsWriter(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
@@ -117,8 +118,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
     },
-    keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // While draining, plugins/drain.ts answers requests on kept-alive connections itself: the gateway's error
+    // format, Retry-After, and a record (Fastify's own 503 has none of them).
+    return503OnClosing: false,
   });
   app.server.maxConnections = limits.maxConnections;
   app.setErrorHandler((error, request, reply) => {
@@ -128,6 +131,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sendGatewayError(request, reply, translated);
   });
   await app.register(measurement, { context });
+  await app.register(drain);
   await app.register(requestId);
   await app.register(gatewayAuth, { context });
   await app.register(records, { context });
