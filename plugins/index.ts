@@ -13,6 +13,7 @@ import { createGatewayLogger } from '../src/gateway/logger.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
+import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
@@ -124,6 +125,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     return503OnClosing: false,
   });
   app.server.maxConnections = limits.maxConnections;
+  watchRefusedConnections(app.server, limits.maxConnections, gatewayMetrics, app.log);
   app.setErrorHandler((error, request, reply) => {
     const translated = translateFastifyError(error as { code?: string; message: string });
     if (translated.code === 'internal_error')
