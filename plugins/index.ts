@@ -1,11 +1,12 @@
 // Assembles the gateway: a Fastify instance with one plugin per concern, sharing one GatewayContext built here,
 // once: the configuration frozen, one dispatcher per upstream, the metrics and the records writer, and the fixed
 // list of sinks each finished request goes to. Plugins import src/; nothing in src/ imports a plugin.
+import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
-import type { Gateway, GatewayContext, RecordSink } from '../src/gateway/context.js';
+import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
@@ -50,6 +51,22 @@ function translateFastifyError(error: { code?: string; statusCode?: number; mess
   return new GatewayError('internal_error', 'the gateway failed on this request; see its log for the cause', {
     cause: error,
   });
+}
+
+/** How long closing waits for the last records; far more than the one event-loop turn they take. */
+const RECORDS_SETTLE_MS = 1000;
+
+/**
+ * The server reports itself closed as soon as its last connection is destroyed, but a destroyed socket emits
+ * 'close' (which finalizes its request's record) only in a later phase of the event loop: without this wait,
+ * the records of requests whose connections were cut (a second signal, the grace period, a 408) could reach the
+ * records file after it closed.
+ */
+async function everyRequestRecorded(state: GatewayState): Promise<void> {
+  const giveUpAt = performance.now() + RECORDS_SETTLE_MS;
+  while (state.inFlight > 0 && performance.now() < giveUpAt) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 function deepFreeze<T>(value: T): T {
@@ -140,7 +157,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   await app.register(metrics, { context });
   await app.register(health, { context });
   await app.register(proxy, { context });
+  // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
+    await everyRequestRecorded(state);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();
