@@ -1,11 +1,12 @@
 // Assembles the gateway: a Fastify instance with one plugin per concern, sharing one GatewayContext built here,
 // once: the configuration frozen, one dispatcher per upstream, the metrics and the records writer, and the fixed
 // list of sinks each finished request goes to. Plugins import src/; nothing in src/ imports a plugin.
+import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
-import type { Gateway, GatewayContext, RecordSink } from '../src/gateway/context.js';
+import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
@@ -13,9 +14,11 @@ import { createGatewayLogger } from '../src/gateway/logger.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
+import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
 import health from './health.js';
 import measurement from './measurement.js';
@@ -50,6 +53,22 @@ function translateFastifyError(error: { code?: string; statusCode?: number; mess
   });
 }
 
+/** How long closing waits for the last records; far more than the one event-loop turn they take. */
+const RECORDS_SETTLE_MS = 1000;
+
+/**
+ * The server reports itself closed as soon as its last connection is destroyed, but a destroyed socket emits
+ * 'close' (which finalizes its request's record) only in a later phase of the event loop: without this wait,
+ * the records of requests whose connections were cut (a second signal, the grace period, a 408) could reach the
+ * records file after it closed.
+ */
+async function everyRequestRecorded(state: GatewayState): Promise<void> {
+  const giveUpAt = performance.now() + RECORDS_SETTLE_MS;
+  while (state.inFlight > 0 && performance.now() < giveUpAt) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -79,7 +98,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
-  const state = { shuttingDown: false, cuttingConnections: false, inFlight: 0, metricsAddress: null };
+  const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
   const writer = recordsWriter(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
@@ -117,10 +136,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
     },
-    keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // While draining, plugins/drain.ts answers requests on kept-alive connections itself: the gateway's error
+    // format, Retry-After, and a record (Fastify's own 503 has none of them).
+    return503OnClosing: false,
   });
   app.server.maxConnections = limits.maxConnections;
+  watchRefusedConnections(app.server, limits.maxConnections, gatewayMetrics, app.log);
   app.setErrorHandler((error, request, reply) => {
     const translated = translateFastifyError(error as { code?: string; message: string });
     if (translated.code === 'internal_error')
@@ -128,13 +150,16 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sendGatewayError(request, reply, translated);
   });
   await app.register(measurement, { context });
+  await app.register(drain);
   await app.register(requestId);
   await app.register(gatewayAuth, { context });
   await app.register(records, { context });
   await app.register(metrics, { context });
   await app.register(health, { context });
   await app.register(proxy, { context });
+  // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
+    await everyRequestRecorded(state);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();

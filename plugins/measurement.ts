@@ -1,7 +1,6 @@
 // Measurement plugin: gives every request its measurement when it arrives and finalizes it exactly once, when
 // the response closes. Finalizing on `reply.raw` 'close' (not Fastify's onResponse, which never fires for a
 // cut stream) is what makes aborted and truncated requests produce a record too.
-import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -20,8 +19,14 @@ const CLIENT_GONE = Object.assign(new Error('the client closed the connection'),
   code: 'TOKENMETER_CLIENT_GONE',
 });
 
-function closeIdleConnections(server: Server): void {
-  server.closeIdleConnections();
+/**
+ * Node cuts a request not received within requestTimeoutMs by destroying its socket with this error. Its clock
+ * starts at the request's first byte, a little before the gateway's, so comparing durations would call some of
+ * these cuts client aborts.
+ */
+function cutForSlowness(request: FastifyRequest): boolean {
+  const cause = request.raw.socket?.errored as { code?: string } | null | undefined;
+  return cause?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 }
 
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
@@ -30,13 +35,10 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   m.endAt = performance.now();
   if (m.totalTimer !== null) clearTimeout(m.totalTimer);
   if (!raw.writableFinished && m.outcome === null) {
-    if (context.state.cuttingConnections) {
+    if (context.state.cutReason !== null) {
       m.outcome = 'truncated';
-      m.error = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
-    } else if (
-      !request.raw.complete &&
-      m.endAt - m.receivedAt >= context.config.clientLimits.requestTimeoutMs
-    ) {
+      m.error = context.state.cutReason;
+    } else if (cutForSlowness(request)) {
       m.outcome = 'rejected';
       m.error = `the client did not send its whole request within clientLimits.requestTimeoutMs (${context.config.clientLimits.requestTimeoutMs} ms); answered 408`;
     } else {
@@ -47,10 +49,6 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   if (!raw.writableFinished) m.exchange?.abort(CLIENT_GONE);
   m.exchange?.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
-  // Closing the server reaps only the connections idle at that moment: one kept alive by its client (every SDK
-  // does) whose response finishes later would hold shutdown for the whole grace period. So during shutdown the
-  // idle ones are closed again as each response ends (on the next turn, once this connection counts as idle).
-  if (context.state.shuttingDown) setImmediate(closeIdleConnections, request.server.server);
   if (m.ownEndpoint) return;
   context.state.inFlight--;
   const record = m.toRecord(context.config.recordGaps);

@@ -59,9 +59,6 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
 
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const m = request.measurement;
-    if (context.state.shuttingDown) {
-      throw new GatewayError('shutting_down', 'the gateway is shutting down: retry in a moment');
-    }
     const path = canonicalizeClientPath(request.url);
     if (path.kind === 'traversal') {
       throw new GatewayError(

@@ -199,7 +199,7 @@ export const serveCommand: Command = {
         `tokenmeter metrics on http://${hostPart(metricsAddress)}:${metricsAddress.port}/metrics\n`,
       );
     }
-    await shutDownOnSignals(gateway, config.shutdownGraceMs);
+    await shutDownOnSignals(gateway);
     return 0;
   },
 };

@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_METRICS_MAX_MODELS,
   DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_DELAY_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_TIMEOUTS,
   type GatewayConfigInput,
@@ -46,6 +47,7 @@ export interface GatewayConfig {
   readonly recordBodies: boolean;
   readonly injectUsage: boolean;
   readonly maxBodyBytes: number;
+  readonly shutdownDelayMs: number;
   readonly shutdownGraceMs: number;
   readonly clientLimits: Required<ClientLimitsInput>;
   readonly metricsMaxModels: number;
@@ -66,6 +68,7 @@ function resolveClientLimits(input: ClientLimitsInput | undefined): Required<Cli
     headersTimeoutMs:
       input?.headersTimeoutMs ?? Math.min(DEFAULT_CLIENT_LIMITS.headersTimeoutMs, requestTimeoutMs),
     maxConnections: input?.maxConnections ?? DEFAULT_CLIENT_LIMITS.maxConnections,
+    keepAliveTimeoutMs: input?.keepAliveTimeoutMs ?? DEFAULT_CLIENT_LIMITS.keepAliveTimeoutMs,
   };
 }
 
@@ -187,6 +190,7 @@ export async function resolveConfig(
     recordBodies: input.records?.bodies ?? false,
     injectUsage: input.injectUsage ?? DEFAULT_INJECT_USAGE,
     maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    shutdownDelayMs: input.shutdownDelayMs ?? DEFAULT_SHUTDOWN_DELAY_MS,
     shutdownGraceMs: input.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     clientLimits: resolveClientLimits(input.clientLimits),
     metricsMaxModels: input.metricsMaxModels ?? DEFAULT_METRICS_MAX_MODELS,

@@ -15,6 +15,7 @@ const TOP_KEYS = [
   'records',
   'injectUsage',
   'maxBodyBytes',
+  'shutdownDelayMs',
   'shutdownGraceMs',
   'clientLimits',
   'metricsMaxModels',
@@ -108,7 +109,7 @@ function checkUpstream(value: unknown, index: number): void {
   }
 }
 
-const CLIENT_LIMIT_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'maxConnections'];
+const CLIENT_LIMIT_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'maxConnections', 'keepAliveTimeoutMs'];
 
 function checkClientLimits(limits: unknown): void {
   if (limits === undefined) return;
@@ -143,7 +144,9 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   checkKeys(raw, TOP_KEYS, '');
   optional(raw, 'host', 'string', '');
   checkPort(raw, '');
-  for (const key of ['maxBodyBytes', 'shutdownGraceMs', 'metricsMaxModels']) optional(raw, key, 'number', '');
+  for (const key of ['maxBodyBytes', 'shutdownDelayMs', 'shutdownGraceMs', 'metricsMaxModels']) {
+    optional(raw, key, 'number', '');
+  }
   optional(raw, 'injectUsage', 'boolean', '');
   optional(raw, 'gatewayKeysEnv', 'string', '');
   const level = raw['logLevel'];

@@ -57,6 +57,12 @@ export interface GatewayConfigInput {
   /** Ask streamed requests for usage (and hide the extra chunk from the client). */
   readonly injectUsage?: boolean;
   readonly maxBodyBytes?: number;
+  /**
+   * After SIGTERM/SIGINT, /readyz fails at once but the gateway keeps serving, new connections included, for this
+   * long before it drains: time for a load balancer (a Kubernetes endpoint controller) to stop routing here.
+   */
+  readonly shutdownDelayMs?: number;
+  /** Then, how long in-flight requests may run before they are cut. */
   readonly shutdownGraceMs?: number;
   /** Bounds on what a client controls besides its body's size: how slowly it may send, how many connections. */
   readonly clientLimits?: ClientLimitsInput;
@@ -95,17 +101,27 @@ export interface ClientLimitsInput {
    * The answer's own duration is not bounded by it: long generations are governed by the upstream timeouts.
    */
   readonly requestTimeoutMs?: number;
-  /** Client connections open at once; further ones are refused. */
+  /** Client connections open at once; further ones are refused (counted, and logged at most once a minute). */
   readonly maxConnections?: number;
+  /**
+   * A kept-alive client connection with no request in progress is closed after this. Never applies while a
+   * request or its answer is under way.
+   */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 export const DEFAULT_CLIENT_LIMITS: Required<ClientLimitsInput> = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
   maxConnections: 10_000,
+  // Longer than the 60 s idle timeout of common load balancers in front (AWS ALB, nginx's upstream keepalive):
+  // the side that closes an idle connection must be the one in front, or a request sent as the gateway closes
+  // the connection is lost.
+  keepAliveTimeoutMs: 65_000,
 });
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_SHUTDOWN_DELAY_MS = 0;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
 export const DEFAULT_METRICS_MAX_MODELS = 50;
 export const DEFAULT_INJECT_USAGE = true;

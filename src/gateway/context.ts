@@ -18,10 +18,16 @@ export type RecordSink = (record: RequestRecord, measurement: RequestMeasurement
 
 /** The gateway's run state, written by the measurement plugin, the metrics port and shutdown. */
 export interface GatewayState {
-  /** Set when shutdown begins: new requests are refused, in-flight ones finish. */
+  /**
+   * Set on the first SIGTERM/SIGINT: /readyz fails from then on. Requests are still served until the drain
+   * begins (after shutdownDelayMs; plugins/drain.ts), when new ones are refused and in-flight ones finish.
+   */
   shuttingDown: boolean;
-  /** Set when shutdown cuts the connections still open: what they carried is truncated, not abandoned. */
-  cuttingConnections: boolean;
+  /**
+   * Why shutdown cut the connections still open, once it has: what they carried is recorded as truncated (the
+   * gateway cut it, not the client), with this as the record's error.
+   */
+  cutReason: string | null;
   /** Requests received and not yet finished (probes and scrapes excluded). */
   inFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */

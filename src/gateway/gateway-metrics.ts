@@ -94,6 +94,11 @@ export class GatewayMetrics {
     labelNames: ['fix'],
     registers: [this.registry],
   });
+  readonly #connectionsRefused = new Counter({
+    name: 'tokenmeter_client_connections_refused_total',
+    help: 'Client connections closed unanswered because clientLimits.maxConnections were open',
+    registers: [this.registry],
+  });
 
   constructor(options: GatewayMetricsOptions) {
     const { state, records } = options;
@@ -136,6 +141,10 @@ export class GatewayMetrics {
 
   pathFixed(fix: PathFix): void {
     this.#pathFixes.inc({ fix });
+  }
+
+  connectionRefused(): void {
+    this.#connectionsRefused.inc();
   }
 
   observe(record: RequestRecord, m: RequestMeasurement): void {

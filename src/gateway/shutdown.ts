@@ -1,42 +1,91 @@
-// Graceful shutdown: stop accepting, refuse new requests on kept-alive connections (503), let in-flight streams
-// finish for up to the grace period, then cut what remains; records are flushed by the records plugin's onClose.
+// Graceful shutdown in the order load balancers expect. /readyz fails at once, while everything (new connections
+// included) is still served for shutdownDelayMs, so a load balancer or a Kubernetes endpoint controller stops
+// routing here first. Then the gateway drains: it stops accepting connections and lets in-flight requests finish
+// for up to shutdownGraceMs (plugins/drain.ts refuses new requests on kept-alive connections and closes each
+// connection as its response ends), then cuts what remains. Records are flushed by the records plugin's onClose.
 import type { Gateway } from './context.js';
 
-export async function shutDown(gateway: Gateway, graceMs: number): Promise<void> {
-  const { app, context } = gateway;
-  context.state.shuttingDown = true;
-  const force = setTimeout(() => {
-    app.log.warn(
+const GRACE_RAN_OUT = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
+const SECOND_SIGNAL = 'cut by the gateway: it was shutting down and received a second signal';
+
+/** One gateway's shutdown: begun once; `cut` ends it at once, whatever phase it is in. */
+export class GatewayShutdown {
+  readonly #gateway: Gateway;
+  /** Ends the delay early; set while the delay runs. */
+  #endDelay: (() => void) | null = null;
+
+  constructor(gateway: Gateway) {
+    this.#gateway = gateway;
+  }
+
+  /** Resolves once the gateway is closed: its last response ended (or was cut) and its records were written. */
+  async begin(): Promise<void> {
+    const { app, context } = this.#gateway;
+    const { shutdownDelayMs, shutdownGraceMs } = context.config;
+    context.state.shuttingDown = true;
+    if (shutdownDelayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, shutdownDelayMs);
+        this.#endDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#endDelay = null;
+    }
+    app.log.info(
       { inFlight: context.state.inFlight },
-      `grace period of ${graceMs} ms over: closing remaining connections`,
+      `draining: no new connections; in-flight requests have up to ${shutdownGraceMs} ms`,
     );
-    cutConnections(gateway);
-  }, graceMs);
-  force.unref();
-  try {
-    await app.close();
-  } finally {
-    clearTimeout(force);
+    const closing = app.close();
+    const cutEarly = context.state.cutReason;
+    if (cutEarly !== null) this.cut(cutEarly);
+    const force = setTimeout(() => {
+      app.log.warn(
+        { inFlight: context.state.inFlight },
+        `grace period of ${shutdownGraceMs} ms over: closing remaining connections`,
+      );
+      this.cut(GRACE_RAN_OUT);
+    }, shutdownGraceMs);
+    force.unref();
+    try {
+      await closing;
+    } finally {
+      clearTimeout(force);
+    }
+  }
+
+  /** Cuts every connection now; what they carried is recorded as truncated, with `reason` as its error. */
+  cut(reason: string): void {
+    const { app, context } = this.#gateway;
+    context.state.cutReason = reason;
+    // During the delay the gateway still listens: end the delay, and begin() cuts once it stopped listening.
+    if (this.#endDelay !== null) this.#endDelay();
+    else app.server.closeAllConnections();
   }
 }
 
-function cutConnections(gateway: Gateway): void {
-  gateway.context.state.cuttingConnections = true;
-  gateway.app.server.closeAllConnections();
-}
-
 /** Shuts down on the first SIGTERM or SIGINT; a second one cuts every connection at once. */
-export function shutDownOnSignals(gateway: Gateway, graceMs: number): Promise<void> {
+export function shutDownOnSignals(gateway: Gateway): Promise<void> {
+  const shutdown = new GatewayShutdown(gateway);
+  const { config, state } = gateway.context;
   return new Promise((resolve, reject) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (stopping) {
-        cutConnections(gateway);
+        gateway.app.log.warn(
+          { signal, inFlight: state.inFlight },
+          `${signal} again: cutting every connection`,
+        );
+        shutdown.cut(SECOND_SIGNAL);
         return;
       }
       stopping = true;
-      gateway.app.log.info({ signal, inFlight: gateway.context.state.inFlight }, `${signal}: shutting down`);
-      shutDown(gateway, graceMs).then(() => {
+      gateway.app.log.info(
+        { signal, inFlight: state.inFlight },
+        `${signal}: /readyz fails now; draining in ${config.shutdownDelayMs} ms (shutdownDelayMs)`,
+      );
+      shutdown.begin().then(() => {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
         resolve();
