@@ -23,35 +23,3 @@ export async function closeAndAccount(gateway: TestGateway, requestsSent: number
   assertOneRecordPerRequest(gateway.records, requestsSent);
   return gateway.records;
 }
-
-/** Longest wait for the records of a row's requests: a row takes seconds, its records follow at once. */
-const RECORDS_DEADLINE_MS = 5000;
-
-/**
- * Waits until the gateway has produced `requestsSent` records, then closes it and applies the rule. For rows whose
- * response the gateway cuts (an upstream reset or timeout mid-stream): closing the gateway can resolve before such
- * a response's record is written (the server stops counting a connection when it is destroyed, the record follows
- * on the response's 'close'), so closeAndAccount alone would see none. Fails, rather than hangs, when a record
- * never comes.
- */
-export async function awaitRecordsThenAccount(
-  gateway: TestGateway,
-  requestsSent: number,
-): Promise<RequestRecord[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Error(`${gateway.records.length} of ${requestsSent} records after ${RECORDS_DEADLINE_MS} ms`),
-        ),
-      RECORDS_DEADLINE_MS,
-    );
-  });
-  try {
-    await Promise.race([gateway.recordsAfter(requestsSent), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-  return closeAndAccount(gateway, requestsSent);
-}

@@ -22,7 +22,7 @@ import {
 } from '../gateway/helpers/upstream.js';
 import { curl, curlMissing } from '../helpers/curl.js';
 import { measureStalls } from '../helpers/loop-stall.js';
-import { awaitRecordsThenAccount } from './accounting.js';
+import { closeAndAccount } from './accounting.js';
 
 /** Far enough not to fire in any row, near enough that a hung row fails in seconds. */
 const BACKSTOP_TIMEOUTS: Required<TimeoutsInput> = {
@@ -530,7 +530,7 @@ for (const row of ROWS) {
       assert.equal(arrived['x-end-to-end'], 'kept', 'end-to-end headers pass');
     }
 
-    const records = await awaitRecordsThenAccount(gateway, observed.requestsSent);
+    const records = await closeAndAccount(gateway, observed.requestsSent);
     for (const record of records) {
       assert.equal(record.outcome, row.outcome, `outcome (error: ${record.error})`);
       assert.equal(record.status, observed.status, "the record's status is the client's");
