@@ -93,13 +93,14 @@ test('two runs of the same seed against one simulator: no significant difference
   const second = await savedRun('same-2', fast.url, load);
   const comparison = await compareJson(first, second);
   const table = (await runCli(['compare', first, second], env)).stdout;
+  // Medians, not means: the intervals measure noise within a run, and on a shared machine a load spike during one
+  // of the two runs shifts its mean (seen once in a full suite with other work running: a mean latency named a
+  // winner) while the medians held; drift between runs is the documented limit (docs/reports.md).
   for (const key of [
     'request_throughput',
     'output_throughput',
     'tokenmeter.success_rate',
-    'mean_ttft_ms',
     'median_ttft_ms',
-    'mean_e2el_ms',
     'median_e2el_ms',
   ]) {
     const r = row(comparison, key);
