@@ -17,7 +17,10 @@ export interface RequestRecord extends ExchangeFigures {
   intendedOffsetMs: number;
   /** When it was actually written (ms after run start); null if it never was (aborted while queued). */
   sentAtMs: number | null;
-  /** Time spent waiting for a --max-concurrency slot; excluded from TTFT like vLLM's client_queue_time. */
+  /**
+   * Time the --max-concurrency cap held it back: from its intended time until a slot was free (0 when one was);
+   * excluded from TTFT like vLLM's client_queue_time.
+   */
   clientQueueMs: number;
   /** First response byte (headers) after sentAtMs. */
   ttfbMs: number | null;
@@ -51,7 +54,10 @@ export interface RequestRecord extends ExchangeFigures {
   gatewayVersion?: string;
 }
 
-/** How late the scheduler itself was: actual send minus intended send, less the concurrency wait. */
+/**
+ * How late the load generator itself was: actual send minus the moment it could be sent (the later of its
+ * intended time and a free --max-concurrency slot), i.e. actual minus intended, less the cap's wait.
+ */
 export function scheduleLagMs(record: RequestRecord): number | null {
   if (record.sentAtMs === null) return null;
   return record.sentAtMs - record.intendedOffsetMs - record.clientQueueMs;

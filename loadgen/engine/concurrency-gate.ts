@@ -1,38 +1,35 @@
-// --max-concurrency on the client: at most `limit` requests in flight; the rest wait in arrival order. The wait
-// is measured by the caller and recorded as client queue time (vLLM's client_queue_time), so it is never mistaken
-// for server latency.
+// --max-concurrency on the client: at most `limit` requests in flight; the rest wait in arrival order. The gate
+// also says when the slot a request takes became free, so the engine can tell the wait the cap imposed (recorded
+// as client queue time, vLLM's client_queue_time, never mistaken for server latency) from lateness of its own.
 
 export class ConcurrencyGate {
-  readonly #limit: number;
-  #inFlight = 0;
-  readonly #waiting: Array<() => void> = [];
+  /** When each free slot became free, oldest first (-Infinity: free since the run began). */
+  readonly #freeSince: number[];
+  readonly #waiting: Array<(freedAtMs: number) => void> = [];
 
   constructor(limit: number) {
-    this.#limit = limit;
+    this.#freeSince = new Array<number>(limit).fill(Number.NEGATIVE_INFINITY);
   }
 
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  /** Resolves when a slot is free (at once when one is). */
-  acquire(): Promise<void> | undefined {
-    if (this.#inFlight < this.#limit) {
-      this.#inFlight++;
-      return undefined;
-    }
+  /**
+   * Takes a slot: at once when one is free (the moment the oldest free slot became free), otherwise a promise
+   * of the moment a release hands one over.
+   */
+  acquire(): number | Promise<number> {
+    const since = this.#freeSince.shift();
+    if (since !== undefined) return since;
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  release(): void {
+  /** Gives a slot back at `nowMs`: straight to the next waiter when there is one. */
+  release(nowMs: number): void {
     const next = this.#waiting.shift();
-    if (next !== undefined)
-      next(); // the slot passes straight to the next waiter
-    else this.#inFlight--;
+    if (next !== undefined) next(nowMs);
+    else this.#freeSince.push(nowMs);
   }
 
   /** Wakes every waiter (used when the run stops; each then sees the abort and records itself as unsent). */
-  drain(): void {
-    for (const wake of this.#waiting.splice(0)) wake();
+  drain(nowMs: number): void {
+    for (const wake of this.#waiting.splice(0)) wake(nowMs);
   }
 }

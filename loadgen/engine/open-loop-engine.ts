@@ -1,8 +1,10 @@
 // The open-loop engine: requests leave on a schedule computed before the run (arrivals.ts), whatever happened
 // to earlier ones, so a slow server cannot slow the load down and hide its own latency (coordinated omission).
-// The only thing a send may wait for is a --max-concurrency slot, and that wait is recorded as client queue time.
-// Schedule lag (actual send minus intended, less that wait) is recorded for every request, so a run where the
-// load generator itself fell behind can be told apart from one where the server did.
+// The only thing a send may wait for is a --max-concurrency slot, and that wait (from the intended time to the
+// moment a slot became free) is recorded as client queue time. A request could be sent at the later of its
+// intended time and that moment; schedule lag (actual send minus that moment) is recorded for every request, so
+// a run where the load generator itself fell behind can be told apart from one where the server, or the cap, set
+// the pace.
 //
 // Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
 // concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
@@ -42,13 +44,13 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   });
   const gate = cap === undefined ? undefined : new ConcurrencyGate(cap);
   const aborts = new AbortHub(signal);
-  aborts.add(() => gate?.drain());
+  aborts.add(() => gate?.drain(performance.now()));
   const inFlight: Array<Promise<void>> = [];
   let recorded = 0;
   let lastEndMs = 0;
   const startedAtMs = performance.now();
 
-  const launch = async (i: number, dueAtMs: number): Promise<void> => {
+  const launch = async (i: number): Promise<void> => {
     const request = requests[i];
     if (request === undefined) return;
     const measured = new MeasuredRequest({
@@ -62,11 +64,14 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       errorBodyBytes: options.errorBodyBytes,
       idleTimeoutMs: options.idleTimeoutMs,
     });
-    const waiting = gate?.acquire();
-    if (waiting !== undefined) await waiting;
+    const slot = gate?.acquire();
+    // An immediate slot is not awaited: the send leaves in this tick, as the schedule asked.
+    const slotFreeAtMs =
+      slot === undefined ? Number.NEGATIVE_INFINITY : typeof slot === 'number' ? slot : await slot;
     const now = performance.now();
-    // Queue time counts from when the scheduler reached this request, so lag and queue never overlap.
-    const queuedMs = waiting === undefined ? 0 : now - dueAtMs;
+    // The cap held it back only from its intended time until a slot was free; anything later is the load
+    // generator's own lag (a scheduler busy dispatching a burst is not the cap's doing).
+    const queuedMs = Math.max(0, slotFreeAtMs - (startedAtMs + (pacing.offsetsMs[i] ?? 0)));
     let record: RequestRecord;
     if (signal.aborted) {
       record = measured.abortUnsent(queuedMs);
@@ -74,7 +79,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       measured.markSent(now, queuedMs);
       options.onSent?.(request.index);
       record = await sendWithUndici(pool, target, request, measured, aborts);
-      gate?.release();
+      gate?.release(performance.now());
     }
     lastEndMs = Math.max(lastEndMs, performance.now());
     recorded++;
@@ -86,7 +91,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     const dueAt = startedAtMs + (pacing.offsetsMs[i] ?? 0);
     if (performance.now() < dueAt) await waitUntil(dueAt, signal);
     if (signal.aborted) break;
-    inFlight.push(launch(i, performance.now()));
+    inFlight.push(launch(i));
   }
   await Promise.all(inFlight);
   aborts.dispose();

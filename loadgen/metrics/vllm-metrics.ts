@@ -44,12 +44,17 @@ export function tpotMs(record: RequestRecord): number | undefined {
   return (record.lastTokenMs - record.ttftMs) / (record.outputTokens - 1);
 }
 
+/** Whether one request meets one --goodput SLO (<=); a request with one output token has no TPOT and meets it. */
+export function meetsSlo(record: RequestRecord, metric: keyof GoodputSlos, limitMs: number): boolean {
+  if (metric === 'tpot') return (tpotMs(record) ?? 0) <= limitMs;
+  const value = metric === 'ttft' ? record.ttftMs : record.lastTokenMs;
+  return (value ?? Number.POSITIVE_INFINITY) <= limitMs;
+}
+
 function meetsSlos(record: RequestRecord, slos: GoodputSlos): boolean {
-  if (slos.ttft !== undefined && !((record.ttftMs ?? Number.POSITIVE_INFINITY) <= slos.ttft)) return false;
-  if (slos.tpot !== undefined && !((tpotMs(record) ?? 0) <= slos.tpot)) return false;
-  if (slos.e2el !== undefined && !((record.lastTokenMs ?? Number.POSITIVE_INFINITY) <= slos.e2el))
-    return false;
-  return true;
+  return Object.entries(slos).every(
+    ([metric, limit]) => limit === undefined || meetsSlo(record, metric as keyof GoodputSlos, limit),
+  );
 }
 
 function perSecond(count: number, durationS: number): number {

@@ -21,8 +21,11 @@ export interface SweepReportLevel {
 }
 
 export interface SweepKnee {
-  offeredRate: number;
-  /** The sweep's own sentence ("throughput stops following the offered rate at 8 req/s"). */
+  /** The rate marked as the knee; null when the sentence names none (no knee, or not enough data). */
+  offeredRate: number | null;
+  /** The first level that fell behind, marked beside it when known. */
+  firstBadRate: number | null;
+  /** The sweep's own sentence, shown as written: the page states the knee the text states. */
   sentence: string;
 }
 
@@ -59,13 +62,19 @@ export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
 }
 
 function kneeFrom(value: unknown): SweepKnee | null {
-  if (typeof value === 'number') return { offeredRate: value, sentence: `Knee at ${value} req/s.` };
+  if (typeof value === 'number')
+    return { offeredRate: value, firstBadRate: null, sentence: `Knee at ${value} req/s.` };
   if (!isJsonObject(value)) return null;
   const rate = first(value, ['offered_rate', 'rate', 'request_rate']);
-  if (rate === null) return null;
   const sentence =
     stringField(value, 'sentence') ?? stringField(value, 'message') ?? stringField(value, 'reason');
-  return { offeredRate: rate, sentence: sentence ?? `Knee at ${rate} req/s.` };
+  if (rate === null && sentence === null) return null;
+  const firstBad = numberField(value, 'first_bad_rps');
+  return {
+    offeredRate: rate,
+    firstBadRate: firstBad !== null && firstBad !== rate ? firstBad : null,
+    sentence: sentence ?? `Knee at ${rate} req/s.`,
+  };
 }
 
 export function isSweepSummary(value: unknown): value is JsonObject {

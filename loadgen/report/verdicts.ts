@@ -1,7 +1,9 @@
 // Plain-language conclusions printed after the numbers, so a user does not have to know what to look for:
 // why requests failed (with the first body of each kind: vLLM shows only "Not Found"), whether the success
-// rate is too low to read the rest, whether TTFT spread says the server is over-saturated, and whether the
-// load generator itself fell behind its schedule (then the numbers describe the client, not the server).
+// rate is too low to read the rest, how wide the TTFT spread is and which requests sit in its tail, whether the
+// load generator itself fell behind its schedule (then the numbers describe the client, not the server), and
+// whether --max-concurrency, not the rate, set the load. Each verdict says what was measured, with its numbers,
+// and names no cause it did not measure. The list and its rules: docs/loadgen.md.
 
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
 import { median, percentile } from '../metrics/numpy-stats.js';
@@ -11,23 +13,31 @@ import { centre } from './python-format.js';
 export interface VerdictThresholds {
   /** Below this share of completed requests, say so (the article's rule of thumb: 90%). */
   minSuccessRate: number;
-  /** TTFT p99 above this multiple of the median means requests queue at the server. */
+  /** TTFT p99 above this multiple of the median: say how wide the spread is and who sits in its tail. */
   ttftP99OverMedian: number;
-  /** Schedule lag p99 above this (ms) means the client could not keep up with its own schedule. */
+  /** Schedule lag p99 above this (ms), over requests that had a moment to keep: the client fell behind. */
   scheduleLagP99Ms: number;
+  /** At least this share of requests waited for a --max-concurrency slot: the cap set the load. */
+  capWaitShare: number;
 }
 
 export const DEFAULT_VERDICT_THRESHOLDS: Readonly<VerdictThresholds> = Object.freeze({
   minSuccessRate: 0.9,
   ttftP99OverMedian: 3,
   scheduleLagP99Ms: 10,
+  capWaitShare: 0.1,
 });
 
-export type VerdictKind = 'failures' | 'low-success-rate' | 'ttft-spread' | 'client-bottleneck';
+export type VerdictKind =
+  | 'failures'
+  | 'low-success-rate'
+  | 'ttft-spread'
+  | 'client-bottleneck'
+  | 'concurrency-cap';
 
 export interface Verdict {
   kind: VerdictKind;
-  /** One or more lines, without trailing newline. */
+  /** One or more lines, without trailing newline; the numbers behind the verdict are in it. */
   message: string;
 }
 
@@ -70,6 +80,71 @@ function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
 }
 
+const ms = (value: number): string => `${value.toFixed(2)} ms`;
+
+/**
+ * Requests that had a moment to keep: a finite schedule's (intended after t = 0), or one that waited for a slot
+ * (due when the slot freed). Requests due at t = 0 and sent without waiting (the opening burst of an `inf` run)
+ * had no pace to fall behind: the time to dispatch a burst is not lateness.
+ */
+function hadAMomentToKeep(record: RequestRecord): boolean {
+  return record.intendedOffsetMs > 0 || record.clientQueueMs > 0;
+}
+
+/** Where the slow TTFTs sit: their prompts against everyone else's (measured; no cause is guessed). */
+function ttftSpread(records: readonly RequestRecord[], overMedian: number): Verdict | undefined {
+  const ok = records.filter((r) => r.outcome === 'ok' && r.ttftMs !== null);
+  if (ok.length === 0) return undefined;
+  const ttfts = ok.map((r) => r.ttftMs as number);
+  const middle = median(ttfts);
+  const p99 = percentile(ttfts, 99);
+  if (!(middle > 0 && p99 > overMedian * middle)) return undefined;
+  const slow = ok.filter((r) => (r.ttftMs as number) > overMedian * middle);
+  const rest = ok.filter((r) => (r.ttftMs as number) <= overMedian * middle);
+  const prompts = (list: readonly RequestRecord[]): string =>
+    list.length === 0 ? '-' : `${median(list.map((r) => r.promptTokens)).toFixed(0)} tokens`;
+  return {
+    kind: 'ttft-spread',
+    message:
+      `TTFT p99 ${ms(p99)} is ${(p99 / middle).toFixed(1)}x the median ${ms(middle)}: ${slow.length} of ` +
+      `${ok.length} requests took over ${overMedian}x the median; their median prompt ${prompts(slow)}, the ` +
+      `others' ${prompts(rest)}, their median client queue ${ms(median(slow.map((r) => r.clientQueueMs)))}. ` +
+      'Compare the sweep or the gateway timings to see where the time went.',
+  };
+}
+
+function clientBottleneck(records: readonly RequestRecord[], limitMs: number): Verdict | undefined {
+  const lags = records
+    .filter(hadAMomentToKeep)
+    .map(scheduleLagMs)
+    .filter((lag): lag is number => lag !== null);
+  if (lags.length === 0) return undefined;
+  const p99 = percentile(lags, 99);
+  if (!(p99 > limitMs)) return undefined;
+  const late = lags.filter((lag) => lag > limitMs).length;
+  return {
+    kind: 'client-bottleneck',
+    message:
+      `schedule lag p99 ${ms(p99)} exceeds ${limitMs} ms (median ${ms(median(lags))}; ${late} of ${lags.length} ` +
+      `requests left more than ${limitMs} ms after they could have): the load generator sent late, so the ` +
+      'offered load was lower than configured (free up CPU or run several load generators)',
+  };
+}
+
+function concurrencyCap(records: readonly RequestRecord[], minShare: number): Verdict | undefined {
+  const sent = records.filter((r) => r.sentAtMs !== null);
+  const waited = sent.filter((r) => r.clientQueueMs > 0);
+  if (sent.length === 0 || waited.length / sent.length < minShare) return undefined;
+  const queues = waited.map((r) => r.clientQueueMs);
+  return {
+    kind: 'concurrency-cap',
+    message:
+      `--max-concurrency set the load: ${waited.length} of ${sent.length} requests (${percent(waited.length / sent.length)}) ` +
+      `waited for a free slot (client queue median ${ms(median(queues))}, p99 ${ms(percentile(queues, 99))}), ` +
+      'so the requests went out as fast as slots freed, not at the configured rate',
+  };
+}
+
 export function verdicts(
   records: readonly RequestRecord[],
   extra: ExtraMetrics,
@@ -80,40 +155,21 @@ export function verdicts(
     if (kind !== undefined) found.push({ kind: 'failures', message: describeFailure(outcome, kind) });
   }
   if (extra.total > 0 && extra.successRate < thresholds.minSuccessRate) {
+    const completed = Math.round(extra.successRate * extra.total);
     found.push({
       kind: 'low-success-rate',
       message:
-        `success rate ${percent(extra.successRate)} is below ${percent(thresholds.minSuccessRate)}: fix the ` +
-        'failures above before reading throughput or latency (they describe only the requests that got through)',
+        `success rate ${percent(extra.successRate)} (${completed} of ${extra.total}) is below ` +
+        `${percent(thresholds.minSuccessRate)}: fix the failures above before reading throughput or latency ` +
+        '(they describe only the requests that got through)',
     });
   }
-
-  const ttfts = records.filter((r) => r.outcome === 'ok' && r.ttftMs !== null).map((r) => r.ttftMs as number);
-  if (ttfts.length > 0) {
-    const middle = median(ttfts);
-    const p99 = percentile(ttfts, 99);
-    if (middle > 0 && p99 > thresholds.ttftP99OverMedian * middle) {
-      found.push({
-        kind: 'ttft-spread',
-        message:
-          `TTFT p99 ${p99.toFixed(2)} ms is ${(p99 / middle).toFixed(1)}x the median ${middle.toFixed(2)} ms: ` +
-          'requests are queueing at the server; concurrency (or request rate) is likely too high for it',
-      });
-    }
-  }
-
-  const lags = records.map(scheduleLagMs).filter((lag): lag is number => lag !== null);
-  if (lags.length > 0) {
-    const p99 = percentile(lags, 99);
-    if (p99 > thresholds.scheduleLagP99Ms) {
-      found.push({
-        kind: 'client-bottleneck',
-        message:
-          `schedule lag p99 ${p99.toFixed(2)} ms exceeds ${thresholds.scheduleLagP99Ms} ms: the load generator sent ` +
-          'late, so it was the bottleneck and the offered load was lower than configured (free up CPU or run ' +
-          'several load generators)',
-      });
-    }
+  for (const verdict of [
+    ttftSpread(records, thresholds.ttftP99OverMedian),
+    clientBottleneck(records, thresholds.scheduleLagP99Ms),
+    concurrencyCap(records, thresholds.capWaitShare),
+  ]) {
+    if (verdict !== undefined) found.push(verdict);
   }
   return found;
 }

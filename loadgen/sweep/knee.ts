@@ -1,58 +1,85 @@
-// Where the server stops keeping up, said in one sentence. A level is past the knee when the achieved rate falls
-// below FOLLOW_RATIO of the offered one (requests pile up instead of completing as fast as they arrive), or, with
-// --goodput, when fewer than SLO_ATTAINMENT of its requests meet every SLO.
+// Where the server stops keeping up, said in one sentence with its evidence. Each level has already been judged
+// from its steady window (sweep-level.ts): kept up, fell behind (success, achieved vs offered, or a --goodput
+// SLO, with the numbers), or unclear (too few requests, or achieved too close to the line to tell). The knee is
+// between the last level that kept up and the first that fell behind; when the levels cannot show that, the
+// sentence says "not enough data" and why, instead of guessing.
 
-import type { SweepLevel } from './sweep-level.js';
+import { followEvidence, type SweepLevel } from './sweep-level.js';
 
-export const FOLLOW_RATIO = 0.9;
-export const SLO_ATTAINMENT = 0.9;
+export type KneeFinding = 'knee' | 'past-knee' | 'no-knee' | 'not-enough-data' | 'no-levels';
 
 export interface Knee {
-  /** Last level that kept up, and first that did not (undefined when none / all did). */
+  finding: KneeFinding;
+  /** Last level that kept up below the first that fell behind (or the top one, when none did). */
   lastGood: SweepLevel | undefined;
   firstBad: SweepLevel | undefined;
+  /** Levels that could not tell, between lastGood and firstBad (or above lastGood). */
+  unclear: SweepLevel[];
   sentence: string;
 }
 
-function brokenBy(level: SweepLevel): string | undefined {
-  const offered = Math.min(level.offeredRps, level.sentRps);
-  if (level.successRate < SLO_ATTAINMENT)
-    return `only ${(level.successRate * 100).toFixed(0)}% of requests succeeded`;
-  if (level.achievedRps < FOLLOW_RATIO * offered) {
-    return `it completed ${level.achievedRps.toFixed(2)} req/s of the ${offered.toFixed(2)} req/s offered`;
-  }
-  if (level.sloAttainment !== null && level.sloAttainment < SLO_ATTAINMENT) {
-    return `only ${(level.sloAttainment * 100).toFixed(0)}% of requests met the --goodput SLOs`;
-  }
-  return undefined;
-}
-
 const rps = (level: SweepLevel): string => `${level.offeredRps.toFixed(2)} req/s`;
+
+function unclearNote(levels: readonly SweepLevel[]): string {
+  return levels.map((l) => `at ${rps(l)} ${l.reason}`).join('; ');
+}
 
 export function findKnee(levels: readonly SweepLevel[]): Knee {
   const ordered = levels
     .filter((l) => Number.isFinite(l.offeredRps))
     .sort((a, b) => a.offeredRps - b.offeredRps);
-  let lastGood: SweepLevel | undefined;
-  for (const level of ordered) {
-    const why = brokenBy(level);
-    if (why === undefined) {
-      lastGood = level;
-      continue;
-    }
-    const sentence =
-      lastGood === undefined
-        ? `The server was already past its knee at the lowest rate, ${rps(level)}: ${why}; sweep lower rates.`
-        : `The knee lies between ${rps(lastGood)} and ${rps(level)}: at ${rps(level)} ${why}, so plan for at most about ${lastGood.achievedRps.toFixed(2)} req/s.`;
-    return { lastGood, firstBad: level, sentence };
+  const badAt = ordered.findIndex((l) => l.status === 'fell-behind');
+  const below = badAt === -1 ? ordered : ordered.slice(0, badAt);
+  const goodAt = below.map((l) => l.status).lastIndexOf('kept-up');
+  const lastGood = goodAt === -1 ? undefined : below[goodAt];
+  const firstBad = badAt === -1 ? undefined : ordered[badAt];
+  const unclear = below.slice(goodAt + 1);
+  const knee = (finding: KneeFinding, sentence: string): Knee => ({
+    finding,
+    lastGood,
+    firstBad,
+    unclear,
+    sentence,
+  });
+
+  if (ordered.length === 0) return knee('no-levels', 'No rate level ran, so there is no knee to report.');
+  if (firstBad !== undefined && lastGood !== undefined) {
+    const between = unclear.length === 0 ? '' : ` (between them, ${unclearNote(unclear)})`;
+    return knee(
+      'knee',
+      `The knee lies between ${rps(lastGood)} and ${rps(firstBad)}: at ${rps(lastGood)} it kept up, ` +
+        `${followEvidence(lastGood)}; at ${rps(firstBad)} ${firstBad.reason}${between}. ` +
+        `Plan for at most about ${lastGood.achievedRps.toFixed(2)} req/s.`,
+    );
   }
-  const top = ordered[ordered.length - 1];
-  return {
-    lastGood: top,
-    firstBad: undefined,
-    sentence:
-      top === undefined
-        ? 'No rate level ran, so there is no knee to report.'
-        : `No knee: the server kept up with every rate up to ${rps(top)}; sweep higher rates to find it.`,
-  };
+  if (firstBad !== undefined) {
+    return unclear.length === 0
+      ? knee(
+          'past-knee',
+          `The server was already past its knee at the lowest rate, ${rps(firstBad)}: ${firstBad.reason}; sweep lower rates.`,
+        )
+      : knee(
+          'not-enough-data',
+          `Not enough data to place the knee: at ${rps(firstBad)} ${firstBad.reason}, and no level below ` +
+            `showed the server keeping up (${unclearNote(unclear)}); sweep lower rates or run longer levels.`,
+        );
+  }
+  if (lastGood === undefined) {
+    return knee(
+      'not-enough-data',
+      `Not enough data: no level showed the server keeping up or falling behind (${unclearNote(unclear)}); run longer levels.`,
+    );
+  }
+  if (unclear.length > 0) {
+    return knee(
+      'not-enough-data',
+      `Not enough data to say where the knee is: the server kept up to ${rps(lastGood)}, ` +
+        `${followEvidence(lastGood)}; but ${unclearNote(unclear)}; run longer levels or more rates around it.`,
+    );
+  }
+  return knee(
+    'no-knee',
+    `No knee: the server kept up with every rate up to ${rps(lastGood)}, ${followEvidence(lastGood)}; ` +
+      'sweep higher rates to find it.',
+  );
 }

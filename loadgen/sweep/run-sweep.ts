@@ -1,28 +1,37 @@
-// A sweep: the bench at each rate (given, or found from a saturation probe), every level's result JSON and records,
-// the knee, then sweep-summary.json (and its HTML page) beside them. Nothing is printed here: progress lines go to
-// the caller's `say`, the table comes back as text. Split in two so that the caller prints the table before the
-// summary is written, as for a single run.
+// A sweep: probes (to size the levels and, with --rates auto, to place them), then the bench at each rate for
+// long enough to be steady, every level's result JSON and records, the knee, then sweep-summary.json (and its
+// HTML page) beside them. Nothing is printed here: progress lines go to the caller's `say`, the table comes back
+// as text. Split in two so that the caller prints the table before the summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { LoadedDataset } from '../bench/load-dataset.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import type { ProgressStream } from '../bench/progress.js';
-import { runBench } from '../bench/run-bench.js';
+import { type BenchRunResult, runBench } from '../bench/run-bench.js';
 import { describeRun, saveResult } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
+import { median } from '../metrics/numpy-stats.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
 import { findKnee, type Knee } from './knee.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
-import { ratesFromSaturation } from './sweep-rates.js';
+import {
+  levelRequests,
+  levelSecondsFromLatency,
+  ratesFromProbes,
+  SYNC_PROBE_REQUESTS,
+} from './sweep-rates.js';
 import { sweepSummaryJson } from './sweep-summary.js';
 import { formatSweepTable } from './sweep-table.js';
 
 export interface SweepInput {
   readonly settings: BenchSettings;
-  /** The rates to run, or undefined: probe saturation first, then `steps` levels up to 125% of it. */
+  /** The rates to run, or undefined: probe first, then `steps` levels up to 125% of saturation. */
   readonly rates: readonly number[] | undefined;
   readonly steps: number;
+  /** --level-seconds, or undefined: LEVEL_LATENCIES x the synchronous probe's median latency. */
+  readonly levelSeconds: number | undefined;
   readonly prepared: PreparedRun;
   /** Aborted (Ctrl-C): the level in flight stops, no further level starts, and what ran is summarized. */
   readonly signal: AbortSignal;
@@ -30,10 +39,33 @@ export interface SweepInput {
   readonly progressStream: ProgressStream;
 }
 
+/** One request at a time: the median end-to-end latency and the completed rate. */
+export interface SynchronousProbe {
+  requests: number;
+  medianLatencyMs: number;
+  rps: number;
+  resultFile: string;
+}
+
+/** Every request at once (within --max-concurrency): the completion rate while busy. */
+export interface ThroughputProbe {
+  requests: number;
+  rps: number;
+  resultFile: string;
+}
+
+/** What the probes found (a probe that did not run is absent). */
+export interface SweepProbes {
+  synchronous?: SynchronousProbe;
+  throughput?: ThroughputProbe;
+}
+
 export interface SweepOutcome {
   /** Where every level's files and the summary go. */
   readonly dir: string;
   readonly started: Date;
+  readonly probes: SweepProbes;
+  readonly levelSeconds: number;
   readonly levels: readonly SweepLevel[];
   readonly knee: Knee;
   readonly interrupted: boolean;
@@ -41,11 +73,24 @@ export interface SweepOutcome {
   readonly report: string;
 }
 
-async function runLevel(input: SweepInput, dir: string, rate: number): Promise<SweepLevel> {
+/** The dataset repeated to `count` requests: a level longer than the dataset cycles through it. */
+function cycled(dataset: LoadedDataset, count: number): LoadedDataset {
+  if (count <= dataset.requests.length) return { ...dataset, requests: dataset.requests.slice(0, count) };
+  const requests = Array.from({ length: count }, (_, i) => dataset.requests[i % dataset.requests.length]);
+  return { ...dataset, requests: requests.filter((r) => r !== undefined) };
+}
+
+async function run(
+  input: SweepInput,
+  dir: string,
+  changes: Partial<BenchSettings>,
+  count: number,
+): Promise<{ result: BenchRunResult; file: string }> {
   const p = input.prepared;
-  const settings = { ...input.settings, requestRate: rate };
-  const run = describeRun(settings, p.modelId, p.tokenizer.name, new Date(), p.dataset.requests.length);
-  const path = join(dir, resultFileName(run));
+  const settings = { ...input.settings, ...changes };
+  const dataset = cycled(p.dataset, count);
+  const description = describeRun(settings, p.modelId, p.tokenizer.name, new Date(), dataset.requests.length);
+  const path = join(dir, resultFileName(description));
   const result = await runBench({
     settings,
     model: p.sentModel,
@@ -53,14 +98,52 @@ async function runLevel(input: SweepInput, dir: string, rate: number): Promise<S
     signal: input.signal,
     progressStream: input.progressStream,
     tokenizer: p.tokenizer,
-    dataset: p.dataset,
+    dataset,
   });
-  saveResult(path, run, result, settings.save.detailed);
-  const level = sweepLevel(rate, result, basename(path));
-  input.say(
-    `rate ${Number.isFinite(rate) ? rate : 'inf'}: ${level.achievedRps.toFixed(2)} req/s achieved, ${(level.successRate * 100).toFixed(1)}% ok -> ${path}`,
+  saveResult(path, description, result, settings.save.detailed);
+  return { result, file: path };
+}
+
+/** Completions per second while busy: (completed - 1) / time from the first completion to the last. */
+function busyRate(result: BenchRunResult): number {
+  const ends = result.records
+    .filter((r) => r.outcome === 'ok' && r.sentAtMs !== null && r.lastTokenMs !== null)
+    .map((r) => (r.sentAtMs as number) + (r.lastTokenMs as number))
+    .sort((a, b) => a - b);
+  const span = (ends[ends.length - 1] ?? 0) - (ends[0] ?? 0);
+  return ends.length < 2 || span <= 0 ? 0 : ((ends.length - 1) / span) * 1000;
+}
+
+async function synchronousProbe(input: SweepInput, dir: string): Promise<SynchronousProbe> {
+  const { result, file } = await run(
+    input,
+    dir,
+    { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: 1 },
+    SYNC_PROBE_REQUESTS,
   );
-  return level;
+  const latencies = result.records
+    .filter((r) => r.outcome === 'ok' && r.lastTokenMs !== null)
+    .map((r) => r.lastTokenMs as number);
+  const probe = {
+    requests: result.records.length,
+    medianLatencyMs: latencies.length === 0 ? 0 : median(latencies),
+    rps: result.durationMs > 0 ? (latencies.length / result.durationMs) * 1000 : 0,
+    resultFile: basename(file),
+  };
+  input.say(
+    `synchronous probe: ${probe.requests} requests one at a time, median latency ${probe.medianLatencyMs.toFixed(1)} ms, ${probe.rps.toFixed(2)} req/s -> ${file}`,
+  );
+  return probe;
+}
+
+async function throughputProbe(input: SweepInput, dir: string): Promise<ThroughputProbe> {
+  const count = input.prepared.dataset.requests.length;
+  const { result, file } = await run(input, dir, { requestRate: Number.POSITIVE_INFINITY }, count);
+  const probe = { requests: result.records.length, rps: busyRate(result), resultFile: basename(file) };
+  input.say(
+    `throughput probe: ${probe.requests} requests at once, ${probe.rps.toFixed(2)} req/s completed -> ${file}`,
+  );
+  return probe;
 }
 
 export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
@@ -71,22 +154,36 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
       ? join('.', `tokenmeter-sweep-${formatResultDate(started)}`)
       : settings.save.dir;
   say(`sweep results: ${dir}`);
-  const levels: SweepLevel[] = [];
+  const probes: SweepProbes = {};
+  const needsLatency = input.levelSeconds === undefined;
+  if (needsLatency || input.rates === undefined) probes.synchronous = await synchronousProbe(input, dir);
+  const levelSeconds =
+    input.levelSeconds ?? levelSecondsFromLatency(probes.synchronous?.medianLatencyMs ?? 0);
   let rates = input.rates;
-  if (rates === undefined) {
-    const probe = await runLevel(input, dir, Number.POSITIVE_INFINITY);
-    levels.push(probe);
-    rates = ratesFromSaturation(probe.achievedRps, input.steps);
-    say(`saturation probe: ${probe.achievedRps.toFixed(2)} req/s; levels: ${rates.join(', ')} req/s`);
+  if (rates === undefined && !signal.aborted) {
+    probes.throughput = await throughputProbe(input, dir);
+    rates = ratesFromProbes(probes.synchronous?.rps ?? 0, probes.throughput.rps, input.steps);
+    say(`levels: ${rates.join(', ')} req/s`);
   }
-  for (const rate of rates) {
+  const minRequests = input.prepared.dataset.requests.length;
+  say(`each level runs at least ${levelSeconds.toFixed(1)} s and ${minRequests} requests`);
+  const levels: SweepLevel[] = [];
+  for (const rate of rates ?? []) {
     if (signal.aborted) break;
-    levels.push(await runLevel(input, dir, rate));
+    const count = levelRequests(rate, levelSeconds, minRequests);
+    const { result, file } = await run(input, dir, { requestRate: rate }, count);
+    const level = sweepLevel(rate, result, basename(file), settings.goodput);
+    levels.push(level);
+    say(
+      `rate ${rate}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`,
+    );
   }
   const knee = findKnee(levels);
   return {
     dir,
     started,
+    probes,
+    levelSeconds,
     levels,
     knee,
     interrupted: signal.aborted,
@@ -109,10 +206,12 @@ export async function saveSweep(
       modelId: prepared.modelId,
       engine: settings.engine,
       promptsPerLevel: prepared.dataset.requests.length,
+      levelSeconds: outcome.levelSeconds,
       maxConcurrency: settings.maxConcurrency ?? null,
       goodput: settings.goodput ?? null,
       interrupted: outcome.interrupted,
     },
+    outcome.probes,
     outcome.levels,
     outcome.knee,
   );

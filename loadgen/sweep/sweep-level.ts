@@ -1,66 +1,163 @@
 // One row of a sweep: what was offered, what the server achieved, and the latency figures people compare across
-// rates. "Achieved" is the completion rate while the server was busy ((completed - 1) / the time between the first
-// and last completion), not vLLM's completed / duration, which the tail of the last request drags down on short
-// levels even when the server keeps up; "sent" is measured the same way over the sends.
+// rates, all from the level's steady window (steady-window.ts), with the warm-up and the drain counted apart.
+// The level's status says whether it kept up, fell behind (and by which rule, with its numbers), or cannot tell.
 
 import type { BenchRunResult } from '../bench/run-bench.js';
+import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
-import { tpotMs } from '../metrics/vllm-metrics.js';
+import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
+
+/** A level keeps up while it completes at least this share of what it was offered. */
+export const FOLLOW_RATIO = 0.9;
+/** ... while at least this share of its requests succeed, and (with --goodput) meet each SLO. */
+export const SLO_ATTAINMENT = 0.9;
+/** Fewer requests than this in the steady window cannot show a rate. */
+export const MIN_STEADY_REQUESTS = 20;
+
+export type LevelStatus = 'kept-up' | 'fell-behind' | 'unclear';
 
 export interface SweepLevel {
-  /** Offered rate (req/s); Infinity for the saturation probe. */
+  /** Offered rate (req/s) as configured. */
   offeredRps: number;
   requests: number;
+  /** Requests due in the steady window, and before it (warm-up). */
+  steadyRequests: number;
+  warmupRequests: number;
+  /** After the last intended send: how long until the last completion, and how many completed then. */
+  drainS: number;
+  drainCompletions: number;
+  /** Success over the steady window's requests. */
   successRate: number;
-  /** Rate at which requests actually went out. */
-  sentRps: number;
-  /** Rate at which they completed. */
+  /** In the steady window: due, sent and completed per second, each with its spread over the window's bins. */
+  offered: RateSpread;
+  sent: RateSpread;
+  achieved: RateSpread;
+  followRatio: number;
+  followSpread: number;
+  /** Completed rate over the window (the same as achieved.rps). */
   achievedRps: number;
   ttftP50Ms: number;
   ttftP99Ms: number;
   tpotMeanMs: number;
   itlP99Ms: number;
   outputTokPerS: number;
-  /** Share of all requests meeting every --goodput SLO; null without --goodput. */
+  /** Share of the window's requests meeting every --goodput SLO; null without --goodput. */
   sloAttainment: number | null;
+  /** The --goodput SLO met by the fewest (its name and share), null without --goodput. */
+  worstSlo: { name: string; limitMs: number; attainment: number } | null;
+  status: LevelStatus;
+  /** Why, with the numbers: what broke, or why it cannot tell; empty when it kept up. */
+  reason: string;
   resultFile: string;
-}
-
-function ratePerSecond(times: number[]): number {
-  if (times.length < 2) return 0;
-  times.sort((a, b) => a - b);
-  const span = (times[times.length - 1] as number) - (times[0] as number);
-  return span > 0 ? ((times.length - 1) / span) * 1000 : Number.POSITIVE_INFINITY;
 }
 
 function pct(values: number[], p: number): number {
   return values.length === 0 ? 0 : percentile(values, p);
 }
 
-function endOf(r: RequestRecord): number | undefined {
-  return r.sentAtMs === null || r.lastTokenMs === null ? undefined : r.sentAtMs + r.lastTokenMs;
+const share = (value: number): string => `${(value * 100).toFixed(0)}%`;
+
+/** "achieved 83.10 req/s (bins 80.20-86.00) of 100.00 req/s (bins 97.50-103.10) offered: 83% ± 2%" */
+export function followEvidence(
+  level: Pick<SweepLevel, 'achieved' | 'offered' | 'followRatio' | 'followSpread'>,
+): string {
+  const rate = (r: RateSpread): string =>
+    `${r.rps.toFixed(2)} req/s (bins ${r.minRps.toFixed(2)}-${r.maxRps.toFixed(2)})`;
+  return (
+    `achieved ${rate(level.achieved)} of ${rate(level.offered)} offered: ` +
+    `${share(level.followRatio)} ± ${share(level.followSpread)}`
+  );
 }
 
-export function sweepLevel(offeredRps: number, result: BenchRunResult, resultFile: string): SweepLevel {
-  const ok = result.records.filter((r) => r.outcome === 'ok');
+function worstSlo(requests: readonly RequestRecord[], slos: GoodputSlos | undefined): SweepLevel['worstSlo'] {
+  if (slos === undefined || requests.length === 0) return null;
+  let worst: SweepLevel['worstSlo'] = null;
+  for (const [name, limitMs] of Object.entries(slos)) {
+    if (limitMs === undefined) continue;
+    const met = requests.filter(
+      (r) => r.outcome === 'ok' && meetsSlo(r, name as keyof GoodputSlos, limitMs),
+    ).length;
+    const attainment = met / requests.length;
+    if (worst === null || attainment < worst.attainment) worst = { name, limitMs, attainment };
+  }
+  return worst;
+}
+
+function judge(
+  window: SteadyWindow,
+  successRate: number,
+  slo: SweepLevel['worstSlo'],
+): [LevelStatus, string] {
+  const n = window.requests.length;
+  if (n < MIN_STEADY_REQUESTS) {
+    return ['unclear', `only ${n} requests in its steady window (at least ${MIN_STEADY_REQUESTS} needed)`];
+  }
+  if (successRate < SLO_ATTAINMENT)
+    return ['fell-behind', `only ${share(successRate)} of requests succeeded`];
+  const evidence = followEvidence(window);
+  if (window.followRatio + window.followSpread < FOLLOW_RATIO) {
+    return ['fell-behind', `${evidence}, under ${share(FOLLOW_RATIO)}`];
+  }
+  if (window.followRatio - window.followSpread < FOLLOW_RATIO) {
+    return ['unclear', `${evidence}: too close to ${share(FOLLOW_RATIO)} to tell`];
+  }
+  if (slo !== null && slo.attainment < SLO_ATTAINMENT) {
+    return [
+      'fell-behind',
+      `only ${share(slo.attainment)} of requests met the ${slo.name} SLO of ${slo.limitMs} ms`,
+    ];
+  }
+  return ['kept-up', ''];
+}
+
+export function sweepLevel(
+  offeredRps: number,
+  result: BenchRunResult,
+  resultFile: string,
+  slos: GoodputSlos | undefined,
+): SweepLevel {
+  const window = steadyWindow(result.records);
+  const steady = window.requests;
+  const ok = steady.filter((r) => r.outcome === 'ok');
   const ttfts = ok.map((r) => r.ttftMs).filter((v): v is number => v !== null);
   const tpots = ok.map(tpotMs).filter((v): v is number => v !== undefined);
   const itls = ok.flatMap((r) => r.itlMs);
-  const total = result.records.length;
-  const good = result.metrics.requestGoodput;
+  const successRate = steady.length === 0 ? 0 : ok.length / steady.length;
+  const hasSlos = slos !== undefined && Object.keys(slos).length > 0;
+  const meetsAll = (r: RequestRecord): boolean =>
+    r.outcome === 'ok' &&
+    Object.entries(slos ?? {}).every(
+      ([name, limit]) => limit === undefined || meetsSlo(r, name as keyof GoodputSlos, limit),
+    );
+  const slo = hasSlos ? worstSlo(steady, slos) : null;
+  const sloAttainment = hasSlos && steady.length > 0 ? steady.filter(meetsAll).length / steady.length : null;
+  const [status, reason] = judge(window, successRate, slo);
+  const windowS = (window.endMs - window.startMs) / 1000;
   return {
     offeredRps,
-    requests: total,
-    successRate: total === 0 ? 0 : ok.length / total,
-    sentRps: ratePerSecond(result.records.map((r) => r.sentAtMs).filter((v): v is number => v !== null)),
-    achievedRps: ratePerSecond(ok.map(endOf).filter((v): v is number => v !== undefined)),
+    requests: result.records.length,
+    steadyRequests: steady.length,
+    warmupRequests: window.warmupRequests,
+    drainS: window.drainMs / 1000,
+    drainCompletions: window.drainCompletions,
+    successRate,
+    offered: window.offered,
+    sent: window.sent,
+    achieved: window.achieved,
+    followRatio: window.followRatio,
+    followSpread: window.followSpread,
+    achievedRps: window.achieved.rps,
     ttftP50Ms: pct(ttfts, 50),
     ttftP99Ms: pct(ttfts, 99),
     tpotMeanMs: tpots.length === 0 ? 0 : tpots.reduce((a, b) => a + b, 0) / tpots.length,
     itlP99Ms: pct(itls, 99),
-    outputTokPerS: result.metrics.outputThroughput,
-    sloAttainment: good === null || total === 0 ? null : (good * result.metrics.durationS) / total,
+    outputTokPerS: windowS > 0 ? window.completedOutputTokens / windowS : 0,
+    sloAttainment,
+    worstSlo: slo,
+    status,
+    reason,
     resultFile,
   };
 }

@@ -1,9 +1,19 @@
-// The rates of an automatic sweep: first a saturation probe (every request at once, or as many as
-// --max-concurrency allows) gives the throughput the server reaches when it never waits for work; the levels
-// then step linearly up to 125% of it, so the last levels sit past saturation and the knee shows.
+// The rates of a sweep and how long each level runs.
+//
+// Rates: given, or (auto) placed from two probes, as guidellm's sweep profile does: a synchronous probe (one
+// request at a time: the unloaded latency and the rate one user gets) and a throughput probe (every request at
+// once, or as many as --max-concurrency allows: the saturation throughput). guidellm then spaces constant rates
+// from the synchronous rate up to the throughput rate, so its top level sits at saturation and no level is past
+// it; here they run up to TOP_FRACTION of it, so the last level falls behind and the knee is bracketed.
+//
+// Length: a level is steady once it has run many times the time one request takes; it runs at least
+// LEVEL_LATENCIES x the synchronous probe's median end-to-end latency (or --level-seconds), and at least
+// --num-prompts requests, so its request count grows with its rate.
 
 export const DEFAULT_STEPS = 5;
 const TOP_FRACTION = 1.25;
+export const LEVEL_LATENCIES = 25;
+export const SYNC_PROBE_REQUESTS = 10;
 
 /** "1,2,4,8" -> [1, 2, 4, 8] (sorted, duplicates removed). */
 export function parseRates(text: string): number[] {
@@ -14,9 +24,20 @@ export function parseRates(text: string): number[] {
   return [...new Set(rates)].sort((a, b) => a - b);
 }
 
-export function ratesFromSaturation(saturatedRps: number, steps: number): number[] {
+/** `steps` rates, evenly spaced from the synchronous rate (at most half of saturation) to 125% of saturation. */
+export function ratesFromProbes(synchronousRps: number, saturatedRps: number, steps: number): number[] {
+  const top = saturatedRps * TOP_FRACTION;
+  const low = Math.min(synchronousRps, saturatedRps / 2);
   const rates: number[] = [];
-  for (let k = 1; k <= steps; k++)
-    rates.push(Number(((saturatedRps * TOP_FRACTION * k) / steps).toPrecision(3)));
+  for (let k = 0; k < steps; k++) rates.push(Number((low + ((top - low) * k) / (steps - 1)).toPrecision(3)));
   return [...new Set(rates.filter((r) => r > 0))];
+}
+
+/** How long a level must run, from the median time one request takes alone. */
+export function levelSecondsFromLatency(medianLatencyMs: number): number {
+  return (LEVEL_LATENCIES * medianLatencyMs) / 1000;
+}
+
+export function levelRequests(rate: number, levelSeconds: number, minRequests: number): number {
+  return Math.max(minRequests, Math.ceil(rate * levelSeconds));
 }

@@ -1,6 +1,7 @@
-// sweep-summary.json: the sweep's levels and knee in snake_case, the names vLLM's result files use, so that
-// `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
+// sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
+// that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
 import type { Knee } from './knee.js';
+import type { SweepProbes } from './run-sweep.js';
 import type { SweepLevel } from './sweep-level.js';
 
 export interface SweepSummaryContext {
@@ -9,12 +10,13 @@ export interface SweepSummaryContext {
   readonly modelId: string;
   readonly engine: string;
   readonly promptsPerLevel: number;
+  readonly levelSeconds: number;
   readonly maxConcurrency: number | null;
   readonly goodput: unknown;
   readonly interrupted: boolean;
 }
 
-/** JSON has no Infinity: the saturation probe's "all at once" is written as vLLM writes it, "inf". */
+/** JSON has no Infinity: an unbounded rate is written as vLLM writes it, "inf". */
 const rate = (value: number): number | 'inf' => (Number.isFinite(value) ? value : 'inf');
 
 function levelJson(level: SweepLevel) {
@@ -22,7 +24,7 @@ function levelJson(level: SweepLevel) {
     offered_rate: rate(level.offeredRps),
     requests: level.requests,
     success_rate: level.successRate,
-    sent_rate: rate(level.sentRps),
+    sent_rate: rate(level.sent.rps),
     achieved_rate: rate(level.achievedRps),
     ttft_p50_ms: level.ttftP50Ms,
     ttft_p99_ms: level.ttftP99Ms,
@@ -31,27 +33,51 @@ function levelJson(level: SweepLevel) {
     output_throughput: level.outputTokPerS,
     slo_attainment: level.sloAttainment,
     result_file: level.resultFile,
+    // The steady window the figures above come from, and what was left out of it.
+    steady_requests: level.steadyRequests,
+    warmup_requests: level.warmupRequests,
+    drain_s: level.drainS,
+    drain_completions: level.drainCompletions,
+    window_offered_rate: level.offered.rps,
+    window_offered_rate_min: level.offered.minRps,
+    window_offered_rate_max: level.offered.maxRps,
+    achieved_rate_min: level.achieved.minRps,
+    achieved_rate_max: level.achieved.maxRps,
+    follow_ratio: level.followRatio,
+    follow_spread: level.followSpread,
+    worst_slo: level.worstSlo,
+    status: level.status,
+    reason: level.reason,
   };
 }
 
-export function sweepSummaryJson(context: SweepSummaryContext, levels: readonly SweepLevel[], knee: Knee) {
+export function sweepSummaryJson(
+  context: SweepSummaryContext,
+  probes: SweepProbes,
+  levels: readonly SweepLevel[],
+  knee: Knee,
+) {
   const lastGood = knee.lastGood?.offeredRps ?? null;
   const firstBad = knee.firstBad?.offeredRps ?? null;
+  const marked = knee.finding === 'knee' ? lastGood : knee.finding === 'past-knee' ? firstBad : null;
   return {
     date: context.date,
     base_url: context.target,
     model_id: context.modelId,
     engine: context.engine,
     num_prompts_per_level: context.promptsPerLevel,
+    level_seconds: context.levelSeconds,
     max_concurrency: context.maxConcurrency,
     goodput: context.goodput,
+    probes,
     levels: levels.map(levelJson),
     knee: {
+      finding: knee.finding,
       sentence: knee.sentence,
-      // The rate the report marks: the last level that kept up (the capacity to plan for), else the first
-      // level that did not.
-      offered_rate: lastGood ?? firstBad,
-      last_good_rps: lastGood,
+      // The rate the report marks: the last level that kept up (the capacity to plan for), or the lowest level
+      // when it was already past the knee; null when the sentence names no knee (none found, or not enough data).
+      offered_rate: marked,
+      last_good_rps: knee.finding === 'knee' || knee.finding === 'no-knee' ? lastGood : null,
       first_bad_rps: firstBad,
     },
     interrupted: context.interrupted,

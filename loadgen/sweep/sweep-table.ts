@@ -1,16 +1,21 @@
-// The sweep table: one line per rate level, aligned for reading in a terminal.
+// The sweep table: one line per rate level, aligned for reading in a terminal. Rates and latencies are the
+// steady window's; "achieved" shows its spread over the window's bins.
 
 import type { SweepLevel } from './sweep-level.js';
 
 const COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
   ['rate (req/s)', (l) => (Number.isFinite(l.offeredRps) ? l.offeredRps.toFixed(2) : 'inf')],
+  ['requests', (l) => `${l.steadyRequests}/${l.requests}`],
   ['success', (l) => `${(l.successRate * 100).toFixed(1)}%`],
   ['achieved (req/s)', (l) => l.achievedRps.toFixed(2)],
+  ['spread', (l) => `${l.achieved.minRps.toFixed(1)}-${l.achieved.maxRps.toFixed(1)}`],
   ['TTFT p50 (ms)', (l) => l.ttftP50Ms.toFixed(1)],
   ['TTFT p99 (ms)', (l) => l.ttftP99Ms.toFixed(1)],
   ['TPOT (ms)', (l) => l.tpotMeanMs.toFixed(2)],
   ['ITL p99 (ms)', (l) => l.itlP99Ms.toFixed(2)],
   ['output (tok/s)', (l) => l.outputTokPerS.toFixed(1)],
+  ['drain (s)', (l) => l.drainS.toFixed(2)],
+  ['status', (l) => l.status],
 ];
 
 export function formatSweepTable(levels: readonly SweepLevel[]): string {

@@ -1,6 +1,6 @@
 // `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up. This file turns
 // the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
-import { DEFAULT_STEPS, parseRates } from '../../loadgen/sweep/sweep-rates.js';
+import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
@@ -17,7 +17,14 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     default: 'auto',
     valueName: 'LIST',
-    help: 'Request rates to run, e.g. 1,2,4,8; auto = probe saturation, then step up to 125% of it',
+    help: 'Request rates to run, e.g. 1,2,4,8; auto = probe one-at-a-time and saturation, then step up to 125% of it',
+  },
+  {
+    name: 'level-seconds',
+    type: 'number',
+    min: 0,
+    valueName: 'S',
+    help: `Least time each level runs (default: ${LEVEL_LATENCIES} x the median latency of one request alone)`,
   },
   {
     name: 'steps',
@@ -29,7 +36,13 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     help: 'Levels of an automatic sweep',
   },
   ...BENCH_OPTIONS.filter((o) => o !== RATE_OPTION && o.name !== 'smoke').map((o) =>
-    o.name === 'num-prompts' ? { ...o, default: SWEEP_DEFAULT_PROMPTS, help: 'Requests per level' } : o,
+    o.name === 'num-prompts'
+      ? {
+          ...o,
+          default: SWEEP_DEFAULT_PROMPTS,
+          help: 'Least requests per level (the dataset is cycled for more)',
+        }
+      : o,
   ),
 ];
 
@@ -56,6 +69,7 @@ export const sweepCommand: Command = {
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
+    const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;
     checkOutputFolders(sweepOutputFolders(settings, htmlPath));
@@ -65,6 +79,7 @@ export const sweepCommand: Command = {
         settings,
         rates,
         steps: Number(commandLine.options['steps'] ?? DEFAULT_STEPS),
+        levelSeconds: typeof levelSeconds === 'number' ? levelSeconds : undefined,
         prepared,
         signal,
         say,

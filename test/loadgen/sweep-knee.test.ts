@@ -1,7 +1,8 @@
-// `tokenmeter sweep --rates`: a simulator that runs at most 2 sequences at once, 45 ms each (~44 req/s), keeps up
-// with 10 and 20 req/s and not with 200; the sweep prints one row per rate, names the knee between 20 and 200 in a
-// sentence, and saves every level plus sweep-summary.json. Near-even arrivals (burstiness 1000) keep 20-request
-// levels from reading Poisson clumps as saturation.
+// `tokenmeter sweep` at its default settings against a simulator whose capacity is known: 8 seats, each answer
+// 20 tokens at 20 ms to the first and 4 ms per token after (no jitter, no batching cost), so a seat turns over
+// every 96 ms and the server completes at most 8 / 0.096 = 83.3 req/s. The automatic sweep must bracket that
+// within one level; a sweep of rates all below it must say "no knee". Levels are short in wall time (the
+// default length is 25 latencies of ~0.1 s) yet hold 80-250 requests each, which is what makes them steady.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,32 +11,38 @@ import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { cleanEnv, scratchDir } from './helpers/bench-cli.js';
 
+const SEATS = 8;
+const SEAT_MS = 20 + 19 * 4;
+const CAPACITY_RPS = (SEATS * 1000) / SEAT_MS;
+
+interface Summary {
+  levels: Array<{ offered_rate: number; status: string; steady_requests: number; warmup_requests: number }>;
+  knee: {
+    finding: string;
+    sentence: string;
+    offered_rate: number | null;
+    last_good_rps: number | null;
+    first_bad_rps: number | null;
+  };
+  probes: { synchronous?: { medianLatencyMs: number }; throughput?: { rps: number } };
+}
+
 let sim: RunningSimulator;
 
 before(async () => {
   sim = await startSimulator({
     seed: 7,
-    timing: { ttftMs: 5, itlMs: 2, jitter: 0, prefillMsPerToken: 0, maxNumSeqs: 2, batchSlowdown: 0 },
+    timing: { ttftMs: 20, itlMs: 4, jitter: 0, prefillMsPerToken: 0, maxNumSeqs: SEATS, batchSlowdown: 0 },
   });
 });
 after(() => sim.close());
 
-test('sweep over given rates prints the table, finds the knee, saves every level', async () => {
-  const dir = scratchDir();
-  const args = [
-    'sweep',
-    '--base-url',
-    sim.url,
-    '--rates',
-    '10,20,200',
-    '--num-prompts',
-    '20',
-    '--burstiness',
-    '1000',
-  ];
+async function sweep(dir: string, extra: string[]) {
   const run = await runCli(
     [
-      ...args,
+      'sweep',
+      '--base-url',
+      sim.url,
       '--dataset-name',
       'random',
       '--random-input-len',
@@ -46,42 +53,53 @@ test('sweep over given rates prints the table, finds the knee, saves every level
       '--result-dir',
       dir,
       '--disable-tqdm',
-      '--html',
-      join(dir, 'sweep.html'),
+      ...extra,
     ],
     cleanEnv(),
   );
   assert.equal(run.code, 0, run.stderr);
+  const summary = JSON.parse(readFileSync(join(dir, 'sweep-summary.json'), 'utf8')) as Summary;
+  return { run, summary };
+}
+
+test('an automatic sweep brackets the known capacity within one level, and the page marks that knee', async () => {
+  const dir = scratchDir();
+  const { run, summary } = await sweep(dir, ['--html', join(dir, 'sweep.html')]);
+  assert.match(run.stderr, /synchronous probe: 10 requests one at a time/);
+  assert.match(run.stderr, /throughput probe: 100 requests at once/);
+  const rates = summary.levels.map((l) => l.offered_rate);
+  assert.equal(rates.length, 5);
+  const spacing = (rates[4] as number) - (rates[3] as number);
+  const { knee } = summary;
+  assert.equal(knee.finding, 'knee', knee.sentence);
+  assert.ok(knee.last_good_rps !== null && knee.first_bad_rps !== null);
+  assert.ok(
+    knee.last_good_rps - spacing <= CAPACITY_RPS && CAPACITY_RPS <= knee.first_bad_rps + spacing,
+    `knee ${knee.last_good_rps}-${knee.first_bad_rps} vs capacity ${CAPACITY_RPS.toFixed(1)} (levels ${rates})`,
+  );
+  // The evidence is in the sentence: achieved vs offered with their spread, and what broke.
   assert.match(
-    run.stdout,
-    /rate \(req\/s\)\s+success\s+achieved \(req\/s\)\s+TTFT p50 \(ms\)\s+TTFT p99 \(ms\)\s+TPOT \(ms\)\s+ITL p99 \(ms\)\s+output \(tok\/s\)/,
+    knee.sentence,
+    /^The knee lies between .* it kept up, achieved [\d.]+ req\/s \(bins [\d.]+-[\d.]+\) of [\d.]+ req\/s \(bins [\d.]+-[\d.]+\) offered: \d+% ± \d+%; at [\d.]+ req\/s (achieved .*, under 90%|only)/,
   );
-  assert.match(run.stdout, /The knee lies between 20\.00 req\/s and 200\.00 req\/s/);
-  const files = readdirSync(dir);
-  assert.equal(
-    files.filter((f) => /qps-sim-7b-.*\.json$/.test(f) && !f.endsWith('.records.jsonl')).length,
-    3,
-  );
-  assert.equal(files.filter((f) => f.endsWith('.records.jsonl')).length, 3);
-  const summary = JSON.parse(readFileSync(join(dir, 'sweep-summary.json'), 'utf8')) as {
-    levels: Array<{ offered_rate: number; success_rate: number }>;
-    knee: { last_good_rps: number; first_bad_rps: number };
-  };
-  assert.deepEqual(
-    summary.levels.map((l) => l.offered_rate),
-    [10, 20, 200],
-  );
-  assert.deepEqual([summary.knee.last_good_rps, summary.knee.first_bad_rps], [20, 200]);
-  // The summary is what `tokenmeter report` reads: it must find every level and the knee.
-  const { sweepFromSummary } = await import('../../loadgen/report/sweep-data.js');
-  type JsonObject = Parameters<typeof sweepFromSummary>[1];
-  const report = sweepFromSummary('sweep-summary.json', summary as unknown as JsonObject);
-  assert.deepEqual(
-    report.levels.map((l) => l.offeredRate),
-    [10, 20, 200],
-  );
-  assert.equal(report.knee?.offeredRate, 20);
+  assert.ok(run.stdout.includes(knee.sentence));
+  // Warm-up is left out of every level's figures and counted apart.
+  for (const level of summary.levels) assert.ok(level.warmup_requests > 0 && level.steady_requests > 0);
+  assert.equal(readdirSync(dir).filter((f) => f.endsWith('.records.jsonl')).length, 7);
+  // The page states the same sentence and marks the same levels.
   const html = readFileSync(join(dir, 'sweep.html'), 'utf8');
-  assert.match(html, /<svg/);
-  assert.match(run.stderr, /report: .*sweep\.html/);
+  assert.equal(knee.offered_rate, knee.last_good_rps);
+  assert.ok(html.includes(knee.sentence.replace(/'/g, '&#39;')), 'the sentence, as printed');
+  assert.ok((html.match(/class="marker-label"[^>]*>knee</g) ?? []).length >= 4);
+  assert.ok((html.match(/class="marker-label"[^>]*>fell behind</g) ?? []).length >= 4);
+});
+
+test('a sweep of rates all below the capacity says there is no knee, and the page marks none', async () => {
+  const dir = scratchDir();
+  const rates = [0.25, 0.45, 0.65].map((f) => Math.round(f * CAPACITY_RPS));
+  const { run, summary } = await sweep(dir, ['--rates', rates.join(','), '--html', join(dir, 'sweep.html')]);
+  assert.equal(summary.knee.finding, 'no-knee', summary.knee.sentence);
+  assert.match(run.stdout, /No knee: the server kept up with every rate up to [\d.]+ req\/s, achieved /);
+  assert.equal(summary.knee.offered_rate, null);
+  assert.doesNotMatch(readFileSync(join(dir, 'sweep.html'), 'utf8'), /class="marker-label"/);
 });

@@ -80,7 +80,7 @@ test('a sweep summary is read from flat levels or result objects, with the knee 
       [2, 1.9, 1, 300],
     ],
   );
-  assert.deepEqual(flat.knee, { offeredRate: 2, sentence: 'Knee at 2 req/s.' });
+  assert.deepEqual(flat.knee, { offeredRate: 2, firstBadRate: null, sentence: 'Knee at 2 req/s.' });
   const fromResults = sweepFromSummary('s.json', { runs: [localRun().json], knee_rate: 4 });
   assert.equal(fromResults.levels[0]?.offeredRate, 4);
   assert.equal(fromResults.knee?.offeredRate, 4);

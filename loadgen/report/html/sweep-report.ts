@@ -1,7 +1,8 @@
 // A sweep on one page: per offered rate, what was achieved, how TTFT grew, output throughput and success,
-// each chart with the knee marked, so the saturation point is seen rather than computed by the reader. The
-// dashed diagonal on the achieved-rate chart is "achieved = offered": where the line leaves it, the server
-// stopped keeping up.
+// each chart with the knee the sweep's sentence states (the last level that kept up, and the first that fell
+// behind), so the saturation point is seen rather than computed by the reader; no knee is drawn when the sentence
+// names none. The dashed diagonal on the achieved-rate chart is "achieved = offered": where the line leaves it,
+// the server stopped keeping up.
 
 import { fixed2 } from '../python-format.js';
 import type { SweepReportData, SweepReportLevel } from '../sweep-data.js';
@@ -19,7 +20,9 @@ function series(
 }
 
 function charts(data: SweepReportData, levels: readonly SweepReportLevel[]): ChartSpec[] {
-  const markers: Marker[] = data.knee === null ? [] : [{ x: data.knee.offeredRate, label: 'knee' }];
+  const markers: Marker[] = [];
+  if (data.knee?.offeredRate != null) markers.push({ x: data.knee.offeredRate, label: 'knee' });
+  if (data.knee?.firstBadRate != null) markers.push({ x: data.knee.firstBadRate, label: 'fell behind' });
   const xLabel = 'offered request rate (req/s)';
   const top = Math.max(...levels.map((l) => l.offeredRate));
   return [
@@ -111,7 +114,7 @@ export function renderSweepReport(data: SweepReportData): string {
   const unlimited = levels.some((l) => !Number.isFinite(l.offeredRate));
   const kneeText =
     data.knee === null
-      ? '<p class="message">No knee found: throughput kept following the offered rate at every level.</p>'
+      ? '<p class="message">The summary states no knee.</p>'
       : `<p><strong>${escapeHtml(data.knee.sentence)}</strong></p>`;
   const infNote = unlimited
     ? '<p class="message">The "inf" level (all at once) has no place on a rate axis and is only in the table.</p>'

@@ -53,6 +53,7 @@ export function sweepData(): SweepReportData {
     levels,
     knee: {
       offeredRate: 8,
+      firstBadRate: null,
       sentence: 'Knee at 8 req/s: above it, achieved throughput stops following the offered rate.',
     },
     settings: { model: 'Qwen/Qwen2.5-7B-Instruct', backend: 'openai-chat' },
