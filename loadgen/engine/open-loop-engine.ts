@@ -7,6 +7,10 @@
 // Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
 // concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
 // where its wait would look like server latency.
+//
+// A run bounded by time (--duration) stops sending at its deadline: requests due after it are never launched, and
+// one due before it that got its --max-concurrency slot only after it is dropped unsent (no record: it never
+// left); requests already in flight finish and are recorded as usual.
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -23,6 +27,8 @@ export interface OpenLoopOptions {
   readonly offsetsMs: readonly number[];
   /** --max-concurrency; undefined = no cap. */
   readonly maxConcurrency?: number;
+  /** --duration: nothing is sent this many ms or more after t = 0. */
+  readonly sendUntilMs?: number;
 }
 
 export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
@@ -47,6 +53,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   let recorded = 0;
   let lastEndMs = 0;
   const startedAtMs = performance.now();
+  const sendUntilMs = pacing.sendUntilMs ?? Number.POSITIVE_INFINITY;
 
   const launch = async (i: number, dueAtMs: number): Promise<void> => {
     const request = requests[i];
@@ -67,6 +74,10 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     const now = performance.now();
     // Queue time counts from when the scheduler reached this request, so lag and queue never overlap.
     const queuedMs = waiting === undefined ? 0 : now - dueAtMs;
+    if (!signal.aborted && now - startedAtMs >= sendUntilMs) {
+      gate?.release();
+      return;
+    }
     let record: RequestRecord;
     if (signal.aborted) {
       record = measured.abortUnsent(queuedMs);
@@ -82,7 +93,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   };
 
   for (let i = 0; i < requests.length; i++) {
-    if (signal.aborted) break;
+    if (signal.aborted || (pacing.offsetsMs[i] ?? 0) >= sendUntilMs) break;
     const dueAt = startedAtMs + (pacing.offsetsMs[i] ?? 0);
     if (performance.now() < dueAt) await waitUntil(dueAt, signal);
     if (signal.aborted) break;
