@@ -45,7 +45,7 @@ const SUMMARY_STATS = ['mean', 'median', 'std'] as const;
 /** Only for "did you mean": any percentile between 0 and 100 is accepted. */
 const SUGGESTED_PERCENTILES = [50, 90, 95, 99];
 
-const STAT_NAME = /^([a-z_]+)_(mean|median|std|p(\d+(?:\.\d+)?))$/;
+const STAT_NAME = /^([a-z0-9_]+)_(mean|median|std|p(\d+(?:\.\d+)?))$/;
 
 function latencyMetric(family: string, stat: string, percentile: number | undefined): ThresholdMetric {
   const name = `${family}_${stat}`;
