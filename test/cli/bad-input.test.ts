@@ -90,7 +90,11 @@ const usageRows: Row[] = [
   [['bench', '--threshold', 'output_throughput >= 2s'], EXIT_USAGE, /output_throughput is in tok\/s/],
   [['bench', '--threshold', 'request_goodput >= 1'], EXIT_USAGE, /needs --goodput SLOs/],
   [['bench', '--duration', 'soon'], EXIT_USAGE, /--duration must be a time above 0/],
-  [['bench', '--duration', '10s', '--engine', 'closed-loop'], EXIT_USAGE, /--duration needs the open-loop engine/],
+  [
+    ['bench', '--duration', '10s', '--engine', 'closed-loop'],
+    EXIT_USAGE,
+    /--duration needs the open-loop engine/,
+  ],
   [['bench', '--duration', '10s'], EXIT_USAGE, /--request-rate inf needs --num-prompts N/],
   [['sweep', '--threshold', 'ttft_p99 < 1s'], EXIT_USAGE, /unknown option --threshold for 'sweep'/],
   [['doctor', '--backend', 'vlm'], EXIT_USAGE, /Did you mean vllm\?/],

@@ -91,8 +91,8 @@ for (const { form, pass, fail, key } of FORMS) {
     ]);
     assert.equal(kept.cli.code, EXIT_OK, kept.cli.stderr);
     assert.equal(crossed.cli.code, EXIT_THRESHOLD_FAILED, crossed.cli.stderr);
-    assert.match(kept.cli.stdout, new RegExp(`^pass  ${escape(pass)}: `, 'm'));
-    assert.match(crossed.cli.stdout, new RegExp(`^FAIL  ${escape(fail)}: `, 'm'));
+    assert.match(kept.cli.stdout, new RegExp(`^pass  ${regexpLiteral(pass)}: `, 'm'));
+    assert.match(crossed.cli.stdout, new RegExp(`^FAIL  ${regexpLiteral(fail)}: `, 'm'));
     const [keptCheck] = kept.checks;
     const [crossedCheck] = crossed.checks;
     assert.equal(keptCheck?.threshold, pass);
@@ -181,6 +181,6 @@ test('every metric name a threshold can use reads a value from the run', async (
   assert.deepEqual(missing, [], 'names whose value the result JSON does not have');
 });
 
-function escape(text: string): string {
+function regexpLiteral(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
