@@ -8,9 +8,10 @@
 // concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
 // where its wait would look like server latency.
 //
-// A run bounded by time (--duration) stops sending at its deadline: requests due after it are never launched, and
-// one due before it that got its --max-concurrency slot only after it is dropped unsent (no record: it never
-// left); requests already in flight finish and are recorded as usual.
+// A run bounded by time (--duration) stops sending at its deadline: requests due at or after it are never launched,
+// and one that waited for a --max-concurrency slot and got it only after the deadline is dropped unsent (no
+// record: it never left). One due before it is sent even if the scheduler runs late, as any late send is (its lag
+// is recorded). Requests already in flight finish and are recorded as usual.
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -74,7 +75,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     const now = performance.now();
     // Queue time counts from when the scheduler reached this request, so lag and queue never overlap.
     const queuedMs = waiting === undefined ? 0 : now - dueAtMs;
-    if (!signal.aborted && now - startedAtMs >= sendUntilMs) {
+    if (waiting !== undefined && !signal.aborted && now - startedAtMs >= sendUntilMs) {
       gate?.release();
       return;
     }
