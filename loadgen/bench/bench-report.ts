@@ -9,7 +9,7 @@ import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
 import type { BenchRunResult } from './run-bench.js';
-import type { BenchSettings } from './settings.js';
+import type { BenchSettings, DurationBound } from './settings.js';
 
 function statRows(label: string, stats: MetricStats): string[] {
   if (stats.count === 0) return [`${padRight(`${label}:`, 40)} no data`];
@@ -40,6 +40,15 @@ function gatewaySection(comparison: GatewayComparison | undefined): string[] {
   ];
 }
 
+/** What bounded a --duration run: its time, or the --num-prompts cap reached first. */
+function durationLine(result: BenchRunResult, bound: DurationBound): string {
+  const capReached = bound.maxRequests !== undefined && result.records.length >= bound.maxRequests;
+  const stop = capReached
+    ? `--num-prompts ${bound.maxRequests} reached before --duration ${bound.ms / 1000} s`
+    : `sending stopped at --duration ${bound.ms / 1000} s`;
+  return `Duration: ${stop}; ${result.records.length} requests sent, those in flight at the end finished.\n`;
+}
+
 export function formatBenchReport(
   result: BenchRunResult,
   settings: BenchSettings,
@@ -56,6 +65,7 @@ export function formatBenchReport(
   const more = [...intendedSection(result, settings), ...gatewaySection(gateway)];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
+  if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
   if (result.interrupted) {
     parts.push(
       `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +

@@ -3,11 +3,14 @@
 // (a file that cannot be written never hides the figures of a run that happened). Nothing is printed here.
 
 import type { RunDescription } from '../report/result-json.js';
+import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { loadgenSummaryFor } from './bench-output.js';
 import { formatSmokeOutcome } from './bench-report.js';
 import type { PreparedRun, Say } from './prepare-run.js';
 import type { ProgressStream } from './progress.js';
 import { type BenchRunResult, runBench } from './run-bench.js';
+import { runChecks } from './run-checks.js';
 import { describeRun, resultPath, saveHtmlReport, saveResult } from './save-result.js';
 import type { BenchSettings } from './settings.js';
 
@@ -22,7 +25,10 @@ export interface BenchRunOutcome {
   /** Where --save-result writes (the records file, unless given, is named after it). */
   readonly resultPath: string;
   readonly result: BenchRunResult;
-  /** What goes to stdout: the vLLM-format summary with ours (and the gateway's), and --smoke's verdict. */
+  /** --threshold and the success floor, each held against the run's figures. */
+  readonly checks: readonly ThresholdCheck[];
+  /** What goes to stdout: the vLLM-format summary with ours (and the gateway's), the thresholds, and --smoke's
+   *  verdict. */
   readonly report: string;
 }
 
@@ -53,8 +59,12 @@ export async function benchRun(
     tokenizer: prepared.tokenizer,
     dataset: prepared.dataset,
   });
-  const report = loadgenSummaryFor(result, settings) + (settings.smoke ? formatSmokeOutcome(result) : '');
-  return { run, resultPath: path, result, report };
+  const checks = runChecks(result, settings, run);
+  const report =
+    loadgenSummaryFor(result, settings) +
+    formatThresholdChecks(checks) +
+    (settings.smoke ? formatSmokeOutcome(result) : '');
+  return { run, resultPath: path, result, checks, report };
 }
 
 /** --save-result / --save-detailed, then --html FILE (undefined = no page). */
@@ -65,7 +75,7 @@ export async function saveBenchRun(
   say: Say,
 ): Promise<void> {
   if (settings.save.result) {
-    saveResult(outcome.resultPath, outcome.run, outcome.result, settings.save.detailed);
+    saveResult(outcome.resultPath, outcome.run, outcome.result, settings.save.detailed, outcome.checks);
     say(`result: ${outcome.resultPath}`);
   }
   if (htmlPath !== undefined) {

@@ -13,7 +13,7 @@ import { type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
-import { prepareRequests } from './prepare-requests.js';
+import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
@@ -62,15 +62,29 @@ function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
   return createOpenLoopEngine({
     offsetsMs,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    ...(settings.duration === undefined ? {} : { sendUntilMs: settings.duration.ms }),
   });
 }
 
-function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number): number[] {
-  if (
+function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset): boolean {
+  return (
     dataset.recordedOffsetsMs !== undefined &&
     !Number.isFinite(settings.requestRate) &&
     settings.rampUp === undefined
-  ) {
+  );
+}
+
+/** How many requests the run readies: the dataset's; with --duration, what the rate can send in that time (one
+ *  more, so the schedule reaches past the deadline) or the typed --num-prompts. A recorded schedule is replayed
+ *  once. (--duration with an infinite rate and no --num-prompts is refused with the flags.) */
+function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
+  const bound = settings.duration;
+  if (bound === undefined || replaysRecordedSchedule(settings, dataset)) return dataset.requests.length;
+  return bound.maxRequests ?? Math.ceil((settings.requestRate * bound.ms) / 1000) + 1;
+}
+
+function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number): number[] {
+  if (replaysRecordedSchedule(settings, dataset) && dataset.recordedOffsetsMs !== undefined) {
     return dataset.recordedOffsetsMs;
   }
   return arrivalSchedule(count, {
@@ -81,13 +95,35 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
   }).offsetsMs;
 }
 
+/** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
+ *  --metric-percentiles reports). */
+export function runFigures(
+  records: readonly RequestRecord[],
+  durationMs: number,
+  settings: BenchSettings,
+  percentiles: readonly number[],
+): { metrics: VllmMetrics; extra: ExtraMetrics } {
+  return {
+    metrics: vllmMetrics(records, {
+      durationMs,
+      metricPercentiles: percentiles,
+      ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+    }),
+    extra: extraMetrics(records, percentiles),
+  };
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
-  const requests: PreparedRequest[] = prepareRequests(
-    dataset.requests,
-    { ...settings.payload, protocol: settings.target.protocol, model: input.model },
+  const requests: PreparedRequest[] = cycleRequests(
+    prepareRequests(
+      dataset.requests,
+      { ...settings.payload, protocol: settings.target.protocol, model: input.model },
+      settings.requestIdPrefix,
+    ),
+    requestCount(settings, dataset),
     settings.requestIdPrefix,
   );
   const offsetsMs = schedule(settings, dataset, requests.length);
@@ -137,12 +173,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     input.signal.removeEventListener('abort', onOuterAbort);
   }
   records.sort((a, b) => a.index - b.index);
-  const metrics = vllmMetrics(records, {
-    durationMs: result.durationMs,
-    metricPercentiles: settings.metricPercentiles,
-    ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
-  });
-  const extra = extraMetrics(records, settings.metricPercentiles);
+  const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
   return {
     records,
     startedAtMs: result.startedAtMs,

@@ -8,6 +8,7 @@ import { packageVersion } from '../../src/shared/package-version.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
+import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -48,11 +49,12 @@ export function saveResult(
   run: RunDescription,
   result: BenchRunResult,
   detailed: boolean,
+  checks: readonly ThresholdCheck[] = [],
 ): void {
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
   const described = recordsFile === undefined ? run : { ...run, recordsFile };
-  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed);
+  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks);
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
 }

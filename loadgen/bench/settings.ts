@@ -3,6 +3,7 @@
 
 import type { RampUp } from '../arrivals.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
 import type { PayloadOptions } from './payload.js';
@@ -18,6 +19,14 @@ export interface SaveSettings {
   readonly filename?: string;
   readonly label?: string;
   readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** --duration: a run bounded by time rather than by its number of prompts. */
+export interface DurationBound {
+  /** Nothing is sent after this long from t = 0; requests in flight then finish. */
+  readonly ms: number;
+  /** --num-prompts when typed: the run also stops after this many requests. Else the dataset is cycled. */
+  readonly maxRequests?: number;
 }
 
 export interface BenchSettings {
@@ -52,4 +61,9 @@ export interface BenchSettings {
   /** A tokenmeter gateway's records file, to show its timings beside ours. */
   readonly gatewayRecords?: string;
   readonly progress: boolean;
+  readonly duration?: DurationBound;
+  /** --threshold: held against the run's figures; one that is not kept exits 99 (EXIT_THRESHOLD_FAILED). */
+  readonly thresholds: readonly Threshold[];
+  /** The default success floor (fewer than 90% successes fail the run); false with --no-success-floor. */
+  readonly successFloor: boolean;
 }

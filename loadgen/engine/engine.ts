@@ -53,7 +53,7 @@ export interface EngineResult {
   readonly startedAtMs: number;
   /** From t = 0 until the last request finished (vLLM's benchmark duration). */
   readonly durationMs: number;
-  /** Records produced: equals the request count unless the run was aborted before some were due. */
+  /** Records produced: the request count, less those never sent (aborted before due, or past --duration). */
   readonly recorded: number;
   readonly aborted: boolean;
 }

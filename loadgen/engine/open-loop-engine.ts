@@ -9,6 +9,11 @@
 // Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
 // concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
 // where its wait would look like server latency.
+//
+// A run bounded by time (--duration) stops sending at its deadline: requests due at or after it are never launched,
+// and one that waited for a --max-concurrency slot and got it only after the deadline is dropped unsent (no
+// record: it never left). One due before it is sent even if the scheduler runs late, as any late send is (its lag
+// is recorded). Requests already in flight finish and are recorded as usual.
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -25,6 +30,8 @@ export interface OpenLoopOptions {
   readonly offsetsMs: readonly number[];
   /** --max-concurrency; undefined = no cap. */
   readonly maxConcurrency?: number;
+  /** --duration: nothing is sent this many ms or more after t = 0. */
+  readonly sendUntilMs?: number;
 }
 
 export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
@@ -49,6 +56,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   let recorded = 0;
   let lastEndMs = 0;
   const startedAtMs = performance.now();
+  const sendUntilMs = pacing.sendUntilMs ?? Number.POSITIVE_INFINITY;
 
   const launch = async (i: number): Promise<void> => {
     const request = requests[i];
@@ -72,6 +80,12 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     // The cap held it back only from its intended time until a slot was free; anything later is the load
     // generator's own lag (a scheduler busy dispatching a burst is not the cap's doing).
     const queuedMs = Math.max(0, slotFreeAtMs - (startedAtMs + (pacing.offsetsMs[i] ?? 0)));
+    // A --duration run sends nothing after its deadline: a request that got its slot only then is dropped unsent.
+    const waited = slot !== undefined && typeof slot !== 'number';
+    if (waited && !signal.aborted && now - startedAtMs >= sendUntilMs) {
+      gate?.release(now);
+      return;
+    }
     let record: RequestRecord;
     if (signal.aborted) {
       record = measured.abortUnsent(queuedMs);
@@ -87,7 +101,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   };
 
   for (let i = 0; i < requests.length; i++) {
-    if (signal.aborted) break;
+    if (signal.aborted || (pacing.offsetsMs[i] ?? 0) >= sendUntilMs) break;
     const dueAt = startedAtMs + (pacing.offsetsMs[i] ?? 0);
     if (performance.now() < dueAt) await waitUntil(dueAt, signal);
     if (signal.aborted) break;

@@ -9,6 +9,7 @@ import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
 import { percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
 
@@ -104,7 +105,7 @@ function extraKeys(
   extra: ExtraMetrics,
   records: readonly RequestRecord[],
   detailed: boolean,
-): JsonValue {
+): Record<string, JsonValue> {
   const stats = (s: ExtraMetrics['ttfb']): JsonValue => ({
     count: s.count,
     mean_ms: s.mean,
@@ -146,15 +147,19 @@ function extraKeys(
   return result;
 }
 
-/** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter". */
+/** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter" (with the run's threshold
+ *  checks, when it has any, under "thresholds"). */
 export function buildResultJson(
   run: RunDescription,
   metrics: VllmMetrics,
   extra: ExtraMetrics,
   records: readonly RequestRecord[],
   detailed: boolean,
+  checks: readonly ThresholdCheck[] = [],
 ): Record<string, JsonValue> {
   const backend = run.backend;
+  const tokenmeter = extraKeys(run, extra, records, detailed);
+  if (checks.length > 0) tokenmeter['thresholds'] = thresholdChecksJson(checks);
   return {
     date: formatResultDate(run.date),
     endpoint_type: backend,
@@ -180,6 +185,6 @@ export function buildResultJson(
     max_concurrent_requests: metrics.maxConcurrentRequests,
     ...latencyKeys(metrics, run.percentileMetrics),
     ...(detailed ? detailedKeys(records) : {}),
-    tokenmeter: extraKeys(run, extra, records, detailed),
+    tokenmeter,
   };
 }

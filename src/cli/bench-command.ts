@@ -2,11 +2,22 @@
 // per-chunk timing, errors that say why, and records streamed to disk as the run goes. This file turns the flags
 // into settings and prints; the run is loadgen/bench (prepare-run.ts, bench-run.ts).
 
+import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
-import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED, EXIT_THRESHOLD_FAILED } from './exit-codes.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** The most serious of what happened: stopped, then failed (a run under the success floor is not worth gating on),
+ *  then a threshold crossed. */
+function exitStatus({ result, checks }: BenchRunOutcome): number {
+  if (result.interrupted) return EXIT_INTERRUPTED;
+  if (result.smokeFailure !== undefined || result.metrics.completed === 0) return EXIT_RUN_FAILED;
+  if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
+  if (checks.some((c) => !c.passed)) return EXIT_THRESHOLD_FAILED;
+  return EXIT_OK;
+}
 
 export const benchCommand: Command = {
   name: 'bench',
@@ -18,7 +29,7 @@ export const benchCommand: Command = {
   options: BENCH_OPTIONS,
   allowPositionals: true,
   details:
-    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (or smoke failed), 2 usage, 130 interrupted.',
+    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 99 a --threshold failed, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
     const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
@@ -36,9 +47,6 @@ export const benchCommand: Command = {
     );
     process.stdout.write(outcome.report);
     await saveBenchRun(outcome, settings, htmlPath, say);
-    const { result } = outcome;
-    if (result.interrupted) return EXIT_INTERRUPTED;
-    if (result.smokeFailure !== undefined || result.metrics.completed === 0) return EXIT_RUN_FAILED;
-    return EXIT_OK;
+    return exitStatus(outcome);
   },
 };

@@ -106,7 +106,14 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     valueName: 'FILE',
     help: 'Old name of --dataset-path (still in many scripts)',
   },
-  { name: 'num-prompts', type: 'integer', min: 1, default: 1000, valueName: 'N', help: 'Requests to send' },
+  // No default in the spec: with --duration, a typed --num-prompts is a cap and an untyped one is not.
+  {
+    name: 'num-prompts',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'Requests to send (default 1000; with --duration, the most to send)',
+  },
   { name: 'seed', type: 'integer', default: 0, valueName: 'N', help: 'Seed for sampling and arrivals' },
   {
     name: 'sharegpt-output-len',
@@ -330,6 +337,27 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'disable-tqdm', type: 'boolean', help: 'No progress display (vLLM name)' },
 ];
 
+/** bench's own: a sweep's levels are neither bounded by time nor gated one by one. */
+export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'duration',
+    type: 'string',
+    valueName: 'TIME',
+    help: 'Send for this long (30s, 10m, 1h; a bare number is seconds), cycling the dataset; a typed --num-prompts caps the count',
+  },
+  {
+    name: 'threshold',
+    type: 'list',
+    valueName: 'EXPR',
+    help: "Pass/fail check on a reported figure, e.g. 'ttft_p99 < 500ms' (repeatable); one not kept exits 99",
+  },
+  {
+    name: 'no-success-floor',
+    type: 'boolean',
+    help: 'Do not fail the run (exit 1) when fewer than 90% of its requests succeed',
+  },
+];
+
 export const RATE_OPTION: OptionSpec = {
   name: 'request-rate',
   type: 'number',
@@ -347,4 +375,5 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...PAYLOAD_OPTIONS,
   ...RESULT_OPTIONS,
   ...RUN_OPTIONS,
+  ...BENCH_ONLY_OPTIONS,
 ];

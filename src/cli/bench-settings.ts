@@ -1,5 +1,6 @@
 // Flags (merged with --config) -> BenchSettings, with every check that can fail done here, before anything is
-// sent: backend/endpoint mismatch, empty or unset key, bad --extra-body, unknown metric names.
+// sent: backend/endpoint mismatch, empty or unset key, bad --extra-body, unknown metric names, thresholds that
+// cannot be read and --duration combinations that cannot be honoured.
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -7,14 +8,17 @@ import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
 import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
 import { checkDatasetPath, type DatasetName } from '../../loadgen/bench/load-dataset.js';
-import type { BenchSettings, EngineName } from '../../loadgen/bench/settings.js';
+import type { BenchSettings, DurationBound, EngineName } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import {
+  type GoodputSlos,
   parseGoodput,
   parseMetricPercentiles,
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
+import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
+import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
 import { withConfigFile } from './bench-config-file.js';
@@ -91,6 +95,42 @@ function rampUp(o: ParsedOptions): RampUp | undefined {
   return { strategy: strategy as RampUp['strategy'], startRps, endRps };
 }
 
+/** --duration, refused where it cannot be honoured: a run bounded by time must know how many requests to ready
+ *  (from the rate, or from --num-prompts) and send them on a schedule the open loop owns. */
+function durationBound(
+  o: ParsedOptions,
+  run: { smoke: boolean; engine: EngineName; requestRate: number; ramp: boolean; replay: boolean },
+): DurationBound | undefined {
+  const text = str(o, 'duration');
+  if (text === undefined) return undefined;
+  const ms = parseTimeMs(text, 's');
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(`--duration must be a time above 0: ${TIME_FORMS}, or seconds (got '${text}')`);
+  if (run.smoke) throw new UsageError('--smoke sends 5 prompts: leave out --duration');
+  if (run.engine === 'closed-loop')
+    throw new UsageError(
+      '--duration needs the open-loop engine; for a fixed concurrency use --request-rate inf --max-concurrency N',
+    );
+  if (run.ramp)
+    throw new UsageError('--duration and --ramp-up-strategy do not mix: a ramp spans a request count');
+  const maxRequests = num(o, 'num-prompts');
+  if (maxRequests === undefined && !Number.isFinite(run.requestRate) && !run.replay)
+    throw new UsageError(
+      '--duration with --request-rate inf needs --num-prompts N, the most requests to send (the rate gives no count)',
+    );
+  return { ms, ...(maxRequests === undefined ? {} : { maxRequests }) };
+}
+
+function thresholdsFrom(o: ParsedOptions, goodput: GoodputSlos | undefined): Threshold[] {
+  const thresholds = list(o, 'threshold').map(parseThreshold);
+  const onGoodput = thresholds.find((t) => t.metric.name === 'request_goodput');
+  if (onGoodput !== undefined && goodput === undefined)
+    throw new UsageError(
+      `--threshold '${onGoodput.text}' needs --goodput SLOs (e.g. --goodput ttft:500): without them there is no goodput`,
+    );
+  return thresholds;
+}
+
 export function benchSettingsFrom(
   o: ParsedOptions,
   positionals: readonly string[],
@@ -144,6 +184,14 @@ export function benchSettingsFrom(
   const engine = (str(o, 'engine') ?? 'open-loop') as EngineName;
   const isChat = target.protocol === 'openai-chat';
   const dir = str(o, 'result-dir') ?? '.';
+  const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
+  const duration = durationBound(o, {
+    smoke,
+    engine,
+    requestRate,
+    ramp: ramp !== undefined,
+    replay: datasetName === 'records',
+  });
   return {
     target,
     apiKey,
@@ -165,7 +213,7 @@ export function benchSettingsFrom(
       ...optional('random-prefix-len', 'randomPrefixLen'),
       ...optional('custom-output-len', 'customOutputLen'),
     },
-    requestRate: num(o, 'request-rate') ?? Number.POSITIVE_INFINITY,
+    requestRate,
     burstiness: num(o, 'burstiness') ?? 1,
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     ...(ramp === undefined ? {} : { rampUp: ramp }),
@@ -201,6 +249,9 @@ export function benchSettingsFrom(
         : { recordsFile: join(recordsFile) }),
     ...(gatewayRecords === undefined ? {} : { gatewayRecords }),
     progress: !flag(o, 'disable-tqdm'),
+    ...(duration === undefined ? {} : { duration }),
+    thresholds: thresholdsFrom(o, goodput),
+    successFloor: !flag(o, 'no-success-floor'),
   };
 }
 

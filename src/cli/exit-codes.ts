@@ -1,12 +1,16 @@
 // The CLI's exit statuses, stated once (docs/loadgen.md lists them for scripts and CI). 2 for a usage mistake and
 // 1 for a failed run are what vLLM's benchmark_serving.py gives (argparse, an uncaught exception); 130 is the
-// shell's 128 + SIGINT. Other outcomes a script must tell apart take numbers of their own, never one of these.
+// shell's 128 + SIGINT; 99 for a crossed threshold is k6's, which CI scripts gating on thresholds already know.
+// Other outcomes a script must tell apart take numbers of their own, never one of these.
 
-/** Everything ran; for bench, at least one request succeeded (and --smoke passed). */
+/** Everything ran; for bench, at least 90% of requests succeeded, --smoke passed and every --threshold held. */
 export const EXIT_OK = 0;
-/** The run could not happen or failed: unreachable server, unreadable dataset, nothing succeeded, doctor failed. */
+/** The run could not happen or failed: unreachable server, unreadable dataset, under 90% succeeded (unless
+ *  --no-success-floor), nothing succeeded, --smoke failed, doctor failed. */
 export const EXIT_RUN_FAILED = 1;
 /** A mistake on the command line or in --config's values: nothing was sent. */
 export const EXIT_USAGE = 2;
 /** Stopped by Ctrl-C (SIGINT) or SIGTERM; the report of what ran is printed and the records are kept. */
 export const EXIT_INTERRUPTED = 130;
+/** bench ran and its figures are valid, but a --threshold was not kept. */
+export const EXIT_THRESHOLD_FAILED = 99;

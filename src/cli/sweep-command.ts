@@ -2,7 +2,7 @@
 // the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { UsageError } from '../shared/usage-error.js';
-import { BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
+import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
 import { EXIT_INTERRUPTED, EXIT_OK } from './exit-codes.js';
 import type { OptionSpec } from './options.js';
@@ -35,7 +35,9 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'Levels of an automatic sweep',
   },
-  ...BENCH_OPTIONS.filter((o) => o !== RATE_OPTION && o.name !== 'smoke').map((o) =>
+  ...BENCH_OPTIONS.filter(
+    (o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_OPTIONS.includes(o),
+  ).map((o) =>
     o.name === 'num-prompts'
       ? {
           ...o,
