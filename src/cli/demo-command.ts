@@ -1,10 +1,11 @@
 // `tokenmeter demo`: the whole product on the embedded default, with nothing to install or configure.
 import type { Command } from './command.js';
+import { LOG_FORMAT_OPTION } from './log-format-option.js';
 
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'Simulator + gateway + the bundled sample replayed through it, with the report (no GPU, no key)',
-  usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running]'],
+  usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running] [--log-format FORMAT]'],
   options: [
     {
       name: 'answer-only',
@@ -41,6 +42,7 @@ export const demoCommand: Command = {
       valueName: 'PORT',
       help: 'Simulator port (0 = any free port)',
     },
+    LOG_FORMAT_OPTION,
   ],
   async run({ options }) {
     // Loaded on use: the simulator, gateway and load generator stay out of every other command's start-up.

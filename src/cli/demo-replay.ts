@@ -10,6 +10,7 @@ import { runBench } from '../../loadgen/bench/run-bench.js';
 import { buildGateway } from '../../plugins/index.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
+import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import type { RequestRecord as GatewayRecord } from '../gateway/record.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { benchSettingsFrom } from './bench-settings.js';
@@ -20,18 +21,25 @@ export interface DemoReplayOptions {
   readonly prompts: number;
   readonly rate: number;
   readonly write: (text: string) => void;
+  /** The format of the gateway's log lines, written to standard error beside the replay's progress. */
+  readonly logFormat: 'json' | 'pretty';
 }
 
 export async function replayThroughGateway(options: DemoReplayOptions): Promise<void> {
   const config = await resolveConfig(
     validateConfig({
       upstreams: [{ name: 'sim', baseUrl: `${options.simUrl}/v1`, keyless: true }],
-      logLevel: 'warn',
     }),
     {},
   );
+  // Errors only: the gateway's warnings here would be about the demo's own deliberate setup (a keyless simulator),
+  // and its log goes to standard error so the story on standard output stays text.
+  const logger = createGatewayLogger('error', logDestination(2), options.logFormat);
   const gatewayRecords: GatewayRecord[] = [];
-  const gateway = await buildGateway(config, { onRecord: (record) => gatewayRecords.push(record) });
+  const gateway = await buildGateway(config, {
+    logger,
+    onRecord: (record) => gatewayRecords.push(record),
+  });
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
   try {

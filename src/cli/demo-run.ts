@@ -9,6 +9,7 @@ import { protocolByName } from '../protocols/index.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
+import { logFormatFor } from './log-format-option.js';
 import type { ParsedOptions } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
@@ -65,6 +66,7 @@ export async function runDemo(options: ParsedOptions): Promise<number> {
       prompts: options['prompts'] as number,
       rate: options['request-rate'] as number,
       write: (text) => out.write(text),
+      logFormat: logFormatFor(options, process.stderr),
     });
   }
   const curl = `curl -N ${sim.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model": "${DEFAULT_MODEL_NAME}", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 20, "stream": true}'`;

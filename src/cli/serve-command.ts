@@ -1,13 +1,17 @@
 // `tokenmeter serve`: the gateway. One upstream from flags, or many from a config file; flags override the
 // file's listen address and records file.
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
 import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
+import type { Gateway } from '../gateway/context.js';
+import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
+import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
 
 const GATEWAY_KEYS_ENV = 'TOKENMETER_GATEWAY_KEYS';
@@ -81,6 +85,37 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
 
 function hostPart(address: AddressInfo): string {
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+/**
+ * Listens and says where, in one log line. Fastify logs "Server listening at" for each address and has no switch
+ * for it (its maintainers suggest silencing the logger around listen, fastify/help#641): silenced here, and
+ * replaced by one line with the upstreams and the metrics port beside the address. The line is written at info
+ * whatever --log-level says, as it was before it became a log line: the address is what a user starts serve to
+ * learn.
+ */
+async function listenAndAnnounce(gateway: Gateway, logger: Logger, host: string, port: number) {
+  const level = logger.level;
+  logger.level = 'silent';
+  try {
+    await gateway.app.listen({ host, port });
+  } finally {
+    logger.level = level;
+  }
+  const { config, state } = gateway.context;
+  const address = gateway.app.server.address() as AddressInfo;
+  const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
+  const metrics =
+    state.metricsAddress === null
+      ? ''
+      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics`;
+  logger
+    .child({}, { level: 'info' })
+    .info(
+      `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}`,
+    );
+  // Shown now, not when the batch fills or its timer runs.
+  logger.flush();
 }
 
 export const serveCommand: Command = {
@@ -180,6 +215,7 @@ export const serveCommand: Command = {
       default: 'info',
       help: 'Log level',
     },
+    LOG_FORMAT_OPTION,
   ],
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {
@@ -187,18 +223,13 @@ export const serveCommand: Command = {
     // Loaded here, not at the top: every other command (and --help) starts without Fastify.
     const { buildGateway } = await import('../../plugins/index.js');
     const { shutDownOnSignals } = await import('../gateway/shutdown.js');
-    const gateway = await buildGateway(config);
-    await gateway.app.listen({ host: config.host, port: config.port });
-    const address = gateway.app.server.address() as AddressInfo;
-    const host = hostPart(address);
-    const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
-    process.stdout.write(`tokenmeter gateway listening on http://${host}:${address.port}/v1 -> ${targets}\n`);
-    const metricsAddress = gateway.context.state.metricsAddress;
-    if (metricsAddress !== null) {
-      process.stdout.write(
-        `tokenmeter metrics on http://${hostPart(metricsAddress)}:${metricsAddress.port}/metrics\n`,
-      );
-    }
+    const logger = createGatewayLogger(
+      config.logLevel,
+      logDestination(),
+      logFormatFor(commandLine.options, process.stdout),
+    );
+    const gateway = await buildGateway(config, { logger });
+    await listenAndAnnounce(gateway, logger, config.host, config.port);
     await shutDownOnSignals(gateway);
     return 0;
   },

@@ -1,10 +1,12 @@
-// The gateway's logger: pino, JSON, with keys redacted, written off the request path. Lines are batched by
+// The gateway's logger: pino, with keys redacted, written off the request path, as JSON lines or, for a person at
+// a terminal, as pretty lines (pretty-log.ts). Lines are batched by
 // sonic-boom (written once 4 KiB are buffered, or every 250 ms) instead of one synchronous write per line: the
 // per-request log line then costs a string, not a system call. The buffer is flushed when the gateway closes;
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
 // writer).
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { CREDENTIAL_HEADERS } from './credential-headers.js';
+import { prettyDestination } from './pretty-log.js';
 
 /** Credential headers pino replaces with [Redacted] wherever a log line carries headers. */
 export const REDACTED_PATHS = ['req.headers', 'headers', 'err.headers'].flatMap((where) =>
@@ -19,6 +21,23 @@ export function logDestination(dest: number | string = 1): DestinationStream {
   return pino.destination({ dest, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_EVERY_MS });
 }
 
-export function createGatewayLogger(level: string, destination = logDestination()): Logger {
-  return pino({ level, redact: REDACTED_PATHS }, destination);
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** auto: pretty for a person at a terminal, JSON for everything else (containers, pipes, files, tests). */
+export function resolveLogFormat(format: LogFormat, toTerminal: boolean): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return toTerminal ? 'pretty' : 'json';
+}
+
+export function createGatewayLogger(
+  level: string,
+  destination = logDestination(),
+  format: 'json' | 'pretty' = 'json',
+): Logger {
+  // Redaction happens before serialization, so the pretty destination only ever sees redacted lines.
+  return pino(
+    { level, redact: REDACTED_PATHS },
+    format === 'json' ? destination : prettyDestination(destination),
+  );
 }

@@ -90,4 +90,7 @@ test('tokenmeter demo streams an answer from the embedded simulator and prints i
   assert.equal(res.code, 0, res.stderr);
   assert.match(res.stdout, /listening on http:\/\/127\.0\.0\.1:\d+/);
   assert.match(res.stdout, /TTFT \d+\.\d ms, TPOT \d+\.\d ms, 60 output tokens \(from usage\)/);
+  // Text for a person, on both streams: no raw JSON log line among it (piped, as here, included).
+  assert.doesNotMatch(res.stdout, /^\{/m);
+  assert.doesNotMatch(res.stderr, /^\{/m);
 });

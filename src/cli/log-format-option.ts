@@ -1,0 +1,22 @@
+// `--log-format`, shared by the commands that run a gateway (`serve`, `demo`): pretty lines for a person at a
+// terminal, JSON lines for everything else.
+import { LOG_FORMATS, type LogFormat, resolveLogFormat } from '../gateway/logger.js';
+import type { OptionSpec, ParsedOptions } from './options.js';
+
+export const LOG_FORMAT_OPTION: OptionSpec = {
+  name: 'log-format',
+  type: 'string',
+  valueName: 'FORMAT',
+  env: 'TOKENMETER_LOG_FORMAT',
+  choices: LOG_FORMATS,
+  default: 'auto',
+  help: 'Log lines as json, or pretty for reading; auto: pretty when the output is a terminal, else json',
+};
+
+/** The format the logger writes to `output` in. */
+export function logFormatFor(
+  options: ParsedOptions,
+  output: { readonly isTTY?: boolean },
+): 'json' | 'pretty' {
+  return resolveLogFormat(options['log-format'] as LogFormat, output.isTTY === true);
+}
