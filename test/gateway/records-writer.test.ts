@@ -1,7 +1,7 @@
 // The records writer writes each record whole or counts it lost, exactly once: a full disk leaves no torn line
 // and writing resumes when space returns; a stalled file holds no more than the stated bytes in memory.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { lostReasonOf, RecordsWriter } from '../../src/gateway/records-writer.js';
+import { mountTinyDisk } from '../helpers/tiny-disk.js';
 
 /** A record-shaped object; the varying padding makes batch boundaries fall mid-line. */
 function fakeRecord(i: number, padding = 900 + ((i * 37) % 200)): RequestRecord {
@@ -86,23 +87,8 @@ test('a partial last line left by a crash is cut when the file is opened', async
 });
 
 test('disk full: no torn line, each record written or lost (disk_full) once, writing resumes when space returns', async (t) => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    t.skip('needs root on Linux to mount a 64 KiB tmpfs');
-    return;
-  }
-  // One cleanup, in order: the mount goes before its directory.
-  const dir = await mkdtemp(join(tmpdir(), 'tokenmeter-writer-'));
-  let mounted = false;
-  t.after(async () => {
-    if (mounted) spawnSync('umount', [dir]);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { encoding: 'utf8' });
-  if (mount.status !== 0) {
-    t.skip(`mount -t tmpfs failed: ${(mount.stderr || mount.error?.message || '').trim()}`);
-    return;
-  }
-  mounted = true;
+  const dir = await mountTinyDisk(t, 64 * 1024);
+  if (dir === null) return;
   // Ballast takes half the space, so freeing it later is the operator clearing the disk.
   const ballast = join(dir, 'ballast');
   await writeFile(ballast, Buffer.alloc(32 * 1024));

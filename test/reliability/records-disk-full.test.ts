@@ -4,14 +4,13 @@
 //
 // A real full disk: a tmpfs a few records large (needs root to mount; skipped with the reason otherwise).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { chatStreamSteps, playScript, startUpstream } from '../gateway/helpers/upstream.js';
+import { mountTinyDisk } from '../helpers/tiny-disk.js';
 import { closeAndAccount } from './accounting.js';
 
 /** tmpfs size: with the filler below, room for about a dozen records (each about 1 KiB). */
@@ -56,25 +55,9 @@ function lostByReason(page: string): Record<string, number> {
 }
 
 test('records disk full: every request answered, each record a whole line or lost (disk_full) once, writing resumes', async (t) => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    t.skip('needs root on Linux to mount a small tmpfs');
-    return;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'tokenmeter-disk-full-'));
-  let mounted = false;
-  // Cleanups run last-registered first: this one goes after the gateway's, so the file is closed before umount.
-  t.after(async () => {
-    if (mounted) spawnSync('umount', [dir]);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK_BYTES}`, 'tmpfs', dir], {
-    encoding: 'utf8',
-  });
-  if (mount.status !== 0) {
-    t.skip(`mount -t tmpfs failed: ${(mount.stderr || mount.error?.message || '').trim()}`);
-    return;
-  }
-  mounted = true;
+  // Mounted first, so its cleanup runs after the gateway's: the records file is closed before the unmount.
+  const dir = await mountTinyDisk(t, DISK_BYTES);
+  if (dir === null) return;
   const filler = join(dir, 'filler');
   await writeFile(filler, Buffer.alloc(FILLER_BYTES));
   const file = join(dir, 'records.jsonl');
