@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { lostReasonOf, RecordsWriter } from '../../src/gateway/records-writer.js';
+import { idsInFile } from '../helpers/record-file-ids.js';
 import { mountTinyDisk } from '../helpers/tiny-disk.js';
 
 /** A record-shaped object; the varying padding makes batch boundaries fall mid-line. */
@@ -30,17 +31,6 @@ async function settled(writer: RecordsWriter, added: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.equal(accounted(writer), added, 'every record is counted once');
-}
-
-/** Parses every line (throws on a torn one) and returns the request ids, checking none repeats. */
-function idsInFile(text: string): string[] {
-  assert.ok(text === '' || text.endsWith('\n'), 'the file ends with a whole line');
-  const ids = text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => (JSON.parse(line) as { requestId: string }).requestId);
-  assert.equal(new Set(ids).size, ids.length, 'no record written twice');
-  return ids;
 }
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {

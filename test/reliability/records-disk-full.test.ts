@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { request } from 'undici';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { chatStreamSteps, playScript, startUpstream } from '../gateway/helpers/upstream.js';
+import { idsInFile } from '../helpers/record-file-ids.js';
 import { mountTinyDisk } from '../helpers/tiny-disk.js';
 import { closeAndAccount } from './accounting.js';
 
@@ -33,17 +34,6 @@ async function chat(url: string, id: string): Promise<{ status: number; text: st
     body: '{"model":"m","stream":true}',
   });
   return { status: response.statusCode, text: await response.body.text() };
-}
-
-/** Parses every line (a torn line throws) and returns the request ids, checking none repeats. */
-function idsInFile(text: string): string[] {
-  assert.ok(text === '' || text.endsWith('\n'), 'the file ends with a whole line');
-  const ids = text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => (JSON.parse(line) as { requestId: string }).requestId);
-  assert.equal(new Set(ids).size, ids.length, 'no record on disk twice');
-  return ids;
 }
 
 function lostByReason(page: string): Record<string, number> {
