@@ -20,6 +20,7 @@ import {
   type UpstreamInput,
 } from './config.js';
 import { type GatewayKey, parseGatewayKey } from './gateway-keys.js';
+import type { ModelPrice } from './model-prices.js';
 import { normalizeUpstreamBase, type UpstreamBase } from './upstream-url.js';
 
 export interface ResolvedUpstream {
@@ -34,6 +35,8 @@ export interface ResolvedUpstream {
   readonly ca: string | null;
   readonly maxConnections: number;
   readonly models: readonly ModelInput[];
+  /** By the model ID the upstream receives. */
+  readonly prices: ReadonlyMap<string, ModelPrice>;
   readonly isDefault: boolean;
 }
 
@@ -160,6 +163,7 @@ export async function resolveConfig(
       ca: u.caFile === undefined ? null : await readText(u.caFile, `${field}.caFile`),
       maxConnections: u.maxConnections ?? 0,
       models: u.models ?? [],
+      prices: new Map(Object.entries(u.prices ?? {})),
       isDefault: u.default === true || onlyOne,
     });
   }

@@ -34,9 +34,13 @@ const UPSTREAM_KEYS = [
   'caFile',
   'maxConnections',
   'models',
+  'prices',
   'default',
 ];
 const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
+const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'currency'];
+// ICU's list of ISO 4217 codes, as the runtime knows them.
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 function fail(field: string, message: string): never {
   throw new UserFacingError(`config ${field} ${message}`);
@@ -106,6 +110,48 @@ function checkUpstream(value: unknown, index: number): void {
       if (isObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') return;
       fail(`${field}models[${i}]`, 'must be a model name or {"alias": "...", "id": "..."}');
     });
+  }
+}
+
+function checkPrice(price: unknown, field: string): void {
+  if (!isObject(price)) fail(field, 'must be an object with inputPerMillion, outputPerMillion and currency');
+  checkKeys(price, PRICE_KEYS, field);
+  for (const key of ['inputPerMillion', 'outputPerMillion']) {
+    if (price[key] === undefined) fail(`${field}.${key}`, 'is missing (a price per million tokens)');
+    optional(price, key, 'number', `${field}.`);
+  }
+  const currency = price['currency'];
+  if (typeof currency !== 'string' || !CURRENCIES.has(currency)) {
+    const upper = typeof currency === 'string' ? currency.toUpperCase() : '';
+    const hint = CURRENCIES.has(upper) ? ` (did you mean '${upper}'?)` : '';
+    fail(
+      `${field}.currency`,
+      `must be an ISO 4217 currency code such as USD, EUR or CNY (got ${JSON.stringify(currency)})${hint}`,
+    );
+  }
+}
+
+/**
+ * Prices are keyed by the model ID the upstream receives. When the upstream lists its models and cannot receive
+ * others (it is not the default), a key that is none of them would price nothing: it is refused.
+ */
+function checkPrices(upstream: Json, field: string, receivesAnyModel: boolean): void {
+  const prices = upstream['prices'];
+  if (prices === undefined) return;
+  if (!isObject(prices)) fail(`${field}prices`, 'must be an object of model IDs to prices');
+  const models = upstream['models'] as readonly (string | Json)[] | undefined;
+  const ids = (models ?? []).map((m) => (typeof m === 'string' ? m : (m['id'] as string)));
+  const aliases = (models ?? []).flatMap((m) => (typeof m === 'string' ? [] : [m['alias'] as string]));
+  for (const [model, price] of Object.entries(prices)) {
+    checkPrice(price, `${field}prices.${model}`);
+    if (models === undefined || receivesAnyModel || ids.includes(model)) continue;
+    const alias = aliases.indexOf(model);
+    const near = alias >= 0 ? [ids[alias] as string] : nearestNames(model, ids);
+    const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : '';
+    fail(
+      `${field}prices.${model}`,
+      `prices a model this upstream never receives: prices are keyed by the model ID it is sent, one of ${ids.join(', ')}${hint}`,
+    );
   }
 }
 
@@ -194,5 +240,8 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   if (upstreams.filter((u: Json) => u['default'] === true).length > 1) {
     fail('upstreams', 'may mark only one upstream as default');
   }
+  upstreams.forEach((u: Json, i) => {
+    checkPrices(u, `upstreams[${i}].`, u['default'] === true || upstreams.length === 1);
+  });
   return raw as unknown as GatewayConfigInput;
 }

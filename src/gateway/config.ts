@@ -14,6 +14,13 @@ export interface TimeoutsInput {
 
 export type ModelInput = string | { readonly alias: string; readonly id: string };
 
+export interface PriceInput {
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+  /** ISO 4217 code, upper case (USD, EUR, CNY). */
+  readonly currency: string;
+}
+
 export interface UpstreamInput {
   readonly name: string;
   readonly baseUrl: string;
@@ -32,6 +39,11 @@ export interface UpstreamInput {
   /** Maximum connections to this upstream; 0 = unlimited (long streams never queue inside the HTTP client). */
   readonly maxConnections?: number;
   readonly models?: readonly ModelInput[];
+  /**
+   * Prices by the model ID this upstream receives (an alias's `id`, not the alias): each request's record gets
+   * its cost, and tokenmeter_cost_total counts it. Models without a price get no cost.
+   */
+  readonly prices?: Readonly<Record<string, PriceInput>>;
   /** Requests for models no upstream lists go here. */
   readonly default?: boolean;
 }

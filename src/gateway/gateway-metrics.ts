@@ -88,6 +88,12 @@ export class GatewayMetrics {
     labelNames: ['upstream', 'model', 'type'],
     registers: [this.registry],
   });
+  readonly #cost = new Counter({
+    name: 'tokenmeter_cost_total',
+    help: 'Cost of input and output tokens at the configured prices (upstreams[].prices), in the currency labelled',
+    labelNames: ['upstream', 'model', 'currency'],
+    registers: [this.registry],
+  });
   readonly #pathFixes = new Counter({
     name: 'tokenmeter_path_fixes_total',
     help: 'Client paths the gateway had to fix, by kind of fix',
@@ -162,6 +168,13 @@ export class GatewayMetrics {
     if (gaps !== undefined) for (const ms of gaps) series.gap.observe(ms / 1000);
     if (record.promptTokens !== null) series.inputTokens.inc(record.promptTokens);
     if (record.outputTokens !== null) series.outputTokens.inc(record.outputTokens);
+    if (record.currency !== null && (record.costInput !== null || record.costOutput !== null)) {
+      // Looked up by its labels: the currency belongs to the price, not to the upstream and model of the series.
+      this.#cost.inc(
+        { upstream: series.upstream, model: series.model, currency: record.currency },
+        (record.costInput ?? 0) + (record.costOutput ?? 0),
+      );
+    }
   }
 
   // prom-client hashes a label set on every call; a request's series are looked up once by upstream and model

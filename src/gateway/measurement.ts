@@ -7,6 +7,7 @@ import type { MeteredHandler } from '../measure/metered-handler.js';
 import type { Outcome } from '../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
+import { type ModelPrice, requestCost } from './model-prices.js';
 import type { RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
@@ -83,7 +84,8 @@ export class RequestMeasurement {
     return this.#figures;
   }
 
-  toRecord(recordGaps: boolean): RequestRecord {
+  /** `price`: of the model the upstream was sent, when it has one. */
+  toRecord(recordGaps: boolean, price: ModelPrice | undefined): RequestRecord {
     const t0 = this.receivedAt;
     const timing = this.timing();
     const figures = this.figures();
@@ -93,6 +95,7 @@ export class RequestMeasurement {
       figures !== undefined && timing !== undefined && (chunks > 0 || timing.usageOutputTokens !== undefined)
         ? figures.outputTokens
         : (json?.outputTokens ?? null);
+    const promptTokens = figures?.promptTokens ?? json?.promptTokens ?? null;
     return {
       requestId: this.requestId,
       startedAt: this.startedAt.toISOString(),
@@ -115,10 +118,11 @@ export class RequestMeasurement {
       e2eMs: round3(this.endAt - t0),
       tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
-      promptTokens: figures?.promptTokens ?? json?.promptTokens ?? null,
+      promptTokens,
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
+      ...requestCost(price, promptTokens, outputTokens),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
       maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,

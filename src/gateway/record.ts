@@ -32,6 +32,15 @@ export interface RequestRecord extends ExchangeFigures {
   readonly promptTokens: number | null;
   readonly outputTokens: number | null;
   readonly outputTokensSource: 'usage' | 'estimate' | null;
+  /**
+   * promptTokens and outputTokens times the price of modelSent on this upstream (upstreams[].prices), per million
+   * tokens, unrounded. Null without a price or without the token count; an estimated outputTokens gives an
+   * estimated costOutput.
+   */
+  readonly costInput: number | null;
+  readonly costOutput: number | null;
+  /** ISO 4217 code of the costs; null without a price. */
+  readonly currency: string | null;
   readonly contentChunks: number;
   /** Output tokens / content chunks: above 1 when the upstream batches tokens into chunks. */
   readonly meanTokensPerChunk: number | null;

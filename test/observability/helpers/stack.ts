@@ -17,10 +17,12 @@ export interface Stack {
 export async function startStack(): Promise<Stack> {
   // Fast and jitter-free: the tests are about what gets exported, not about latency.
   const sim = await startSimulator({ timing: { ttftMs: 5, itlMs: 2, jitter: 0 } });
-  const gateway = await startGateway({
-    upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true, default: true }],
-  });
   const model = sim.config.servedModelNames[0] ?? '';
+  // Priced, so tokenmeter_cost_total has a series to check.
+  const prices = { [model]: { inputPerMillion: 0.5, outputPerMillion: 1.5, currency: 'USD' } };
+  const gateway = await startGateway({
+    upstreams: [{ name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true, default: true, prices }],
+  });
   return {
     sim,
     gateway,
