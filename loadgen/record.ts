@@ -9,7 +9,11 @@ import type { Outcome } from '../src/measure/outcome.js';
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
 export type OutputTokenSource = 'usage' | 'tokenizer';
 
-/** The shared fields (status, outcome, times, tokens, chunks, gaps, error) are named in ExchangeFigures. */
+/**
+ * The shared fields (trace ids, status, outcome, times, tokens, chunks, gaps, error) are named in ExchangeFigures.
+ * Every request starts its own trace: traceId and spanId are always written (records read back from files
+ * written before tracing lack them), and spanId is the gateway record's parentSpanId.
+ */
 export interface RequestRecord extends ExchangeFigures {
   /** Position in the dataset / schedule. */
   index: number;

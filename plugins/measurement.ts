@@ -8,6 +8,7 @@ import type { GatewayContext } from '../src/gateway/context.js';
 import '../src/gateway/fastify-types.js';
 import { RequestMeasurement } from '../src/gateway/measurement.js';
 import type { ModelPrice } from '../src/gateway/model-prices.js';
+import { newSpan, parseTraceparent } from '../src/shared/trace-context.js';
 
 export interface MeasurementPluginOptions {
   readonly context: GatewayContext;
@@ -62,11 +63,22 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   for (const sink of context.sinks) sink(record, m);
 }
 
+function tracestateOf(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  // Node joins repeated tracestate headers with ", ", which is how the spec combines them.
+  return Array.isArray(header) ? header.join(',') : header;
+}
+
 async function measurementPlugin(fastify: FastifyInstance, options: MeasurementPluginOptions): Promise<void> {
   const { context } = options;
   fastify.decorateRequest('measurement', null as unknown as RequestMeasurement);
   fastify.addHook('onRequest', (request, reply, done) => {
-    const m = new RequestMeasurement(request.id, performance.now());
+    const receivedAt = performance.now();
+    // An invalid traceparent is ignored and a new trace started; its tracestate then belongs to no trace we
+    // continue, so it is dropped (W3C Trace Context 3.3.1).
+    const parent = parseTraceparent(request.headers['traceparent']);
+    const traceState = parent === undefined ? null : tracestateOf(request.headers['tracestate']);
+    const m = new RequestMeasurement(request.id, receivedAt, newSpan(parent), traceState);
     m.method = request.method;
     const query = request.url.indexOf('?');
     m.pathAsked = query >= 0 ? request.url.slice(0, query) : request.url;

@@ -28,6 +28,7 @@ import { applyUpstreamAuth } from '../src/gateway/upstream-auth.js';
 import { MeteredHandler } from '../src/measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../src/measure/network-failure.js';
 import { upstreamAuthFor } from '../src/protocols/index.js';
+import { traceparentOf } from '../src/shared/trace-context.js';
 
 export interface ProxyPluginOptions {
   readonly context: GatewayContext;
@@ -108,6 +109,8 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
     applyUpstreamAuth(headers, auth, upstream.key);
     headers['x-request-id'] = request.id;
+    headers['traceparent'] = traceparentOf(m.trace);
+    if (m.traceState !== null) headers['tracestate'] = m.traceState;
     const query = request.url.indexOf('?');
     const idleMs = upstream.timeouts.idleMs;
     const hintContext = {

@@ -17,6 +17,7 @@
 
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { newSpan, type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import {
   type AutocannonClient,
@@ -51,6 +52,9 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
   let cursor = 0;
   let builtBeforeClient: number | undefined;
   let awaitingIndex: { connection: Connection; sentAtMs: number } | undefined;
+  // Each request's span, drawn where its headers are built (setupRequest), which for a client's first request is
+  // before the request is begun.
+  const spans: TraceSpan[] = [];
   let recorded = 0;
   let lastEndMs = 0;
   const startedAtMs = performance.now();
@@ -111,6 +115,7 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         keepText: options.keepText,
         errorBodyBytes: options.errorBodyBytes,
         idleTimeoutMs: options.idleTimeoutMs,
+        trace: spans[index] as TraceSpan,
       });
       measured.markSent(sentAtMs);
       connection.current = measured;
@@ -164,6 +169,8 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
 
     function setupRequest(request: autocannon.Request): autocannon.Request {
       const index = Math.min(cursor++, total - 1);
+      const span = newSpan();
+      spans[index] = span;
       if (awaitingIndex !== undefined) {
         begin(awaitingIndex.connection, index, awaitingIndex.sentAtMs);
         awaitingIndex = undefined;
@@ -175,7 +182,11 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
         ...request,
         method: 'POST',
         path: target.path,
-        headers: { ...target.headers, 'x-request-id': prepared?.requestId ?? '' },
+        headers: {
+          ...target.headers,
+          'x-request-id': prepared?.requestId ?? '',
+          traceparent: traceparentOf(span),
+        },
         body: prepared?.body ?? '',
       };
     }

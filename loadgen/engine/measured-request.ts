@@ -18,6 +18,7 @@ import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
 import { GATEWAY_HEADER } from '../../src/shared/gateway-header.js';
+import { type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { failureFromError } from './failure-kind.js';
@@ -44,6 +45,8 @@ export interface MeasuredRequestOptions {
   readonly errorBodyBytes: number;
   /** Longest silence tolerated (the engine's idle timeout), named in the record of a request that hit it. */
   readonly idleTimeoutMs: number;
+  /** The request's own span, starting its trace (newSpan()); the gateway and the server continue it. */
+  readonly trace: TraceSpan;
 }
 
 export class MeasuredRequest {
@@ -52,6 +55,8 @@ export class MeasuredRequest {
    * engine feeds its callbacks from autocannon's events (onHeaders, onBody, complete, fail).
    */
   readonly exchange: MeteredHandler;
+  /** Sent with the request, so its server side joins this request's trace with our span as parent. */
+  readonly traceparent: string;
   readonly #options: MeasuredRequestOptions;
   #sentAtMs: number | null = null;
   #clientQueueMs = 0;
@@ -70,6 +75,7 @@ export class MeasuredRequest {
 
   constructor(options: MeasuredRequestOptions) {
     this.#options = options;
+    this.traceparent = traceparentOf(options.trace);
     this.exchange = new MeteredHandler({
       classifier: protocolByName(options.protocol).classifier,
       meterEveryBody: true,
@@ -195,6 +201,8 @@ export class MeasuredRequest {
     const text = figures?.text ?? '';
     const record: RequestRecord = {
       index: o.index,
+      traceId: o.trace.traceId,
+      spanId: o.trace.spanId,
       intendedOffsetMs: o.intendedOffsetMs,
       sentAtMs: sentAt === null ? null : sentAt - o.runStartMs,
       clientQueueMs: this.#clientQueueMs,

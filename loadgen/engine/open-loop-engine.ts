@@ -17,6 +17,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { newSpan } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import { AbortHub } from './abort-hub.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -71,6 +72,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       keepText: options.keepText,
       errorBodyBytes: options.errorBodyBytes,
       idleTimeoutMs: options.idleTimeoutMs,
+      trace: newSpan(),
     });
     const slot = gate?.acquire();
     // An immediate slot is not awaited: the send leaves in this tick, as the schedule asked.

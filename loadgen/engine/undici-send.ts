@@ -28,7 +28,7 @@ export function sendWithUndici(
         origin: target.origin,
         path: target.path,
         method: 'POST',
-        headers: { ...target.headers, 'x-request-id': request.requestId },
+        headers: { ...target.headers, 'x-request-id': request.requestId, traceparent: measured.traceparent },
         body: request.body,
       },
       measured.exchange,

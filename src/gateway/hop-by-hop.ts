@@ -27,13 +27,17 @@ const HOP_BY_HOP = [
  *   'checkContinue' listener exists), and the gateway sends the upstream a body it already holds;
  * - `host`, `content-length`: the upstream request's own, from its URL and its (possibly rewritten) body;
  * - the client's credentials (credential-headers.ts): they open the gateway, never the upstream, which gets the
- *   gateway's upstream key instead.
+ *   gateway's upstream key instead;
+ * - `traceparent`, `tracestate`: the upstream's parent is the gateway's span, not the client's, so the proxy
+ *   writes its own traceparent, and tracestate only when the client's traceparent was valid.
  */
 const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
   ...HOP_BY_HOP,
   'expect',
   'host',
   'content-length',
+  'traceparent',
+  'tracestate',
   ...CREDENTIAL_HEADERS,
 ]);
 

@@ -7,6 +7,7 @@ import type { MeteredHandler } from '../measure/metered-handler.js';
 import type { Outcome } from '../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
+import type { TraceSpan } from '../shared/trace-context.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
 import type { RequestRecord } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
@@ -56,6 +57,10 @@ export class RequestMeasurement {
   constructor(
     readonly requestId: string,
     readonly receivedAt: number,
+    /** The gateway's span: continuing the client's trace, or starting one (src/shared/trace-context.ts). */
+    readonly trace: TraceSpan,
+    /** The client's tracestate, passed upstream unchanged; null when absent or its traceparent was invalid. */
+    readonly traceState: string | null,
   ) {}
 
   /**
@@ -98,6 +103,9 @@ export class RequestMeasurement {
     const promptTokens = figures?.promptTokens ?? json?.promptTokens ?? null;
     return {
       requestId: this.requestId,
+      traceId: this.trace.traceId,
+      spanId: this.trace.spanId,
+      parentSpanId: this.trace.parentSpanId,
       startedAt: this.startedAt.toISOString(),
       receivedAtMonotonicMs: round3(t0),
       method: this.method,

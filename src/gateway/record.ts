@@ -6,6 +6,10 @@ import type { Outcome } from '../measure/outcome.js';
 
 export interface RequestRecord extends ExchangeFigures {
   readonly requestId: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The client's span id from its traceparent; null when the gateway started the trace. */
+  readonly parentSpanId: string | null;
   /** Wall-clock ISO time the request arrived. */
   readonly startedAt: string;
   /** `performance.now()` at arrival, so in-process tools can align records with their own clocks. */

@@ -6,6 +6,12 @@ import type { Outcome } from './outcome.js';
 import type { OutputTokenSource } from './stream-timing.js';
 
 export interface ExchangeFigures {
+  /**
+   * W3C Trace Context ids (src/shared/trace-context.ts): the trace this exchange belongs to and this side's own
+   * span in it, lower-case hex. Absent from records written before tracing; present in every record since.
+   */
+  readonly traceId?: string;
+  readonly spanId?: string;
   /** HTTP status of the answer; the gateway writes 0 and the load generator null when none arrived. */
   readonly status: number | null;
   readonly outcome: Outcome;
