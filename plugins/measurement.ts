@@ -7,7 +7,6 @@ import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import '../src/gateway/fastify-types.js';
 import { RequestMeasurement } from '../src/gateway/measurement.js';
-import type { ModelPrice } from '../src/gateway/model-prices.js';
 import { newSpan, parseTraceparent } from '../src/shared/trace-context.js';
 
 export interface MeasurementPluginOptions {
@@ -29,12 +28,6 @@ const CLIENT_GONE = Object.assign(new Error('the client closed the connection'),
 function cutForSlowness(request: FastifyRequest): boolean {
   const cause = request.raw.socket?.errored as { code?: string } | null | undefined;
   return cause?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-}
-
-/** The price of the model the upstream was sent; none when no upstream was chosen. */
-function priceOf(context: GatewayContext, m: RequestMeasurement): ModelPrice | undefined {
-  if (m.upstream === null || m.modelSent === null) return undefined;
-  return context.config.upstreams.find((u) => u.name === m.upstream)?.prices.get(m.modelSent);
 }
 
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
@@ -59,7 +52,7 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
   if (m.ownEndpoint) return;
   context.state.inFlight--;
-  const record = m.toRecord(context.config.recordGaps, priceOf(context, m));
+  const record = m.toRecord(context.config.recordGaps);
   for (const sink of context.sinks) sink(record, m);
 }
 

@@ -100,6 +100,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         ? undefined
         : upstreamBody(body, route.upstreamModel, config.injectUsage && path.timed?.usageOnRequest === true);
     m.modelSent = model === undefined ? null : route.upstreamModel || model;
+    if (m.modelSent !== null) m.price = upstream.prices.get(m.modelSent);
     m.usageInjected = prepared?.usageInjected ?? false;
     const auth = upstreamAuthFor(path.endpoint);
     const pathSent = `${upstream.base.apiPrefix}/${path.endpoint}`;

@@ -30,6 +30,8 @@ export class RequestMeasurement {
   upstream: string | null = null;
   modelAsked: string | null = null;
   modelSent: string | null = null;
+  /** The price of the model the upstream was sent, set where the upstream is chosen; none when unpriced. */
+  price: ModelPrice | undefined = undefined;
   pathAsked = '';
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
@@ -89,8 +91,7 @@ export class RequestMeasurement {
     return this.#figures;
   }
 
-  /** `price`: of the model the upstream was sent, when it has one. */
-  toRecord(recordGaps: boolean, price: ModelPrice | undefined): RequestRecord {
+  toRecord(recordGaps: boolean): RequestRecord {
     const t0 = this.receivedAt;
     const timing = this.timing();
     const figures = this.figures();
@@ -130,7 +131,7 @@ export class RequestMeasurement {
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
-      ...requestCost(price, promptTokens, outputTokens),
+      ...requestCost(this.price, promptTokens, outputTokens),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
       maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,
