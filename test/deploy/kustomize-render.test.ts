@@ -1,8 +1,9 @@
 // `kubectl kustomize deploy/kubernetes` renders what `kubectl apply -k` would send: the image and replica count of
 // kustomization.yaml applied, the count copied into the autoscaler's floor, no PodMonitor unless the component is
 // added, and every rendered object valid against the API schemas. Needs a kubectl whose embedded Kustomize is v5
-// (components, replacements); without one the test says why and skips: Debian packages none (its
-// kubernetes-client is 1.20, with Kustomize 2.0.3), so CI runs it only where kubectl was installed otherwise.
+// (components, replacements); without one the test says why and skips. Debian packages none: its
+// kubernetes-client is kubectl 1.20, whose Kustomize fails on this kustomization (`json: unknown field
+// "replacements"`), so CI runs this only where a newer kubectl was installed otherwise.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

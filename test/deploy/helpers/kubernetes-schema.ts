@@ -1,9 +1,9 @@
 // The Kubernetes API schemas, offline: every kind the project ships, mapped to its model from `kubernetes-models`
 // (the API's OpenAPI schemas compiled into validators) or, for the Prometheus Operator's PodMonitor, from
 // `@kubernetes-models/prometheus-operator` (the CRD's schema). The 4.x lines: the 5.x ones need Node 22.
-// These schemas catch wrong types, missing required fields and bad enum values; like the API server's own
-// schemas they allow fields they do not know, so a misspelled field passes here (deploy-manifests.test.ts checks
-// the fields tokenmeter relies on by name).
+// These schemas catch wrong types, missing required fields and bad enum values. The API's OpenAPI schemas do not
+// forbid unknown fields (the API server checks those apart), so a misspelled field passes here:
+// kubernetes-manifests.test.ts checks the fields tokenmeter relies on by name.
 // One module per kind: the group indexes would load every model of the group.
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
