@@ -67,10 +67,16 @@ async function waitForScrape(p: PrometheusServer, all: readonly Stack[]): Promis
   );
 }
 
-/** Two replicas scraped by a real Prometheus, with traffic on both; started once for the tests below. */
-let observed: Promise<PrometheusServer> | undefined;
+interface Observed {
+  readonly prometheus: PrometheusServer;
+  /** Unix seconds after the last round was scraped: no traffic after it, every sample of it before. */
+  readonly settledAt: number;
+}
 
-function observeReplicas(binary: string): Promise<PrometheusServer> {
+/** Two replicas scraped by a real Prometheus, with traffic on both; started once for the tests below. */
+let observed: Promise<Observed> | undefined;
+
+function observeReplicas(binary: string): Promise<Observed> {
   observed ??= (async () => {
     replicas = [await startStack(), await startStack()];
     const config = testScrapeConfig(readFileSync(repoPath('dashboards/prometheus/prometheus.yml'), 'utf8'), {
@@ -93,13 +99,13 @@ function observeReplicas(binary: string): Promise<PrometheusServer> {
       await driveRound(b);
       await waitForScrape(p, replicas);
     }
-    return p;
+    return { prometheus: p, settledAt: Date.now() / 1000 };
   })();
   return observed;
 }
 
 /** Prometheus with both replicas observed, or undefined after skipping the test (no prometheus binary). */
-async function observedPrometheus(t: TestContext): Promise<PrometheusServer | undefined> {
+async function observedPrometheus(t: TestContext): Promise<Observed | undefined> {
   const binary = requireTool(t, 'prometheus');
   return binary === undefined ? undefined : observeReplicas(binary);
 }
@@ -134,7 +140,7 @@ function hasFiniteValue(samples: readonly { value: readonly [number, string] }[]
 
 test('a real Prometheus scraping two gateways and simulators: every dashboard and rule expression returns data', async (t) => {
   const started = Date.now();
-  const p = await observedPrometheus(t);
+  const p = (await observedPrometheus(t))?.prometheus;
   if (p === undefined) return;
 
   const checks = checksToRun();
@@ -194,15 +200,20 @@ const ALL_ZERO_HERE = [
 ];
 
 test('across replicas: every panel and recording rule equals replica A alone plus replica B alone', async (t) => {
-  const p = await observedPrometheus(t);
-  if (p === undefined) return;
+  const replicasObserved = await observedPrometheus(t);
+  if (replicasObserved === undefined) return;
+  const { prometheus: p, settledAt } = replicasObserved;
   const [a, b] = replicas as [Stack, Stack];
   const shipped = shippedExpressions();
   const recorded = new Map(
     shipped.filter((e) => e.kind === 'record').map((e) => [e.source.split(' ').pop() ?? '', e.expr]),
   );
-  // Every query at one instant, a little in the past: a scrape in progress cannot change the answers meanwhile.
-  const at = Date.now() / 1000 - 2;
+  // Every query at one instant, once every target has been scraped after it: a scrape begun before that instant
+  // (its samples carry its start time) cannot land between two queries and change one answer but not another.
+  await pollUntil('a scrape of every target after the last round', 15_000, async () =>
+    ((await scalarOf(p, 'min(timestamp(up))')) ?? 0) > settledAt ? true : undefined,
+  );
+  const at = settledAt;
   const ask = async (expr: string): Promise<Series> => seriesOf(await p.query(expr, at));
 
   const wrong: string[] = [];
