@@ -68,7 +68,9 @@ test('full screen on a terminal: draws rows, re-sorts on s, and restores the ter
     return;
   }
   const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
-  const gateway = await startGateway({ upstreams: [{ name: 'local', baseUrl: upstream.url, keyless: true }] });
+  const gateway = await startGateway({
+    upstreams: [{ name: 'local', baseUrl: upstream.url, keyless: true }],
+  });
   let sending = true;
   const traffic = (async () => {
     while (sending) {
