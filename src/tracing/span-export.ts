@@ -56,6 +56,13 @@ export interface SpanExportCounts {
 const SCOPE = Object.freeze({ name: 'tokenmeter', version: packageVersion() });
 const SAMPLED = 0x01;
 const NO_LINKS: never[] = [];
+/**
+ * Exports the OTLP exporter may have under way at once. The processor sends one batch at a time, but stops
+ * waiting for one after the export timeout while its HTTP request (and its retries) may go on: the exporter's
+ * default of 30 would let a hung collector hold 30 batches in memory beyond the queue. With 2, at most the queue
+ * plus two batches are held; a batch over the limit fails at once and is counted.
+ */
+const EXPORT_CONCURRENCY = 2;
 
 function hrTime(epochMs: number): HrTime {
   const seconds = Math.floor(epochMs / 1000);
@@ -93,7 +100,11 @@ export class SpanExport {
   readonly #shutdownBoundMs: number;
 
   constructor(readonly settings: OtlpExportSettings) {
-    const exporterConfig = { url: settings.tracesUrl, timeoutMillis: settings.exportTimeoutMs };
+    const exporterConfig = {
+      url: settings.tracesUrl,
+      timeoutMillis: settings.exportTimeoutMs,
+      concurrencyLimit: EXPORT_CONCURRENCY,
+    };
     const exporter =
       settings.protocol === 'http/json'
         ? new JsonExporter(exporterConfig)
