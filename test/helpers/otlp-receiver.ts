@@ -73,6 +73,8 @@ export interface OtlpReceiver {
   readonly contentTypes: string[];
   /** Resolves once `count` spans (JSON) have arrived. */
   spansAfter(count: number): Promise<ReceivedSpan[]>;
+  /** Resolves once `count` protobuf exports have arrived. */
+  protobufAfter(count: number): Promise<Buffer[]>;
   close(): Promise<void>;
 }
 
@@ -80,7 +82,9 @@ export async function startOtlpReceiver(behaviour: 'answer' | 'hang' = 'answer')
   const spans: ReceivedSpan[] = [];
   const protobufBodies: Buffer[] = [];
   const contentTypes: string[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
+  const waiters: { ready: () => boolean; resolve: () => void }[] = [];
+  const when = (ready: () => boolean): Promise<void> =>
+    ready() ? Promise.resolve() : new Promise((resolve) => waiters.push({ ready, resolve }));
   const hanging: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const parts: Buffer[] = [];
@@ -96,7 +100,7 @@ export async function startOtlpReceiver(behaviour: 'answer' | 'hang' = 'answer')
       if (type.includes('json')) spans.push(...spansOf(JSON.parse(body.toString('utf8'))));
       else protobufBodies.push(body);
       for (const w of waiters.splice(0)) {
-        if (spans.length >= w.count) w.resolve();
+        if (w.ready()) w.resolve();
         else waiters.push(w);
       }
       res.writeHead(200, { 'content-type': type.includes('json') ? 'application/json' : type });
@@ -110,10 +114,8 @@ export async function startOtlpReceiver(behaviour: 'answer' | 'hang' = 'answer')
     spans,
     protobufBodies,
     contentTypes,
-    spansAfter: (count) =>
-      spans.length >= count
-        ? Promise.resolve(spans)
-        : new Promise((resolve) => waiters.push({ count, resolve: () => resolve(spans) })),
+    spansAfter: (count) => when(() => spans.length >= count).then(() => spans),
+    protobufAfter: (count) => when(() => protobufBodies.length >= count).then(() => protobufBodies),
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
