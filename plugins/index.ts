@@ -9,6 +9,7 @@ import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-reso
 import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
+import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
@@ -18,6 +19,7 @@ import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { SpanExport } from '../src/tracing/span-export.js';
 import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
 import health from './health.js';
@@ -100,14 +102,17 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
   const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
   const writer = recordsWriter(config, logger);
+  const spans = config.spanExport === null ? null : new SpanExport(config.spanExport);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,
     state,
     records: writer,
+    spans,
   });
   const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
   if (writer !== null) sinks.push((record) => writer.add(record));
+  if (spans !== null) sinks.push(gatewaySpanSink(spans, config.upstreams, config.genAiSemconv));
   sinks.push(requestLogSink(logger));
   const extra = options.onRecord;
   if (extra !== undefined) sinks.push((record) => extra(record));
@@ -161,6 +166,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   app.addHook('onClose', async () => {
     await everyRequestRecorded(state);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
+    // The last spans, bounded by the export timeout (an unreachable collector cannot hold the shutdown).
+    await spans?.shutdown();
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();
   });

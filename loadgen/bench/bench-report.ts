@@ -1,6 +1,7 @@
 // What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
 // our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
 
+import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -49,6 +50,15 @@ function durationLine(result: BenchRunResult, bound: DurationBound): string {
   return `Duration: ${stop}; ${result.records.length} requests sent, those in flight at the end finished.\n`;
 }
 
+/** Where the client spans went: a trace missing in the collector is explained here, not guessed at. */
+function spansLine(counts: SpanExportCounts, url: string): string {
+  // Credentials in the URL are never echoed.
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return `Spans: ${counts.exported} exported to ${shown}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
+}
+
 export function formatBenchReport(
   result: BenchRunResult,
   settings: BenchSettings,
@@ -66,6 +76,8 @@ export function formatBenchReport(
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
+  if (result.spans !== undefined && settings.spanExport !== null)
+    parts.push(spansLine(result.spans, settings.spanExport.tracesUrl));
   if (result.interrupted) {
     parts.push(
       `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +

@@ -2,6 +2,7 @@
 // engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
 // this and decide what to show.
 
+import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
@@ -12,6 +13,7 @@ import type { RequestRecord } from '../record.js';
 import { type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { clientSpanSink } from './client-spans.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -53,6 +55,8 @@ export interface BenchRunResult {
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
+  /** With span export on: what became of the run's client spans, once the last were sent. */
+  readonly spans?: SpanExportCounts;
 }
 
 function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
@@ -135,6 +139,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
   const records: RequestRecord[] = [];
+  const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
+  const spanOf =
+    spans === null
+      ? null
+      : clientSpanSink(
+          spans,
+          { origin: settings.target.origin, protocol: settings.target.protocol, model: input.model },
+          settings.genAiSemconv,
+        );
   let smokeFailure: RequestRecord | undefined;
   let result: Awaited<ReturnType<Engine['run']>>;
   try {
@@ -152,7 +165,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       errorBodyBytes: settings.smoke ? SMOKE_BODY_BYTES : ERROR_BODY_BYTES,
       signal: stop.signal,
       onSent: () => progress.onSent(),
-      onRecord: (record) => {
+      onRecord: (record, runStartMs) => {
+        // The response has just ended: this is the span's end, on the same clock as the run's t = 0.
+        spanOf?.(record, runStartMs, performance.now());
         records.push(record);
         file?.write(record);
         progress.onRecord(record);
@@ -171,6 +186,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);
+    await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
   const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
@@ -187,5 +203,6 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     interrupted: input.signal.aborted,
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
+    ...(spans === null ? {} : { spans: spans.counts }),
   };
 }

@@ -21,6 +21,8 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
+import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
+import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 
@@ -252,6 +254,17 @@ export function benchSettingsFrom(
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
+    spanExport: resolveOtlpExport(
+      {
+        endpoint: str(o, 'otlp-endpoint'),
+        endpointKind: 'base',
+        envEnables: true,
+        defaultServiceName: 'tokenmeter-bench',
+        source: '--otlp-endpoint',
+      },
+      env,
+    ),
+    genAiSemconv: genAiSemconvVersion(env),
   };
 }
 

@@ -45,6 +45,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   const records = str(commandLine, 'records');
   const metricsPort = commandLine.options['metrics-port'];
   const metricsHost = str(commandLine, 'metrics-host');
+  const otlpEndpoint = str(commandLine, 'otlp-endpoint');
   if (metricsHost !== undefined && metricsPort === undefined && base.metrics?.port === undefined) {
     throw new UsageError(
       '--metrics-host needs --metrics-port: it is the address of a metrics port of its own',
@@ -75,6 +76,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
         }
       : {}),
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
+    ...(otlpEndpoint === undefined ? {} : { otlpEndpoint }),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
     ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
       ? { gatewayKeysEnv: GATEWAY_KEYS_ENV }
@@ -205,6 +207,12 @@ export const serveCommand: Command = {
       name: 'no-usage-injection',
       type: 'boolean',
       help: 'Never add stream_options.include_usage to streamed requests',
+    },
+    {
+      name: 'otlp-endpoint',
+      type: 'string',
+      valueName: 'URL',
+      help: 'Export one OpenTelemetry span per request to this OTLP/HTTP collector (base URL; /v1/traces is appended); also OTEL_EXPORTER_OTLP_ENDPOINT',
     },
     {
       name: 'log-level',

@@ -3,6 +3,8 @@
 // keys parsed, defaults applied. Done once at start; the result is frozen.
 import { readFile } from 'node:fs/promises';
 import { UserFacingError } from '../shared/user-facing-error.js';
+import { type GenAiSemconvVersion, genAiSemconvVersion } from '../tracing/genai-semconv.js';
+import { type OtlpExportSettings, resolveOtlpExport } from '../tracing/otlp-settings.js';
 import {
   type ClientLimitsInput,
   DEFAULT_CLIENT_LIMITS,
@@ -59,6 +61,10 @@ export interface GatewayConfig {
   /** Where /metrics listens when it has its own port (metrics.port); null = on the API port. */
   readonly metricsListen: { readonly host: string; readonly port: number } | null;
   readonly logLevel: string;
+  /** Span export (otlpEndpoint and the OTEL_* environment): null = off. */
+  readonly spanExport: OtlpExportSettings | null;
+  /** The GenAI semantic conventions version the spans follow (OTEL_SEMCONV_STABILITY_OPT_IN). */
+  readonly genAiSemconv: GenAiSemconvVersion;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
 }
@@ -202,6 +208,17 @@ export async function resolveConfig(
     metricsListen:
       metricsPort === undefined ? null : { host: input.metrics?.host ?? host, port: metricsPort },
     logLevel: input.logLevel ?? 'info',
+    spanExport: resolveOtlpExport(
+      {
+        endpoint: input.otlpEndpoint,
+        endpointKind: 'base',
+        envEnables: true,
+        defaultServiceName: 'tokenmeter-gateway',
+        source: 'otlpEndpoint',
+      },
+      env,
+    ),
+    genAiSemconv: genAiSemconvVersion(env),
     warnings,
   };
   return Object.freeze(config);

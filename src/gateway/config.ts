@@ -94,6 +94,11 @@ export interface GatewayConfigInput {
   };
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;
+  /**
+   * An OpenTelemetry collector's OTLP/HTTP base URL (`/v1/traces` is appended): export one span per request.
+   * Unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else no export (docs/tracing.md).
+   */
+  readonly otlpEndpoint?: string;
   readonly logLevel?: string;
 }
 
