@@ -2,8 +2,8 @@
 // bound), not decodable, in an encoding it does not speak; and spans it cannot keep. Each answer is the status
 // OTLP/HTTP names, with a body the exporter's own deserializer reads, and the receiver goes on serving.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
 import { Readable } from 'node:stream';
+import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { request } from 'undici';
@@ -14,7 +14,11 @@ import { exportWithSdk, llmRequestAttributes, sdkSpans } from './helpers/sdk-exp
 
 const MAX_BODY_BYTES = 64 * 1024;
 // No request is measured here: every span is unmatched, and with no collector configured, rejected.
-const receiver = new SpanReceiver({ sink: { offer: () => false }, forwarder: null, maxBodyBytes: MAX_BODY_BYTES });
+const receiver = new SpanReceiver({
+  sink: { offer: () => false },
+  forwarder: null,
+  maxBodyBytes: MAX_BODY_BYTES,
+});
 let server: ReceiverServer;
 
 before(async () => {
@@ -33,7 +37,11 @@ const protobufBody = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)
 
 async function post(body: Buffer | string, headers: Record<string, string>) {
   const answer = await request(server.url, { method: 'POST', body, headers });
-  return { status: answer.statusCode, headers: answer.headers, body: Buffer.from(await answer.body.arrayBuffer()) };
+  return {
+    status: answer.statusCode,
+    headers: answer.headers,
+    body: Buffer.from(await answer.body.arrayBuffer()),
+  };
 }
 
 test('an export larger than the bound is answered 413, declared or streamed, plain or inflating', async () => {
@@ -69,10 +77,18 @@ test('a body that does not decode is answered 400 with a google.rpc.Status in it
   assert.match(truncated.body.toString('latin1'), /not an ExportTraceServiceRequest/);
   const notJson = await post('{"resourceSpans": [', { 'content-type': 'application/json' });
   assert.equal(notJson.status, 400);
-  assert.deepEqual(JSON.parse(notJson.body.toString()), { code: 3, message: 'not an ExportTraceServiceRequest: the body is not JSON' });
-  const wrongShape = await post('{"resourceSpans": {"scopeSpans": 1}}', { 'content-type': 'application/json' });
+  assert.deepEqual(JSON.parse(notJson.body.toString()), {
+    code: 3,
+    message: 'not an ExportTraceServiceRequest: the body is not JSON',
+  });
+  const wrongShape = await post('{"resourceSpans": {"scopeSpans": 1}}', {
+    'content-type': 'application/json',
+  });
   assert.equal(wrongShape.status, 400);
-  const notGzip = await post(protobufBody, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+  const notGzip = await post(protobufBody, {
+    'content-type': 'application/x-protobuf',
+    'content-encoding': 'gzip',
+  });
   assert.equal(notGzip.status, 400);
   assert.equal(receiver.stats.exports.bad_request, 4);
 });
@@ -97,7 +113,10 @@ test('spans kept nowhere are counted in partial_success, which the exporters rea
   assert.match(String(response.partialSuccess?.errorMessage), /no collector is configured/);
   const json = Buffer.from(JsonTraceSerializer.serializeRequest(spans) as Uint8Array);
   const jsonAnswer = await post(json, { 'content-type': 'application/json' });
-  assert.equal(Number(JsonTraceSerializer.deserializeResponse(jsonAnswer.body).partialSuccess?.rejectedSpans), 1);
+  assert.equal(
+    Number(JsonTraceSerializer.deserializeResponse(jsonAnswer.body).partialSuccess?.rejectedSpans),
+    1,
+  );
 });
 
 test('a span whose ids are not OTLP sizes is rejected; the receiver still takes good exports after all this', async () => {
