@@ -75,15 +75,15 @@ function readSpan(reader: ProtobufReader): ReceivedSpan {
     switch (tag.field) {
       case SPAN_TRACE_ID:
         expectWireType(tag, WIRE_LENGTH_DELIMITED);
-        traceId = Buffer.from(reader.bytesField()).toString('hex');
+        traceId = reader.hex();
         break;
       case SPAN_SPAN_ID:
         expectWireType(tag, WIRE_LENGTH_DELIMITED);
-        spanId = Buffer.from(reader.bytesField()).toString('hex');
+        spanId = reader.hex();
         break;
       case SPAN_PARENT_SPAN_ID:
         expectWireType(tag, WIRE_LENGTH_DELIMITED);
-        parentSpanId = Buffer.from(reader.bytesField()).toString('hex');
+        parentSpanId = reader.hex();
         break;
       case SPAN_NAME:
         expectWireType(tag, WIRE_LENGTH_DELIMITED);

@@ -16,17 +16,16 @@ export interface FieldTag {
   readonly wireType: number;
 }
 
-const utf8 = new TextDecoder('utf-8');
-
 export class ProtobufReader {
+  /** The whole body; embedded messages' readers share it, each with its own range. */
+  readonly #bytes: Buffer;
   #at: number;
   readonly #end: number;
 
-  constructor(
-    readonly bytes: Uint8Array,
-    start = 0,
-    end = bytes.length,
-  ) {
+  constructor(bytes: Uint8Array, start = 0, end = bytes.length) {
+    this.#bytes = Buffer.isBuffer(bytes)
+      ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#at = start;
     this.#end = end;
   }
@@ -73,31 +72,31 @@ export class ProtobufReader {
 
   /** fixed64, unsigned (OTLP's *_time_unix_nano). */
   fixed64(): bigint {
-    const at = this.#take(8);
-    return new DataView(this.bytes.buffer, this.bytes.byteOffset + at, 8).getBigUint64(0, true);
+    return this.#bytes.readBigUInt64LE(this.#take(8));
   }
 
   double(): number {
-    const at = this.#take(8);
-    return new DataView(this.bytes.buffer, this.bytes.byteOffset + at, 8).getFloat64(0, true);
+    return this.#bytes.readDoubleLE(this.#take(8));
   }
 
-  /** A length-delimited field's bytes (a view, not a copy). */
-  bytesField(): Uint8Array {
+  /** A length-delimited field's bytes as lower-case hex (OTLP's ids). */
+  hex(): string {
     const length = this.varint();
     const at = this.#take(length);
-    return this.bytes.subarray(at, at + length);
+    return this.#bytes.toString('hex', at, at + length);
   }
 
   string(): string {
-    return utf8.decode(this.bytesField());
+    const length = this.varint();
+    const at = this.#take(length);
+    return this.#bytes.toString('utf8', at, at + length);
   }
 
   /** A reader over an embedded message, sharing this one's bytes. */
   message(): ProtobufReader {
     const length = this.varint();
     const at = this.#take(length);
-    return new ProtobufReader(this.bytes, at, at + length);
+    return new ProtobufReader(this.#bytes, at, at + length);
   }
 
   /** Passes over a field this decoder does not need. Groups (wire types 3 and 4) are long deprecated: refused. */
@@ -122,7 +121,7 @@ export class ProtobufReader {
 
   #byte(): number {
     if (this.#at >= this.#end) throw new ProtobufError('message ends inside a field');
-    return this.bytes[this.#at++] as number;
+    return this.#bytes[this.#at++] as number;
   }
 
   /** Advances over `length` bytes, returning where they start. */
