@@ -88,6 +88,7 @@ function heldMemory(): void {
   const records = Array.from({ length: held }, record);
   let released = 0;
   const join = new SpanJoin<RequestRecord>({
+    spanKey: (span) => span.traceId + span.parentSpanId,
     waitMs: 3_600_000,
     maxWaiting: held,
     release: () => released++,
@@ -95,8 +96,8 @@ function heldMemory(): void {
   gc?.();
   const before = process.memoryUsage().heapUsed;
   for (const r of records) {
-    join.expect(r.traceId, r.spanId, 0n);
-    join.settle(r.traceId, r.spanId, 0n, r);
+    join.expect(r.traceId + r.spanId, 0n);
+    join.settle(r.traceId + r.spanId, 0n, r);
   }
   gc?.();
   const joinBytes = process.memoryUsage().heapUsed - before;
@@ -117,6 +118,7 @@ function joinCpu(): void {
   const spans = records.map(serverSpan);
   let joined = 0;
   const join = new SpanJoin<RequestRecord>({
+    spanKey: (span) => span.traceId + span.parentSpanId,
     waitMs: 3_600_000,
     maxWaiting: n,
     release: (_r, server) => {
@@ -127,8 +129,8 @@ function joinCpu(): void {
   const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const r = records[i] as RequestRecord;
-    join.expect(r.traceId, r.spanId, 0n);
-    join.settle(r.traceId, r.spanId, 0n, r);
+    join.expect(r.traceId + r.spanId, 0n);
+    join.settle(r.traceId + r.spanId, 0n, r);
     join.offer(spans[i] as ReceivedSpan);
   }
   const used = process.cpuUsage(cpu);

@@ -17,6 +17,7 @@ import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
+import { RunSpanReceiver } from './run-span-receiver.js';
 import type { BenchSettings } from './settings.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
@@ -136,8 +137,27 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
   const records: RequestRecord[] = [];
   let smokeFailure: RequestRecord | undefined;
+  const accept = (record: RequestRecord): void => {
+    records.push(record);
+    file?.write(record);
+    progress.onRecord(record);
+    if (
+      settings.smoke &&
+      record.outcome !== 'ok' &&
+      record.outcome !== 'client_abort' &&
+      smokeFailure === undefined
+    ) {
+      smokeFailure = record;
+      stop.abort();
+    }
+  };
   let result: Awaited<ReturnType<Engine['run']>>;
+  let spans: RunSpanReceiver | null = null;
   try {
+    // With --span-receiver-port, each record waits for its server's span before it is accepted.
+    const joining =
+      settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
+    spans = joining;
     result = await chooseEngine(settings, offsetsMs).run({
       target: {
         origin: settings.target.origin,
@@ -152,22 +172,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       errorBodyBytes: settings.smoke ? SMOKE_BODY_BYTES : ERROR_BODY_BYTES,
       signal: stop.signal,
       onSent: () => progress.onSent(),
-      onRecord: (record) => {
-        records.push(record);
-        file?.write(record);
-        progress.onRecord(record);
-        if (
-          settings.smoke &&
-          record.outcome !== 'ok' &&
-          record.outcome !== 'client_abort' &&
-          smokeFailure === undefined
-        ) {
-          smokeFailure = record;
-          stop.abort();
-        }
-      },
+      onRecord: joining === null ? accept : (record) => joining.settle(record),
     });
+    await joining?.finish(stop.signal);
   } finally {
+    // After an error the wait is cut short; every record still waiting is accepted without its span.
+    await spans?.finish(AbortSignal.abort());
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);

@@ -25,6 +25,8 @@ export class SpanReceiving {
    */
   constructor(config: ResolvedSpanReceiver, token: GatewayKey | null, sinks: readonly HeldRecordSink[]) {
     this.join = new SpanJoin<RequestRecord>({
+      // The server's span continues the gateway's: its parent is the gateway's span of the request.
+      spanKey: (span) => span.traceId + span.parentSpanId,
       waitMs: config.waitMs,
       maxWaiting: config.maxWaitingRecords,
       release: (record, server) => {
@@ -43,12 +45,12 @@ export class SpanReceiving {
 
   /** A request arrived: its server's span may come before the request finishes. */
   expect(m: RequestMeasurement): void {
-    this.join.expect(m.trace.traceId, m.trace.spanId, unixNanoOf(m.receivedAt));
+    this.join.expect(m.trace.traceId + m.trace.spanId, unixNanoOf(m.receivedAt));
   }
 
   /** The record sink that holds a finished record until its span joins or the wait ends. */
   readonly hold = (record: RequestRecord): void => {
-    this.join.settle(record.traceId, record.spanId, unixNanoOf(record.receivedAtMonotonicMs), record);
+    this.join.settle(record.traceId + record.spanId, unixNanoOf(record.receivedAtMonotonicMs), record);
   };
 
   /** At shutdown, after the receiver stopped listening: every held record is released, none is lost. */

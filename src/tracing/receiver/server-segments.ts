@@ -40,12 +40,12 @@ function ms(seconds: number): number {
 }
 
 /**
- * The segments `span` carries, or undefined when it carries none (it is not a server's request span). `requestStartUnixNano`
- * is the recording side's start of the request, for `startMs`.
+ * The segments `span` carries, or undefined when it carries none (it is not a server's request span).
+ * `requestStartUnixNano` is the recording side's start of the request, for `startMs` (left out when null).
  */
 export function serverSegmentsOf(
   span: ReceivedSpan,
-  requestStartUnixNano: bigint,
+  requestStartUnixNano: bigint | null,
 ): ServerSegments | undefined {
   const segments: { -readonly [K in keyof ServerSegments]: number } = {};
   let found = false;
@@ -56,7 +56,7 @@ export function serverSegmentsOf(
     found = true;
   }
   if (!found) return undefined;
-  if (span.startTimeUnixNano > 0n)
+  if (span.startTimeUnixNano > 0n && requestStartUnixNano !== null)
     segments.startMs = Math.round(Number(span.startTimeUnixNano - requestStartUnixNano) / 1000) / 1000;
   return segments;
 }

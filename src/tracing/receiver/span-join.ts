@@ -1,7 +1,8 @@
 // Joins the spans a server exports to the requests that were measured here, and holds each finished request's
-// record until its span comes, for a bounded time and count. A server's span names its parent: the span of the
-// side that called it (the gateway's, or the load generator's when it calls the server directly), so the join
-// key is (trace id, caller's span id) and nothing else in the trace can claim a request.
+// record until its span comes, for a bounded time and count. The caller says what identifies a request in a span
+// (`spanKey`): the gateway uses the trace id and the span's parent, its own span (a client may send many requests
+// in one trace); the load generator, which starts a trace per request, the trace id alone (its requests may reach
+// the server directly or through a gateway, whose span is then the parent).
 //
 // Entries exist only for requests measured here: from `expect` (the request arrived) or `settle` (it finished)
 // until the record is released. A span arriving before its request finished (the server exported early, the
@@ -15,10 +16,17 @@ import type { ReceivedSpan } from './received-span.js';
 import { type ServerSegments, serverSegmentsOf } from './server-segments.js';
 
 export interface SpanJoinOptions<T> {
+  /** The key of the request a span would belong to, as `expect` and `settle` are given it. */
+  readonly spanKey: (span: ReceivedSpan) => string;
   /** How long a finished request's record waits for its span. */
   readonly waitMs: number;
   /** Records held at once; past it the oldest is released without waiting longer. */
   readonly maxWaiting: number;
+  /**
+   * For callers that cannot make a request known when it starts (`expect`): a span for no known request is kept
+   * up to waitMs (at most maxWaiting of them) in case its request finishes later. Off: such a span is dropped.
+   */
+  readonly earlySpans?: boolean;
   /** Called exactly once per settled item, with the server's segments when its span joined. */
   readonly release: (item: T, server: ServerSegments | undefined) => void;
 }
@@ -40,7 +48,7 @@ export interface SpanJoinStats {
 }
 
 interface Entry<T> {
-  readonly startUnixNano: bigint;
+  readonly startUnixNano: bigint | null;
   segments: ServerSegments | undefined;
   held: { readonly item: T; readonly deadline: number } | undefined;
 }
@@ -60,12 +68,15 @@ export class SpanJoin<T> {
     recordsFlushed: 0,
   };
   readonly #options: SpanJoinOptions<T>;
-  /** Requests in flight or held, by trace id + span id. */
+  /** Requests in flight or held, by key. */
   readonly #entries = new Map<string, Entry<T>>();
   /** The held ones, oldest first (a Map keeps insertion order). */
   readonly #waiting = new Map<string, Entry<T>>();
+  /** With earlySpans: spans for no known request yet, oldest first, each with when it stops waiting. */
+  readonly #early = new Map<string, { readonly span: ReceivedSpan; readonly deadline: number }>();
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  readonly #onDrained: (() => void)[] = [];
 
   constructor(options: SpanJoinOptions<T>) {
     this.#options = options;
@@ -76,16 +87,24 @@ export class SpanJoin<T> {
     return this.#waiting.size;
   }
 
-  /** A request measured here began: its span may come before it finishes. */
-  expect(traceId: string, spanId: string, startUnixNano: bigint): void {
+  /**
+   * A request measured here began: its span may come before it finishes. `startUnixNano`: its start by this
+   * host's wall clock, for the span's `startMs`; null leaves `startMs` out.
+   */
+  expect(key: string, startUnixNano: bigint | null): void {
     if (this.#closed) return;
-    this.#entries.set(traceId + spanId, { startUnixNano, segments: undefined, held: undefined });
+    this.#entries.set(key, { startUnixNano, segments: undefined, held: undefined });
   }
 
   /** A request finished: `item` is released now if its span came, else after waitMs at the latest. */
-  settle(traceId: string, spanId: string, startUnixNano: bigint, item: T): void {
-    const key = traceId + spanId;
+  settle(key: string, startUnixNano: bigint | null, item: T): void {
     const entry = this.#entries.get(key) ?? { startUnixNano, segments: undefined, held: undefined };
+    const early = this.#early.get(key);
+    if (early !== undefined) {
+      this.#early.delete(key);
+      entry.segments = serverSegmentsOf(early.span, entry.startUnixNano);
+      this.stats.spansJoined++;
+    }
     if (entry.segments !== undefined || this.#closed || this.#options.waitMs <= 0) {
       this.#entries.delete(key);
       this.#release(entry, item);
@@ -100,8 +119,10 @@ export class SpanJoin<T> {
 
   /** A span arrived: true when it joined a request measured here. */
   offer(span: ReceivedSpan): boolean {
-    const key = span.traceId + span.parentSpanId;
+    const key = this.#options.spanKey(span);
     const entry = this.#entries.get(key);
+    if (entry === undefined && this.#options.earlySpans === true && !this.#closed)
+      return this.#keepEarly(key, span);
     const segments = entry === undefined ? undefined : serverSegmentsOf(span, entry.startUnixNano);
     if (entry === undefined || segments === undefined) {
       this.stats.spansUnmatched++;
@@ -114,8 +135,31 @@ export class SpanJoin<T> {
       this.#entries.delete(key);
       this.#waiting.delete(key);
       this.#release(entry, held.item);
+      if (this.#waiting.size === 0) this.#notifyDrained();
     }
     return true;
+  }
+
+  /** Keeps a server's span whose request is not known yet; spans past their wait go first (in order). */
+  #keepEarly(key: string, span: ReceivedSpan): boolean {
+    if (serverSegmentsOf(span, null) === undefined) {
+      this.stats.spansUnmatched++;
+      return false;
+    }
+    const now = performance.now();
+    for (const [oldKey, old] of this.#early) {
+      if (old.deadline > now && this.#early.size < this.#options.maxWaiting) break;
+      this.#early.delete(oldKey);
+      this.stats.spansUnmatched++;
+    }
+    this.#early.set(key, { span, deadline: now + this.#options.waitMs });
+    return true;
+  }
+
+  /** Resolves once no record is held (at once when none is): each was joined, timed out or flushed. */
+  drained(): Promise<void> {
+    if (this.#waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#onDrained.push(resolve));
   }
 
   /** Releases every held record now, and every later one at once: no record waits past shutdown. */
@@ -124,6 +168,13 @@ export class SpanJoin<T> {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     while (this.#waiting.size > 0) this.#releaseOldest('recordsFlushed');
+    this.stats.spansUnmatched += this.#early.size;
+    this.#early.clear();
+    this.#notifyDrained();
+  }
+
+  #notifyDrained(): void {
+    for (const resolve of this.#onDrained.splice(0)) resolve();
   }
 
   #release(entry: Entry<T>, item: T): void {
@@ -149,6 +200,7 @@ export class SpanJoin<T> {
       this.#releaseOldest('recordsTimedOut');
     }
     if (this.#waiting.size > 0) this.#arm();
+    else this.#notifyDrained();
   };
 
   #arm(): void {
