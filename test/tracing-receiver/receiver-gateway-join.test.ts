@@ -74,13 +74,23 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-async function gatewayWithReceiver(waitMs: number): Promise<TestGateway> {
+async function gatewayWithReceiver(
+  waitMs: number,
+  more: { maxWaitingRecords?: number; tokenEnv?: string } = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestGateway> {
   upstream ??= await startUpstream((_req, res) => sendShortChatStream(res));
-  return startGateway({
-    upstreams: [{ name: 'vllm', baseUrl: upstream.url, keyless: true }],
-    metrics: { port: 0 },
-    spanReceiver: { waitMs },
-  });
+  return startGateway(
+    {
+      upstreams: [{ name: 'vllm', baseUrl: upstream.url, keyless: true }],
+      metrics: { port: 0, ...(more.tokenEnv === undefined ? {} : { tokenEnv: more.tokenEnv }) },
+      spanReceiver: {
+        waitMs,
+        ...(more.maxWaitingRecords === undefined ? {} : { maxWaitingRecords: more.maxWaitingRecords }),
+      },
+    },
+    env,
+  );
 }
 
 test('a span that comes after the request finished joins its waiting record', async () => {
@@ -179,6 +189,41 @@ test('closing the gateway writes every waiting record at once', async () => {
   assertOneRecordPerRequest(records, 3);
   assert.equal(join.stats.recordsFlushed, 3);
   gateway = undefined;
+});
+
+test('past maxWaitingRecords the oldest waiting record is written at once, without its span', async () => {
+  gateway = await gatewayWithReceiver(600_000, { maxWaitingRecords: 1 });
+  await chat(gateway);
+  await chat(gateway);
+  const [first] = await gateway.recordsAfter(1);
+  assert.equal(first?.server, undefined);
+  assert.equal(gateway.context.spanReceiving?.join.stats.recordsEvicted, 1);
+  assert.equal(gateway.context.spanReceiving?.join.waiting, 1);
+  await closeAndAccount(gateway, 2);
+});
+
+test('with a metrics token, an export without it is refused 401 and one with it joins', async () => {
+  gateway = await gatewayWithReceiver(
+    30_000,
+    { tokenEnv: 'TEST_METRICS_TOKEN' },
+    { TEST_METRICS_TOKEN: 'scrape-me' },
+  );
+  await chat(gateway);
+  const url = tracesUrl(gateway);
+  const parent = parentOf(upstream as TestUpstream, 0);
+  const spans = sdkSpans([
+    { traceId: parent.traceId, parentSpanId: parent.parentId, attributes: llmRequestAttributes(SECONDS) },
+  ]);
+  assert.equal((await exportWithSdk(url, 'json', spans)).ok, false);
+  assert.equal(gateway.context.spanReceiving?.receiver.stats.exports.unauthorized, 1);
+  assert.equal(gateway.records.length, 0);
+  assert.equal(
+    (await exportWithSdk(url, 'json', spans, false, { authorization: 'Bearer scrape-me' })).ok,
+    true,
+  );
+  const [record] = await gateway.recordsAfter(1);
+  assert.equal(record?.server?.queueMs, EXPECTED_SERVER.queueMs);
+  await closeAndAccount(gateway, 1);
 });
 
 test('the receiver needs a metrics port of its own', () => {

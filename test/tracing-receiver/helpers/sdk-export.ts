@@ -78,8 +78,14 @@ export function exportWithSdk(
   encoding: ExportEncoding,
   spans: ReadableSpan[],
   gzip = false,
+  headers: Record<string, string> = {},
 ): Promise<{ ok: boolean; error?: Error }> {
-  const config = { url, compression: gzip ? ('gzip' as never) : ('none' as never), timeoutMillis: 5000 };
+  const config = {
+    url,
+    headers,
+    compression: gzip ? ('gzip' as never) : ('none' as never),
+    timeoutMillis: 5000,
+  };
   const exporter = encoding === 'json' ? new JsonExporter(config) : new ProtobufExporter(config);
   return new Promise((resolve) => {
     exporter.export(spans, (result) => {
