@@ -19,6 +19,7 @@ import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
+import { RunSpanReceiver } from './run-span-receiver.js';
 import type { BenchSettings } from './settings.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
@@ -149,8 +150,27 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           settings.genAiSemconv,
         );
   let smokeFailure: RequestRecord | undefined;
+  const accept = (record: RequestRecord): void => {
+    records.push(record);
+    file?.write(record);
+    progress.onRecord(record);
+    if (
+      settings.smoke &&
+      record.outcome !== 'ok' &&
+      record.outcome !== 'client_abort' &&
+      smokeFailure === undefined
+    ) {
+      smokeFailure = record;
+      stop.abort();
+    }
+  };
   let result: Awaited<ReturnType<Engine['run']>>;
+  let receiver: RunSpanReceiver | null = null;
   try {
+    // With --span-receiver-port, each record waits for its server's span before it is accepted.
+    const joining =
+      settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
+    receiver = joining;
     result = await chooseEngine(settings, offsetsMs).run({
       target: {
         origin: settings.target.origin,
@@ -168,21 +188,14 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       onRecord: (record, runStartMs) => {
         // The response has just ended: this is the span's end, on the same clock as the run's t = 0.
         spanOf?.(record, runStartMs, performance.now());
-        records.push(record);
-        file?.write(record);
-        progress.onRecord(record);
-        if (
-          settings.smoke &&
-          record.outcome !== 'ok' &&
-          record.outcome !== 'client_abort' &&
-          smokeFailure === undefined
-        ) {
-          smokeFailure = record;
-          stop.abort();
-        }
+        if (joining === null) accept(record);
+        else joining.settle(record);
       },
     });
+    await joining?.finish(stop.signal);
   } finally {
+    // After an error the wait is cut short; every record still waiting is accepted without its span.
+    await receiver?.finish(AbortSignal.abort());
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);

@@ -3,13 +3,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
-import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
 import { resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
 import type { Gateway } from '../gateway/context.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import { UsageError } from '../shared/usage-error.js';
+import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
@@ -75,6 +76,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
           },
         }
       : {}),
+    ...spanReceiverFrom(commandLine, base),
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
     ...(otlpEndpoint === undefined ? {} : { otlpEndpoint }),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
@@ -83,6 +85,25 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       : {}),
   };
   return validateConfig(merged);
+}
+
+/** The span receiver's flags over the file's spanReceiver; any of them turns the receiver on. */
+function spanReceiverFrom(
+  commandLine: ParsedCommandLine,
+  base: GatewayConfigInput,
+): Partial<GatewayConfigInput> {
+  const forwardUrl = str(commandLine, 'span-receiver-forward');
+  const waitMs = commandLine.options['span-receiver-wait-ms'];
+  const on =
+    commandLine.options['span-receiver'] === true || forwardUrl !== undefined || waitMs !== undefined;
+  if (!on) return {};
+  return {
+    spanReceiver: {
+      ...base.spanReceiver,
+      ...(forwardUrl === undefined ? {} : { forwardUrl }),
+      ...(typeof waitMs === 'number' ? { waitMs } : {}),
+    },
+  };
 }
 
 function hostPart(address: AddressInfo): string {
@@ -110,7 +131,9 @@ async function listenAndAnnounce(gateway: Gateway, logger: Logger, host: string,
   const metrics =
     state.metricsAddress === null
       ? ''
-      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics`;
+      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics${
+          config.spanReceiver === null ? '' : `, spans (OTLP/HTTP) on ${TRACES_PATH}`
+        }`;
   logger
     .child({}, { level: 'info' })
     .info(
@@ -189,6 +212,25 @@ export const serveCommand: Command = {
       valueName: 'HOST',
       env: 'TOKENMETER_METRICS_HOST',
       help: 'Address of the metrics port (default: --host)',
+    },
+    {
+      name: 'span-receiver',
+      type: 'boolean',
+      help: "Take servers' OTLP trace exports at POST /v1/traces on the metrics port (needs --metrics-port) and write each server's segments into its request's record",
+    },
+    {
+      name: 'span-receiver-forward',
+      type: 'string',
+      valueName: 'URL',
+      env: 'TOKENMETER_SPAN_RECEIVER_FORWARD',
+      help: "Pass every received export on, unchanged, to this collector's traces URL (implies --span-receiver)",
+    },
+    {
+      name: 'span-receiver-wait-ms',
+      type: 'integer',
+      valueName: 'MS',
+      min: 0,
+      help: `How long a finished request's record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS}; implies --span-receiver)`,
     },
     {
       name: 'records',
