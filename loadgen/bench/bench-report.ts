@@ -2,6 +2,7 @@
 // our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
 
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
+import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -72,7 +73,11 @@ export function formatBenchReport(
     }),
     formatExtraSummary(result.extra),
   ];
-  const more = [...intendedSection(result, settings), ...gatewaySection(gateway)];
+  const more = [
+    ...intendedSection(result, settings),
+    ...gatewaySection(gateway),
+    ...formatBreakdownSection(result.breakdown.summary),
+  ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));

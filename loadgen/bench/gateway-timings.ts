@@ -15,7 +15,7 @@ import type { RequestRecord } from '../record.js';
 /** The fields used here; a records file from another version of the gateway may have more. */
 export type GatewaySide = Pick<
   GatewayRecord,
-  'requestId' | 'ttftMs' | 'e2eMs' | 'lastTokenMs' | 'outcome' | 'gatewayOverheadMs'
+  'requestId' | 'ttftMs' | 'e2eMs' | 'lastTokenMs' | 'outcome' | 'gatewayOverheadMs' | 'server'
 >;
 
 export interface GatewayComparison {
@@ -41,18 +41,27 @@ export function readGatewayRecords(path: string): GatewaySide[] {
   return records.filter((value) => typeof value['requestId'] === 'string') as unknown as GatewaySide[];
 }
 
-export function compareWithGateway(
-  records: readonly RequestRecord[],
+/** The gateway's records of this run, by the index their x-request-id (`{prefix}{index}`) names. */
+export function gatewayRecordsByIndex(
   gateway: readonly GatewaySide[],
   requestIdPrefix: string,
-  percentiles: readonly number[],
-): GatewayComparison | undefined {
+): Map<number, GatewaySide> {
   const byIndex = new Map<number, GatewaySide>();
   for (const g of gateway) {
     if (!g.requestId.startsWith(requestIdPrefix)) continue;
     const index = Number(g.requestId.slice(requestIdPrefix.length));
     if (Number.isInteger(index)) byIndex.set(index, g);
   }
+  return byIndex;
+}
+
+export function compareWithGateway(
+  records: readonly RequestRecord[],
+  gateway: readonly GatewaySide[],
+  requestIdPrefix: string,
+  percentiles: readonly number[],
+): GatewayComparison | undefined {
+  const byIndex = gatewayRecordsByIndex(gateway, requestIdPrefix);
   const client: number[] = [];
   const side: number[] = [];
   const added: number[] = [];

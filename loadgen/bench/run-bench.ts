@@ -4,6 +4,7 @@
 
 import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
+import { type RunBreakdown, runBreakdown } from '../breakdown/run-breakdown.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
@@ -14,6 +15,7 @@ import { type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
+import { readGatewayRecords } from './gateway-timings.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -56,6 +58,8 @@ export interface BenchRunResult {
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
+  /** Where each completed request's time went (loadgen/breakdown/), with the gateway's records when given. */
+  readonly breakdown: RunBreakdown;
   /** With span export on: what became of the run's client spans, once the last were sent. */
   readonly spans?: SpanExportCounts;
 }
@@ -203,13 +207,17 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   }
   records.sort((a, b) => a.index - b.index);
   const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
+  const gatewayRecords =
+    settings.gatewayRecords === undefined ? [] : readGatewayRecords(settings.gatewayRecords);
+  const breakdown = runBreakdown(records, gatewayRecords, settings.requestIdPrefix);
   return {
     records,
     startedAtMs: result.startedAtMs,
     durationMs: result.durationMs,
     metrics,
     extra,
-    verdicts: verdicts(records, extra),
+    breakdown,
+    verdicts: verdicts(records, extra, undefined, breakdown.summary),
     tokenizer,
     dataset,
     planned: requests.length,

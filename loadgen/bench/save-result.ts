@@ -54,7 +54,15 @@ export function saveResult(
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
   const described = recordsFile === undefined ? run : { ...run, recordsFile };
-  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks);
+  const json = buildResultJson(
+    described,
+    result.metrics,
+    result.extra,
+    result.records,
+    detailed,
+    checks,
+    result.breakdown,
+  );
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
 }
@@ -65,6 +73,6 @@ export async function saveHtmlReport(
   run: RunDescription,
   result: BenchRunResult,
 ): Promise<void> {
-  const json = buildResultJson(run, result.metrics, result.extra, result.records, true);
+  const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], result.breakdown);
   await writeHtmlReport('run', { result: json }, path);
 }

@@ -5,6 +5,8 @@
 // `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
 
 import { UsageError } from '../../src/shared/usage-error.js';
+import { breakdownJson } from '../breakdown/breakdown-json.js';
+import type { RunBreakdown } from '../breakdown/run-breakdown.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -156,10 +158,13 @@ export function buildResultJson(
   records: readonly RequestRecord[],
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
+  breakdown?: RunBreakdown,
 ): Record<string, JsonValue> {
   const backend = run.backend;
   const tokenmeter = extraKeys(run, extra, records, detailed);
   if (checks.length > 0) tokenmeter['thresholds'] = thresholdChecksJson(checks);
+  if (breakdown !== undefined && breakdown.summary.requests > 0)
+    tokenmeter['breakdown'] = breakdownJson(breakdown, detailed);
   return {
     date: formatResultDate(run.date),
     endpoint_type: backend,

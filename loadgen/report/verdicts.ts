@@ -3,10 +3,13 @@
 // rate is too low to read the rest, how wide the TTFT spread is and which requests sit in its tail, whether the
 // load generator itself fell behind its schedule (then the numbers describe the client, not the server), and
 // whether --max-concurrency, not the rate, set the load. Each verdict says what was measured, with its numbers,
-// and names no cause it did not measure. The list and its rules: docs/loadgen.md.
+// and names no cause it did not measure: the TTFT tail is put down to long prompts only by their correlation, to
+// a segment only by the breakdown (loadgen/breakdown/), else "cause unknown". The list and its rules: docs/loadgen.md.
 
+import { partLabel } from '../breakdown/breakdown-section.js';
+import { type BreakdownSummary, hasTtftSegments, type SlowestTtft } from '../breakdown/breakdown-summary.js';
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
-import { median, percentile } from '../metrics/numpy-stats.js';
+import { mean, median, percentile } from '../metrics/numpy-stats.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
 import { centre } from './python-format.js';
 
@@ -15,6 +18,8 @@ export interface VerdictThresholds {
   minSuccessRate: number;
   /** TTFT p99 above this multiple of the median: say how wide the spread is and who sits in its tail. */
   ttftP99OverMedian: number;
+  /** Pearson's r of TTFT and prompt tokens from which a TTFT tail is put down to long prompts. */
+  minPromptCorrelation: number;
   /** Schedule lag p99 above this (ms), over requests that had a moment to keep: the client fell behind. */
   scheduleLagP99Ms: number;
   /** At least this share of requests waited for a --max-concurrency slot: the cap set the load. */
@@ -24,6 +29,7 @@ export interface VerdictThresholds {
 export const DEFAULT_VERDICT_THRESHOLDS: Readonly<VerdictThresholds> = Object.freeze({
   minSuccessRate: 0.9,
   ttftP99OverMedian: 3,
+  minPromptCorrelation: 0.7,
   scheduleLagP99Ms: 10,
   capWaitShare: 0.1,
 });
@@ -82,6 +88,9 @@ function percent(share: number): string {
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 
+/** The slow requests' median prompt must be at least this multiple of the others' to be called "the long prompts". */
+const PROMPT_RATIO = 1.5;
+
 /**
  * Requests that had a moment to keep: a finite schedule's (intended after t = 0), or one that waited for a slot
  * (due when the slot freed). Requests due at t = 0 and sent without waiting (the opening burst of an `inf` run)
@@ -91,26 +100,97 @@ function hadAMomentToKeep(record: RequestRecord): boolean {
   return record.intendedOffsetMs > 0 || record.clientQueueMs > 0;
 }
 
-/** Where the slow TTFTs sit: their prompts against everyone else's (measured; no cause is guessed). */
-function ttftSpread(records: readonly RequestRecord[], overMedian: number): Verdict | undefined {
+/** Pearson's r of two equally long lists; null when either does not vary (no correlation to speak of). */
+function correlation(xs: readonly number[], ys: readonly number[]): number | null {
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  xs.forEach((x, i) => {
+    const dy = (ys[i] as number) - my;
+    sxy += (x - mx) * dy;
+    sxx += (x - mx) ** 2;
+    syy += dy ** 2;
+  });
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
+}
+
+/** Where to get the segments a run lacks, for "cause unknown". */
+function missingSegmentData(breakdown: BreakdownSummary | undefined): string {
+  const missing: string[] = [];
+  if (breakdown?.segments.gateway == null)
+    missing.push(
+      "the gateway's side (run through `tokenmeter serve --records FILE` and pass --gateway-records FILE)",
+    );
+  if (breakdown?.segments.serverQueue == null)
+    missing.push(
+      "the server's queue and prefill (a span receiver: bench --span-receiver-port or the gateway's spanReceiver, " +
+        "with vLLM's --otlp-traces-endpoint pointed at it)",
+    );
+  return missing.join('; ');
+}
+
+/**
+ * The TTFT tail, explained only by what was measured: prompt length first (a tail of long prompts is not load),
+ * then the segment of the breakdown that took most of the slowest 1%; without either, "cause unknown" and which
+ * data would tell.
+ */
+function ttftSpread(
+  records: readonly RequestRecord[],
+  thresholds: VerdictThresholds,
+  breakdown: BreakdownSummary | undefined,
+): Verdict | undefined {
+  const overMedian = thresholds.ttftP99OverMedian;
   const ok = records.filter((r) => r.outcome === 'ok' && r.ttftMs !== null);
   if (ok.length === 0) return undefined;
   const ttfts = ok.map((r) => r.ttftMs as number);
   const middle = median(ttfts);
   const p99 = percentile(ttfts, 99);
-  if (!(middle > 0 && p99 > overMedian * middle)) return undefined;
-  const slow = ok.filter((r) => (r.ttftMs as number) > overMedian * middle);
-  const rest = ok.filter((r) => (r.ttftMs as number) <= overMedian * middle);
-  const prompts = (list: readonly RequestRecord[]): string =>
-    list.length === 0 ? '-' : `${median(list.map((r) => r.promptTokens)).toFixed(0)} tokens`;
-  return {
-    kind: 'ttft-spread',
-    message:
-      `TTFT p99 ${ms(p99)} is ${(p99 / middle).toFixed(1)}x the median ${ms(middle)}: ${slow.length} of ` +
-      `${ok.length} requests took over ${overMedian}x the median; their median prompt ${prompts(slow)}, the ` +
-      `others' ${prompts(rest)}, their median client queue ${ms(median(slow.map((r) => r.clientQueueMs)))}. ` +
-      'Compare the sweep or the gateway timings to see where the time went.',
-  };
+  const slowest = breakdown?.slowest ?? null;
+  const spread = middle > 0 && p99 > overMedian * middle;
+  // A queue at the server that every request meets narrows the spread (each waits about as long): when the
+  // breakdown measured it taking most of the slowest TTFTs, it is worth saying anyway.
+  if (!spread && slowest?.dominant !== 'serverQueue') return undefined;
+  // Without a spread, "slow" is the slowest 1% the breakdown picked.
+  const slowFrom = spread ? overMedian * middle : (slowest as SlowestTtft).fromTtftMs;
+  const slow = spread
+    ? ok.filter((r) => (r.ttftMs as number) > slowFrom)
+    : ok.filter((r) => (r.ttftMs as number) >= slowFrom);
+  const rest = ok.filter((r) => (r.ttftMs as number) < slowFrom);
+  const tokens = (list: readonly RequestRecord[]): number[] => list.map((r) => r.promptTokens);
+  const slowPrompt = median(tokens(slow));
+  const restPrompt = rest.length === 0 ? Number.NaN : median(tokens(rest));
+  const r = correlation(tokens(ok), ttfts);
+  const rText = r === null ? 'all prompts one length' : `r = ${r.toFixed(2)}`;
+  const prompts =
+    `their prompts ${Math.min(...tokens(slow))}-${Math.max(...tokens(slow))} tokens (median ${slowPrompt.toFixed(0)}), ` +
+    `the others' median ${rest.length === 0 ? '-' : restPrompt.toFixed(0)}`;
+  const longPrompts =
+    r !== null && r >= thresholds.minPromptCorrelation && slowPrompt >= PROMPT_RATIO * restPrompt;
+  const lines = [
+    spread
+      ? `TTFT p99 ${ms(p99)} is ${(p99 / middle).toFixed(1)}x the median ${ms(middle)}: ${slow.length} of ` +
+        `${ok.length} requests took over ${overMedian}x the median.`
+      : `TTFT p99 ${ms(p99)}, median ${ms(middle)}: ${slow.length} of ${ok.length} requests took ${ms(slowFrom)} or more.`,
+    longPrompts
+      ? `The slow TTFTs are the long prompts: TTFT rises with prompt length (${rText}); ${prompts} tokens.`
+      : `Not the prompt length (TTFT against prompt tokens: ${rText}); ${prompts} tokens.`,
+  ];
+  const measured = breakdown !== undefined && hasTtftSegments(breakdown);
+  if (measured && slowest !== null && slowest.dominant !== 'unattributed') {
+    lines.push(
+      `In the slowest 1% (${slowest.count} requests, TTFT >= ${ms(slowest.fromTtftMs)}) ${partLabel(slowest.dominant)} ` +
+        `dominates (${slowest.dominantIn} of ${slowest.count}): median ${ms(slowest.dominantMedianMs)} of their median ` +
+        `TTFT ${ms(slowest.medianTtftMs)}, against ${ms(slowest.dominantMedianAllMs)} over all requests.`,
+    );
+  } else if (!longPrompts) {
+    lines.push(
+      `Cause unknown: ${measured ? 'the measured segments do not cover most of the slow TTFTs' : 'no segment data'}; ` +
+        `missing ${missingSegmentData(breakdown)}.`,
+    );
+  }
+  return { kind: 'ttft-spread', message: lines.join('\n') };
 }
 
 function clientBottleneck(records: readonly RequestRecord[], limitMs: number): Verdict | undefined {
@@ -149,6 +229,7 @@ export function verdicts(
   records: readonly RequestRecord[],
   extra: ExtraMetrics,
   thresholds: VerdictThresholds = DEFAULT_VERDICT_THRESHOLDS,
+  breakdown?: BreakdownSummary,
 ): Verdict[] {
   const found: Verdict[] = [];
   for (const [outcome, kind] of Object.entries(extra.failuresByKind)) {
@@ -165,7 +246,7 @@ export function verdicts(
     });
   }
   for (const verdict of [
-    ttftSpread(records, thresholds.ttftP99OverMedian),
+    ttftSpread(records, thresholds, breakdown),
     clientBottleneck(records, thresholds.scheduleLagP99Ms),
     concurrencyCap(records, thresholds.capWaitShare),
   ]) {

@@ -1,0 +1,48 @@
+// The "Where TTFT goes" section of bench's report: p50 and p99 of each segment, the residual of the complete
+// splits, and which segment took most of the slowest 1% of TTFT. Approximate segments are marked "~".
+
+import { centre, padRight } from '../report/python-format.js';
+import type { BreakdownSummary, TtftPart } from './breakdown-summary.js';
+import { SEGMENT_NAMES, segmentLabel } from './segments.js';
+
+const ms = (value: number): string => `${value.toFixed(2)} ms`;
+
+/** How a part of TTFT is named in reports and verdicts. */
+export function partLabel(part: TtftPart): string {
+  return part === 'unattributed' ? 'time no measured segment covers' : segmentLabel(part);
+}
+
+export function formatBreakdownSection(summary: BreakdownSummary): string[] {
+  if (summary.requests === 0) return [];
+  const lines = [
+    centre(' Where TTFT goes ', 50, '-'),
+    `${padRight('Requests split (all segments known):', 40)} ${summary.requests} (${summary.complete})`,
+    `${padRight('Segment', 30)} ${'p50 (ms)'.padStart(9)} ${'p99 (ms)'.padStart(9)}`,
+  ];
+  for (const name of SEGMENT_NAMES) {
+    const stats = summary.segments[name];
+    lines.push(
+      stats === null
+        ? `${padRight(segmentLabel(name), 30)} ${'unknown'.padStart(9)}`
+        : `${padRight(segmentLabel(name), 30)} ${stats.p50Ms.toFixed(2).padStart(9)} ${stats.p99Ms.toFixed(2).padStart(9)}`,
+    );
+  }
+  if (summary.residual !== null)
+    lines.push(
+      `Residual (queue + E2E - segments): ${ms(summary.residual.minMs)} to ${ms(summary.residual.maxMs)}`,
+    );
+  if (summary.negative > 0)
+    lines.push(
+      `Negative segment or residual in ${summary.negative} requests (kept as measured; see docs/tracing.md)`,
+    );
+  const slow = summary.slowest;
+  if (slow !== null) {
+    lines.push(
+      `Slowest 1% of TTFT (${slow.count} requests, TTFT >= ${ms(slow.fromTtftMs)}): ${partLabel(slow.dominant)} ` +
+        `dominates in ${slow.dominantIn}, median ${ms(slow.dominantMedianMs)} of their median TTFT ` +
+        `${ms(slow.medianTtftMs)} (all requests: ${ms(slow.dominantMedianAllMs)})`,
+    );
+  }
+  lines.push('~ approximate: both network legs together, or the gateway relay of later chunks included.');
+  return lines;
+}
