@@ -1,10 +1,25 @@
 // The breakdown in the result JSON, under `tokenmeter.breakdown` (vLLM's keys untouched): the summary always,
-// and with detailed results one array per segment, index-aligned with `tokenmeter.breakdown.index` (null =
-// unknown), for the HTML report's waterfall and stacked chart.
+// and with detailed results each split's basis and one array per segment, aligned by position (null = unknown),
+// from which `tokenmeter report` rebuilds the splits (breakdown-from-result.ts) for its charts and verdicts.
 
 import type { JsonValue } from '../report/result-json.js';
 import type { RunBreakdown } from './run-breakdown.js';
-import { SEGMENT_NAMES } from './segments.js';
+import type { SplitBasis } from './request-breakdown.js';
+import { SEGMENT_NAMES, type SegmentName } from './segments.js';
+
+/** The per-request arrays of a split's basis, by their key in the file. */
+export const BASIS_KEYS: Readonly<Record<string, keyof SplitBasis>> = Object.freeze({
+  index: 'index',
+  sent_at_ms: 'sentAtMs',
+  prompt_tokens: 'promptTokens',
+  ttft_ms: 'ttftMs',
+  e2e_ms: 'e2eMs',
+});
+
+/** The key of a segment's per-request array: `server_queue_ms` for serverQueue. */
+export function segmentKey(name: SegmentName): string {
+  return `${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_ms`;
+}
 
 export function breakdownJson(breakdown: RunBreakdown, detailed: boolean): { [key: string]: JsonValue } {
   const { summary } = breakdown;
@@ -38,12 +53,8 @@ export function breakdownJson(breakdown: RunBreakdown, detailed: boolean): { [ke
   };
   if (detailed) {
     const { requests } = breakdown;
-    json['index'] = requests.map((r) => r.index);
-    json['sent_at_ms'] = requests.map((r) => r.sentAtMs);
-    json['ttft_ms'] = requests.map((r) => r.ttftMs);
-    json['total_ms'] = requests.map((r) => r.totalMs);
-    json['unattributed_ms'] = requests.map((r) => r.unattributedMs);
-    for (const name of SEGMENT_NAMES) json[`${name}_ms`] = requests.map((r) => r.segments[name]);
+    for (const [key, field] of Object.entries(BASIS_KEYS)) json[key] = requests.map((r) => r[field]);
+    for (const name of SEGMENT_NAMES) json[segmentKey(name)] = requests.map((r) => r.segments[name]);
   }
   return json;
 }

@@ -72,25 +72,40 @@ export function breakDownRequest(client: RequestRecord, gateway?: GatewaySide): 
     const value = segments[name];
     if (value !== null) segments[name] = round3(value);
   }
-  const totalMs = round3(client.clientQueueMs + client.lastTokenMs);
+  return assembleSplit(
+    {
+      index: client.index,
+      sentAtMs: client.sentAtMs,
+      promptTokens: client.promptTokens,
+      ttftMs: client.ttftMs,
+      e2eMs: client.lastTokenMs,
+    },
+    segments,
+  );
+}
+
+/** What a split is computed from besides its segments (also what the result JSON keeps of it). */
+export type SplitBasis = Pick<RequestBreakdown, 'index' | 'sentAtMs' | 'promptTokens' | 'ttftMs' | 'e2eMs'>;
+
+/** A split from its basis and segments: the totals, the unattributed time, what is unknown or negative. */
+export function assembleSplit(
+  basis: SplitBasis,
+  segments: Readonly<Record<SegmentName, number | null>>,
+): RequestBreakdown {
+  const totalMs = round3((segments.clientQueue ?? 0) + basis.e2eMs);
   const unattributedMs = round3(totalMs - sumKnown(Object.values(segments)));
-  const ttftUnattributedMs = round3(client.ttftMs - sumKnown(TTFT_SEGMENTS.map((name) => segments[name])));
+  const ttftUnattributedMs = round3(basis.ttftMs - sumKnown(TTFT_SEGMENTS.map((name) => segments[name])));
   const negative: (SegmentName | 'unattributed')[] = SEGMENT_NAMES.filter(
     (name) => (segments[name] ?? 0) < 0,
   );
-  const complete = SEGMENT_NAMES.every((name) => segments[name] !== null);
   if (unattributedMs < -ROUNDING_TOLERANCE_MS) negative.push('unattributed');
   return {
-    index: client.index,
-    sentAtMs: client.sentAtMs,
-    promptTokens: client.promptTokens,
-    ttftMs: client.ttftMs,
-    e2eMs: client.lastTokenMs,
+    ...basis,
     totalMs,
     segments,
     unattributedMs,
     ttftUnattributedMs,
-    complete,
+    complete: SEGMENT_NAMES.every((name) => segments[name] !== null),
     negative,
   };
 }

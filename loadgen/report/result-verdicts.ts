@@ -4,6 +4,8 @@
 // success-rate verdicts can be given; the caller is told so it can say it.
 
 import { outcomeNamed } from '../../src/measure/outcome.js';
+import { breakdownFromResult } from '../breakdown/breakdown-from-result.js';
+import { summarizeBreakdown } from '../breakdown/breakdown-summary.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { isJsonObject, type JsonObject } from './read-result-file.js';
@@ -55,5 +57,7 @@ export function resultVerdicts(json: JsonObject, records: readonly RequestRecord
     extra.total = (numberField(json, 'completed') ?? 0) + (numberField(json, 'failed') ?? 0);
     extra.successRate = successRate(json) ?? 0;
   }
-  return { list: verdicts(records ?? [], extra), complete: records !== null };
+  const splits = breakdownFromResult(json);
+  const breakdown = splits === null ? undefined : summarizeBreakdown(splits);
+  return { list: verdicts(records ?? [], extra, undefined, breakdown), complete: records !== null };
 }

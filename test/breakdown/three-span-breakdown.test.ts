@@ -6,9 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BenchRunResult } from '../../loadgen/bench/run-bench.js';
+import { breakdownFromResult } from '../../loadgen/breakdown/breakdown-from-result.js';
+import { formatBreakdownSection } from '../../loadgen/breakdown/breakdown-section.js';
 import { ROUNDING_TOLERANCE_MS } from '../../loadgen/breakdown/request-breakdown.js';
 import { type RunBreakdown, runBreakdown } from '../../loadgen/breakdown/run-breakdown.js';
-import { SEGMENT_NAMES } from '../../loadgen/breakdown/segments.js';
+import { SEGMENT_NAMES, segmentLabel } from '../../loadgen/breakdown/segments.js';
+import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
+import type { JsonObject } from '../../loadgen/report/read-result-file.js';
+import { buildResultJson, type RunDescription } from '../../loadgen/report/result-json.js';
+import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
@@ -141,4 +147,38 @@ test("the server's segments are the simulator's ground truth", () => {
   }
   assert.ok(queued > 0, 'two seats, eight requests at once: some waited at the simulator');
   assert.equal(result.breakdown.summary.requests, REQUESTS, "bench's own breakdown splits every request");
+});
+
+test('the result JSON carries the splits, the report page draws them, the text report tabulates them', () => {
+  const run: RunDescription = {
+    date: new Date(0),
+    backend: 'openai-chat',
+    modelId: DEFAULT_MODEL_NAME,
+    tokenizerId: 'builtin',
+    numPrompts: REQUESTS,
+    requestRate: Number.POSITIVE_INFINITY,
+    burstiness: 1,
+    percentileMetrics: ['ttft'],
+  };
+  // Round-trip through JSON, as the saved file is read back by `tokenmeter report`.
+  const json = JSON.parse(
+    JSON.stringify(buildResultJson(run, result.metrics, result.extra, result.records, true, [], breakdown)),
+  ) as JsonObject;
+  assert.deepEqual(breakdownFromResult(json), breakdown.requests);
+  assert.equal(json['breakdown'], undefined, 'under "tokenmeter", beside vLLM\'s keys, not among them');
+  const html = renderHtmlReport('run', { result: json });
+  for (const chart of ['breakdown-waterfall', 'breakdown-over-time'])
+    assert.ok(html.includes(`data-chart="${chart}"`), chart);
+  for (const name of ['clientGateway', 'gateway', 'serverQueue', 'prefill'])
+    assert.ok(html.includes(`data-segment="${name}"`), `${name} drawn`);
+  const section = formatBreakdownSection(breakdown.summary).join('\n');
+  assert.match(section, /Where TTFT goes/);
+  for (const name of SEGMENT_NAMES) {
+    const stats = breakdown.summary.segments[name];
+    assert.ok(stats !== null);
+    assert.ok(
+      section.includes(`${segmentLabel(name).padEnd(30)} ${stats.p50Ms.toFixed(2).padStart(9)}`),
+      name,
+    );
+  }
 });

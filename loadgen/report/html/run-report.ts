@@ -1,11 +1,14 @@
-// The report of one run: what was run, the key figures, the verdicts, then the charts. A file saved without
+// The report of one run: what was run, the key figures, the verdicts, where the time went (when the run was
+// split into segments: loadgen/breakdown/), then the charts. A file saved without
 // --save-detailed has only summary figures, so the page says which charts need the per-request arrays
 // instead of drawing guesses from three percentiles.
 
+import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
 import type { JsonObject } from '../read-result-file.js';
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
+import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
@@ -25,6 +28,7 @@ export function renderRunReport(data: RunReportData): string {
   const { result } = data;
   const records = recordsFromResult(result);
   const verdicts = resultVerdicts(result, records);
+  const splits = breakdownFromResult(result);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
     stringField(result, 'model_id'),
@@ -47,6 +51,14 @@ export function renderRunReport(data: RunReportData): string {
           `${keyValueTable('Key figures', figureRows(result))}</div>`,
       ),
       section('Verdicts', verdictList(verdicts.list, verdicts.complete ? undefined : INCOMPLETE)),
+      ...(splits === null || splits.length === 0
+        ? []
+        : [
+            section(
+              'Where the time went',
+              `<div class="charts">${waterfallChart(splits)}\n${breakdownOverTimeChart(splits)}</div>`,
+            ),
+          ]),
       section('Charts', charts),
     ],
   });
