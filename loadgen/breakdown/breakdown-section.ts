@@ -2,10 +2,15 @@
 // splits, and which segment took most of the slowest 1% of TTFT. Approximate segments are marked "~".
 
 import { centre, padRight } from '../report/python-format.js';
-import type { BreakdownSummary, TtftPart } from './breakdown-summary.js';
+import type { BreakdownSummary, SegmentStats, TtftPart } from './breakdown-summary.js';
 import { SEGMENT_NAMES, segmentLabel } from './segments.js';
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
+
+/** "1 request", "3 requests". */
+export function requests(count: number): string {
+  return `${count} request${count === 1 ? '' : 's'}`;
+}
 
 /** How a part of TTFT is named in reports and verdicts. */
 export function partLabel(part: TtftPart): string {
@@ -19,26 +24,25 @@ export function formatBreakdownSection(summary: BreakdownSummary): string[] {
     `${padRight('Requests split (all segments known):', 40)} ${summary.requests} (${summary.complete})`,
     `${padRight('Segment', 30)} ${'p50 (ms)'.padStart(9)} ${'p99 (ms)'.padStart(9)}`,
   ];
-  for (const name of SEGMENT_NAMES) {
-    const stats = summary.segments[name];
-    lines.push(
-      stats === null
-        ? `${padRight(segmentLabel(name), 30)} ${'unknown'.padStart(9)}`
-        : `${padRight(segmentLabel(name), 30)} ${stats.p50Ms.toFixed(2).padStart(9)} ${stats.p99Ms.toFixed(2).padStart(9)}`,
-    );
-  }
+  const row = (label: string, stats: SegmentStats | null): string =>
+    stats === null
+      ? `${padRight(label, 30)} ${'unknown'.padStart(9)}`
+      : `${padRight(label, 30)} ${stats.p50Ms.toFixed(2).padStart(9)} ${stats.p99Ms.toFixed(2).padStart(9)}`;
+  for (const name of SEGMENT_NAMES) lines.push(row(segmentLabel(name), summary.segments[name]));
+  if (summary.complete < summary.requests)
+    lines.push(row('unattributed (unknown segments)', summary.unattributed));
   if (summary.residual !== null)
     lines.push(
       `Residual (queue + E2E - segments): ${ms(summary.residual.minMs)} to ${ms(summary.residual.maxMs)}`,
     );
   if (summary.negative > 0)
     lines.push(
-      `Negative segment or residual in ${summary.negative} requests (kept as measured; see docs/tracing.md)`,
+      `Negative segment or residual in ${requests(summary.negative)} (kept as measured; see docs/tracing.md)`,
     );
   const slow = summary.slowest;
   if (slow !== null) {
     lines.push(
-      `Slowest 1% of TTFT (${slow.count} requests, TTFT >= ${ms(slow.fromTtftMs)}): ${partLabel(slow.dominant)} ` +
+      `Slowest 1% of TTFT (${requests(slow.count)}, TTFT >= ${ms(slow.fromTtftMs)}): ${partLabel(slow.dominant)} ` +
         `dominates in ${slow.dominantIn}, median ${ms(slow.dominantMedianMs)} of their median TTFT ` +
         `${ms(slow.medianTtftMs)} (all requests: ${ms(slow.dominantMedianAllMs)})`,
     );

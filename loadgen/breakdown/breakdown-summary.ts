@@ -35,6 +35,8 @@ export interface BreakdownSummary {
   readonly requests: number;
   readonly complete: number;
   readonly segments: Readonly<Record<SegmentName, SegmentStats | null>>;
+  /** Over every split: client queue + E2E less its known segments (the unknown segments' time, or the residual). */
+  readonly unattributed: SegmentStats | null;
   /** Over the complete splits: what the segments leave unexplained of client queue + E2E (null: none complete). */
   readonly residual: { readonly minMs: number; readonly maxMs: number } | null;
   /** Requests with a segment or residual below zero (kept as measured). */
@@ -98,6 +100,7 @@ export function summarizeBreakdown(splits: readonly RequestBreakdown[]): Breakdo
     requests: splits.length,
     complete: residuals.length,
     segments,
+    unattributed: stats(splits.map((split) => split.unattributedMs)),
     residual:
       residuals.length === 0 ? null : { minMs: Math.min(...residuals), maxMs: Math.max(...residuals) },
     negative: splits.filter((split) => split.negative.length > 0).length,

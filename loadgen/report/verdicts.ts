@@ -6,7 +6,7 @@
 // and names no cause it did not measure: the TTFT tail is put down to long prompts only by their correlation, to
 // a segment only by the breakdown (loadgen/breakdown/), else "cause unknown". The list and its rules: docs/loadgen.md.
 
-import { partLabel } from '../breakdown/breakdown-section.js';
+import { partLabel, requests } from '../breakdown/breakdown-section.js';
 import { type BreakdownSummary, hasTtftSegments, type SlowestTtft } from '../breakdown/breakdown-summary.js';
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
 import { mean, median, percentile } from '../metrics/numpy-stats.js';
@@ -180,7 +180,7 @@ function ttftSpread(
   const measured = breakdown !== undefined && hasTtftSegments(breakdown);
   if (measured && slowest !== null && slowest.dominant !== 'unattributed') {
     lines.push(
-      `In the slowest 1% (${slowest.count} requests, TTFT >= ${ms(slowest.fromTtftMs)}) ${partLabel(slowest.dominant)} ` +
+      `In the slowest 1% (${requests(slowest.count)}, TTFT >= ${ms(slowest.fromTtftMs)}) ${partLabel(slowest.dominant)} ` +
         `dominates (${slowest.dominantIn} of ${slowest.count}): median ${ms(slowest.dominantMedianMs)} of their median ` +
         `TTFT ${ms(slowest.medianTtftMs)}, against ${ms(slowest.dominantMedianAllMs)} over all requests.`,
     );
