@@ -185,10 +185,11 @@ function ttftSpread(
         `TTFT ${ms(slowest.medianTtftMs)}, against ${ms(slowest.dominantMedianAllMs)} over all requests.`,
     );
   } else if (!longPrompts) {
-    lines.push(
-      `Cause unknown: ${measured ? 'the measured segments do not cover most of the slow TTFTs' : 'no segment data'}; ` +
-        `missing ${missingSegmentData(breakdown)}.`,
-    );
+    const missing = missingSegmentData(breakdown);
+    const why = measured
+      ? 'time no measured segment covers took most of the slowest TTFTs'
+      : 'no segment data';
+    lines.push(`Cause unknown: ${why}${missing === '' ? '' : `; missing ${missing}`}.`);
   }
   return { kind: 'ttft-spread', message: lines.join('\n') };
 }
