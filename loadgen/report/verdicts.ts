@@ -88,7 +88,7 @@ function percent(share: number): string {
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 
-/** The slow requests' median prompt must be at least this multiple of the others' to be called "the long prompts". */
+/** The slow requests' mean prompt must be at least this multiple of the others' to be called "the long prompts". */
 const PROMPT_RATIO = 1.5;
 
 /**
@@ -159,13 +159,14 @@ function ttftSpread(
     : ok.filter((r) => (r.ttftMs as number) >= slowFrom);
   const rest = ok.filter((r) => (r.ttftMs as number) < slowFrom);
   const tokens = (list: readonly RequestRecord[]): number[] => list.map((r) => r.promptTokens);
-  const slowPrompt = median(tokens(slow));
-  const restPrompt = rest.length === 0 ? Number.NaN : median(tokens(rest));
+  // Means, not medians: a few long prompts among slow requests that a busy host also made slow must still show.
+  const slowPrompt = mean(tokens(slow));
+  const restPrompt = rest.length === 0 ? Number.NaN : mean(tokens(rest));
   const r = correlation(tokens(ok), ttfts);
   const rText = r === null ? 'all prompts one length' : `r = ${r.toFixed(2)}`;
   const prompts =
-    `their prompts ${Math.min(...tokens(slow))}-${Math.max(...tokens(slow))} tokens (median ${slowPrompt.toFixed(0)}), ` +
-    `the others' median ${rest.length === 0 ? '-' : restPrompt.toFixed(0)}`;
+    `the slow requests' prompts ${Math.min(...tokens(slow))}-${Math.max(...tokens(slow))} tokens (mean ` +
+    `${slowPrompt.toFixed(0)}), the others' mean ${rest.length === 0 ? '-' : restPrompt.toFixed(0)}`;
   const longPrompts =
     r !== null && r >= thresholds.minPromptCorrelation && slowPrompt >= PROMPT_RATIO * restPrompt;
   const lines = [

@@ -47,7 +47,11 @@ test('long prompts among short ones at low load: the verdict names prompt length
     ttft.message,
     /The slow TTFTs are the long prompts: TTFT rises with prompt length \(r = (0\.9\d|1\.00)\)/,
   );
-  assert.match(ttft.message, /their prompts \d{3}-\d{3} tokens/);
+  // A busy host can make a short prompt slow too: the range may start short, it always reaches the long ones.
+  assert.match(
+    ttft.message,
+    /the slow requests' prompts \d+-\d{3} tokens \(mean \d+\), the others' mean \d tokens/,
+  );
   assert.match(ttft.message, /prefill dominates/);
   assert.doesNotMatch(ttft.message, /server queue dominates|Cause unknown/);
 });

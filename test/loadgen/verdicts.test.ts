@@ -65,8 +65,8 @@ test('TTFT p99 over 3x the median on the long prompts says so, by their correlat
   assert.equal(
     list[0]?.message,
     'TTFT p99 2000.00 ms is 19.1x the median 104.50 ms: 5 of 100 requests took over 3x the median.\n' +
-      'The slow TTFTs are the long prompts: TTFT rises with prompt length (r = 1.00); their prompts 4000-4000 ' +
-      "tokens (median 4000), the others' median 100 tokens.",
+      "The slow TTFTs are the long prompts: TTFT rises with prompt length (r = 1.00); the slow requests' prompts " +
+      "4000-4000 tokens (mean 4000), the others' mean 100 tokens.",
   );
   assert.doesNotMatch(list[0]?.message ?? '', /queueing|too high/);
 });
