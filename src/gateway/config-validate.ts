@@ -38,7 +38,7 @@ const UPSTREAM_KEYS = [
   'default',
 ];
 const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
-const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'currency'];
+const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'cachedInputPerMillion', 'currency'];
 // ICU's list of ISO 4217 codes, as the runtime knows them.
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
@@ -120,6 +120,7 @@ function checkPrice(price: unknown, field: string): void {
     if (price[key] === undefined) fail(`${field}.${key}`, 'is missing (a price per million tokens)');
     optional(price, key, 'number', `${field}.`);
   }
+  optional(price, 'cachedInputPerMillion', 'number', `${field}.`);
   const currency = price['currency'];
   if (typeof currency !== 'string' || !CURRENCIES.has(currency)) {
     const upper = typeof currency === 'string' ? currency.toUpperCase() : '';
