@@ -22,6 +22,7 @@ import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
 import { withConfigFile } from './bench-config-file.js';
+import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 
 export const SMOKE_PROMPTS = 5;
@@ -252,6 +253,7 @@ export function benchSettingsFrom(
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
+    cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts: num(o, 'num-prompts') ?? 1000 }),
   };
 }
 

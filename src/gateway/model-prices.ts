@@ -4,6 +4,14 @@
 // function (loadgen/cost/). Money is floating point: the record and the metric are measurements, not invoices,
 // and a sum of many requests may differ from the provider's bill in the last digits.
 
+// ICU's list of ISO 4217 codes, as the runtime knows them.
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** An ISO 4217 code the runtime knows (upper case: USD, EUR, CNY). */
+export function isCurrencyCode(code: string): boolean {
+  return CURRENCIES.has(code);
+}
+
 export interface ModelPrice {
   /** Price of one million prompt tokens. */
   readonly inputPerMillion: number;
