@@ -15,13 +15,15 @@ import {
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
-/** The most serious of what happened: stopped, then failed (a run under the success floor is not worth gating on),
- *  then stopped by a budget limit (its thresholds judged a part of the run), then a threshold crossed. */
+/** The most serious of what happened: stopped, then failed (nothing succeeded, or smoke failed), then stopped by a
+ *  budget limit, then under the success floor (a run under it is not worth gating on), then a threshold crossed. */
 function exitStatus({ result, checks }: BenchRunOutcome): number {
   if (result.interrupted) return EXIT_INTERRUPTED;
   if (result.smokeFailure !== undefined || result.metrics.completed === 0) return EXIT_RUN_FAILED;
-  if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
+  // A budget stop ranks above the success floor: with --on-limit cancel, the requests it cut are failures to
+  // vLLM's figures, yet the user asked for them to be cut.
   if (result.budgetStop !== undefined) return EXIT_BUDGET_STOPPED;
+  if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
   if (checks.some((c) => !c.passed)) return EXIT_THRESHOLD_FAILED;
   return EXIT_OK;
 }
