@@ -5,6 +5,7 @@ import type { LoadedDataset } from '../bench/load-dataset.js';
 import { loadDataset } from '../bench/load-dataset.js';
 import { requestCount } from '../bench/run-bench.js';
 import type { BenchSettings } from '../bench/settings.js';
+import type { RequestRecord } from '../record.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { calibrateOnSmoke, estimateRun, type RunEstimate, type SmokeCalibration } from './estimate.js';
@@ -37,7 +38,7 @@ export async function calibratedFullRunEstimate(
   smoke: {
     readonly tokenizer: Tokenizer;
     readonly dataset: LoadedDataset;
-    readonly records: Parameters<typeof calibrateOnSmoke>[0];
+    readonly records: readonly RequestRecord[];
   },
 ): Promise<RunEstimate | undefined> {
   const calibration = calibrateOnSmoke(smoke.records, smoke.dataset.requests);

@@ -160,10 +160,8 @@ export function benchSettingsFrom(
     env,
   );
   const smoke = flag(o, 'smoke');
-  const numPrompts = Math.min(
-    num(o, 'num-prompts') ?? 1000,
-    smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY,
-  );
+  const fullRunPrompts = num(o, 'num-prompts') ?? 1000;
+  const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
@@ -253,7 +251,7 @@ export function benchSettingsFrom(
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
-    cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts: num(o, 'num-prompts') ?? 1000 }),
+    cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts }),
   };
 }
 
