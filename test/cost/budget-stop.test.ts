@@ -47,8 +47,9 @@ async function stoppedRun(flags: string[]): Promise<{
       sim.url,
       '--num-prompts',
       String(PLANNED),
+      // Eight seconds of sending: the limits below are reached within the first two or three.
       '--request-rate',
-      '10',
+      '5',
       '--ignore-eos',
       '--disable-tqdm',
       '--save-result',
@@ -120,7 +121,7 @@ test('--max-cost stops sending at the limit; requests in flight finish (--on-lim
 });
 
 test('--max-total-tokens with --on-limit cancel cuts the requests in flight, recorded as client_abort', async () => {
-  // 400-token answers take two seconds: when the first finishes (and passes 100 tokens) about twenty are in flight.
+  // 400-token answers take two seconds: when the first finishes (and passes 100 tokens) about ten are in flight.
   const { stdout, stop, records } = await stoppedRun([
     '--sharegpt-output-len',
     '400',
