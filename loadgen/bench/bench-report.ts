@@ -1,5 +1,6 @@
 // What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
-// our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
+// our extras, latency from the intended send time, the gateway's view when there is one, the verdicts, and the
+// run's cost and budget stop when it has them (loadgen/cost/cost-report.ts).
 
 import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
