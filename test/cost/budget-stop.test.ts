@@ -141,3 +141,23 @@ test('--max-total-tokens with --on-limit cancel cuts the requests in flight, rec
   assert.match(stdout, new RegExp(`; ${aborted.length} in flight were cancelled \\(client_abort\\)\\.`));
   assert.doesNotMatch(stdout, /Run cost/, 'not priced: no cost row');
 });
+
+test('the closed loop stops at a limit too, cancelling what is in flight', async () => {
+  // Four connections of 400-token answers: when the first answer finishes, three are in flight.
+  const { stop, records } = await stoppedRun([
+    '--engine',
+    'closed-loop',
+    '--max-concurrency',
+    '4',
+    '--sharegpt-output-len',
+    '400',
+    '--max-total-tokens',
+    '100',
+    '--on-limit',
+    'cancel',
+  ]);
+  assert.equal(stop.on_limit, 'cancel');
+  const aborted = records.filter((r) => r.outcome === 'client_abort');
+  assert.ok(aborted.length >= 1, `requests in flight were cancelled (${aborted.length})`);
+  assert.equal(stop.cancelled_in_flight, aborted.length);
+});
