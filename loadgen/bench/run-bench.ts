@@ -3,6 +3,8 @@
 // this and decide what to show.
 
 import { arrivalSchedule } from '../arrivals.js';
+import { type BudgetStop, RunBudget } from '../cost/budget.js';
+import { hasLimits } from '../cost/cost-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
@@ -50,17 +52,20 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
+  readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
 }
 
-function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
+function chooseEngine(settings: BenchSettings, offsetsMs: number[], stopSending: AbortSignal): Engine {
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(settings.maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
   return createOpenLoopEngine({
     offsetsMs,
+    stopSending,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     ...(settings.duration === undefined ? {} : { sendUntilMs: settings.duration.ms }),
   });
@@ -77,7 +82,7 @@ function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset
 /** How many requests the run readies: the dataset's; with --duration, what the rate can send in that time (one
  *  more, so the schedule reaches past the deadline) or the typed --num-prompts. A recorded schedule is replayed
  *  once. (--duration with an infinite rate and no --num-prompts is refused with the flags.) */
-function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
+export function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
   const bound = settings.duration;
   if (bound === undefined || replaysRecordedSchedule(settings, dataset)) return dataset.requests.length;
   return bound.maxRequests ?? Math.ceil((settings.requestRate * bound.ms) / 1000) + 1;
@@ -130,6 +135,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
   const stop = new AbortController();
+  // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
+  // only that: its settings refuse --on-limit finish).
+  const stopSending = new AbortController();
+  const budget = hasLimits(settings.cost.limits)
+    ? new RunBudget(settings.cost.limits, settings.cost.price)
+    : undefined;
   const onOuterAbort = (): void => stop.abort();
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
@@ -138,7 +149,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let smokeFailure: RequestRecord | undefined;
   let result: Awaited<ReturnType<Engine['run']>>;
   try {
-    result = await chooseEngine(settings, offsetsMs).run({
+    result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
         path: settings.target.path,
@@ -156,6 +167,10 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         records.push(record);
         file?.write(record);
         progress.onRecord(record);
+        if (budget?.add(record) !== undefined) {
+          stopSending.abort();
+          if (settings.cost.limits.onLimit === 'cancel') stop.abort();
+        }
         if (
           settings.smoke &&
           record.outcome !== 'ok' &&
@@ -185,6 +200,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
   };
