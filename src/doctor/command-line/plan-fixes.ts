@@ -9,7 +9,7 @@ import { looksLikeFilesystemPath } from '../../shared/upstream-hints.js';
 import type { CheckResult, Remedy } from '../check.js';
 import { BACKEND_PROTOCOL, type Backend } from '../endpoint-checks.js';
 import { runDoctor } from '../run-doctor.js';
-import type { BenchSource, Change, SettingValue } from './bench-source.js';
+import type { BenchSource, Change } from './bench-source.js';
 
 export interface PlanOptions {
   /** doctor's own --base-url when typed: the endpoint the settings should reach. */
@@ -94,10 +94,6 @@ function keyVariableInstead(env: NodeJS.ProcessEnv, wanted: string): string | un
   return apiKeys.length === 1 ? apiKeys[0] : undefined;
 }
 
-function describeValue(value: SettingValue): string {
-  return value.variables.length > 0 ? `"$${value.variables[0]}"` : value.text;
-}
-
 /** The key the settings send: a variable's name, or a value typed as is (never printed). */
 function keyOf(source: BenchSource): { variable?: string; literal?: string; implicit: boolean } {
   const typed = source.value('api-key');
@@ -131,7 +127,7 @@ function readSettings(
     if (options.baseUrl !== undefined && options.baseUrl !== givenBase.text) {
       baseUrl = options.baseUrl;
       changes.push({
-        why: `--base-url ${describeValue(givenBase)} -> ${options.baseUrl}: the endpoint to measure (doctor --base-url)`,
+        why: `--base-url ${givenBase.text} -> ${options.baseUrl}: the endpoint to measure (doctor --base-url)`,
         edits: [{ op: 'set', flag: 'base-url', value: { text: options.baseUrl } }],
       });
     }
@@ -226,7 +222,7 @@ function remedyChange(remedy: Remedy, result: CheckResult, source: BenchSource):
       const given = source.value('base-url');
       if (given === undefined) return undefined;
       return {
-        why: why(`--base-url ${describeValue(given)} -> ${remedy.baseUrl}`),
+        why: why(`--base-url ${given.text} -> ${remedy.baseUrl}`),
         edits: [{ op: 'set', flag: 'base-url', value: { text: remedy.baseUrl } }],
       };
     }
