@@ -294,4 +294,22 @@ test('a key typed on the command line is never printed: the corrected command na
     /key: a key typed on the command line lands in shell history and process lists; TAOTOKEN_API_KEY holds it/,
   );
   assert.match(correctedCommand(result.stdout), /--api-key "\$TAOTOKEN_API_KEY"/);
+
+  // Typed in front as assignments: the one the benchmark sends becomes the variable holding it, the other leaves.
+  const assigned = `OPENAI_API_KEY=${KEY} HF_TOKEN=hf-typed-secret python benchmark_serving.py --backend openai-chat --endpoint /v1/chat/completions --base-url "$TAOTOKEN_BASE_URL" --model ${MODEL}`;
+  const second = await runCli(['doctor', '--command', assigned, '--timeout-ms', '3000'], env);
+  assert.equal(second.code, 0, second.stdout + second.stderr);
+  for (const secret of [KEY, 'hf-typed-secret'])
+    assert.ok(
+      !second.stdout.includes(secret) && !second.stderr.includes(secret),
+      `${secret} is never printed`,
+    );
+  assert.match(
+    second.stdout,
+    /HF_TOKEN: a key typed in front of the command lands in shell history; export HF_TOKEN/,
+  );
+  assert.match(
+    correctedCommand(second.stdout),
+    /^OPENAI_API_KEY="\$TAOTOKEN_API_KEY" python benchmark_serving\.py/,
+  );
 });

@@ -7,7 +7,7 @@ import {
   flagValue,
   parseBenchCommand,
 } from './bench-invocation.js';
-import type { BenchSource, Change, NewValue } from './bench-source.js';
+import { type BenchSource, type Change, KEY_LIKE, type NewValue } from './bench-source.js';
 import { type ShellWord, shellQuote, variableWord } from './shell-words.js';
 
 export function commandSource(invocation: BenchInvocation, shellEnv: NodeJS.ProcessEnv): BenchSource {
@@ -20,6 +20,7 @@ export function commandSource(invocation: BenchInvocation, shellEnv: NodeJS.Proc
     value: (flag) => flagValue(invocation, flag),
     has: (flag) => invocation.flags.some((f) => f.name === flag),
     assignment: (name) => invocation.assignments.find((a) => a.name === name),
+    assigned: invocation.assignments.map((a) => a.name),
     env,
   };
 }
@@ -76,6 +77,9 @@ export function applyToCommand(invocation: BenchInvocation, changes: readonly Ch
           }
           break;
         }
+        case 'drop-assignment':
+          assignments = assignments.filter((a) => a.name !== edit.variable);
+          break;
         case 'unset-env':
           for (const name of edit.variables) {
             if (assignments.some((a) => a.name === name))
@@ -89,19 +93,21 @@ export function applyToCommand(invocation: BenchInvocation, changes: readonly Ch
   return { ...invocation, flags, assignments, unset };
 }
 
-/** A key typed as is never leaves the doctor: the corrected command names a variable instead (see plan-fixes). */
+// A key typed as is never leaves the doctor: plan-fixes replaces each one with a variable, and these two guards keep
+// a value the plan did not foresee from being printed.
 function safeRaw(flag: Flag, value: ShellWord): string {
   return flag.name === 'api-key' && value.variables.length === 0 ? '"$OPENAI_API_KEY"' : value.raw;
+}
+
+function safeAssignment(a: Assignment): string {
+  return KEY_LIKE.test(a.name) && a.variables.length === 0 ? `${a.name}="$${a.name}"` : `${a.name}=${a.raw}`;
 }
 
 /** The command line, one flag per line with `\` continuations, ready to paste into a POSIX shell. */
 export function formatCommand(invocation: BenchInvocation): string {
   const head: string[] = [];
   if (invocation.unset.length > 0) head.push('env', ...invocation.unset.flatMap((n) => ['-u', n]));
-  for (const a of invocation.assignments) {
-    const keyLike = /KEY|TOKEN/.test(a.name) && a.variables.length === 0;
-    head.push(`${a.name}=${keyLike ? '"$OPENAI_API_KEY"' : a.raw}`);
-  }
+  for (const a of invocation.assignments) head.push(safeAssignment(a));
   head.push(...invocation.launcher.map((w) => w.raw));
   const lines = [head.join(' ')];
   for (const flag of invocation.flags) {

@@ -20,6 +20,7 @@ export function configSource(config: ConfigObject, env: NodeJS.ProcessEnv): Benc
     },
     has: (flag) => config[keyOf(flag)] !== undefined && config[keyOf(flag)] !== null,
     assignment: () => undefined,
+    assigned: [],
     env,
   };
 }
@@ -53,6 +54,8 @@ export function applyToConfig(
         case 'key-variable':
           set('api_key_env', edit.variable, 'api_key');
           entries = entries.filter(([k]) => k !== 'api_key');
+          break;
+        case 'drop-assignment':
           break;
         case 'unset-env':
           shellSteps.push(

@@ -9,7 +9,7 @@ import { looksLikeFilesystemPath } from '../../shared/upstream-hints.js';
 import type { CheckResult, Remedy } from '../check.js';
 import { BACKEND_PROTOCOL, type Backend } from '../endpoint-checks.js';
 import { runDoctor } from '../run-doctor.js';
-import type { BenchSource, Change } from './bench-source.js';
+import { type BenchSource, type Change, KEY_LIKE } from './bench-source.js';
 
 export interface PlanOptions {
   /** doctor's own --base-url when typed: the endpoint the settings should reach. */
@@ -41,6 +41,7 @@ interface CheckSettings {
 
 const MAX_ROUNDS = 3;
 const VLLM_DEFAULT_ENDPOINT = '/v1/completions';
+/** Variables that may hold an API key, when the one named is not set. */
 const KEY_VARIABLE = /(_API_KEY|_KEY|_TOKEN)$/;
 const BASE_URL_VARIABLE = /(_BASE_URL|_API_BASE|_BASE)$/;
 
@@ -159,7 +160,10 @@ function readSettings(
   const key = keyOf(source);
   let keyVariable = key.variable;
   if (key.literal !== undefined) {
-    const holder = Object.keys(source.env).find((n) => source.env[n] === key.literal && KEY_VARIABLE.test(n));
+    // The shell's variables only: one assigned in front holds it only because it was typed there.
+    const holder = Object.keys(source.env).find(
+      (n) => source.env[n] === key.literal && KEY_LIKE.test(n) && !source.assigned.includes(n),
+    );
     const variable = holder ?? 'OPENAI_API_KEY';
     changes.push({
       why:
@@ -178,6 +182,20 @@ function readSettings(
       });
       keyVariable = instead;
     }
+  }
+  for (const name of source.assigned) {
+    const value = source.assignment(name);
+    if (
+      name === 'OPENAI_API_KEY' ||
+      !KEY_LIKE.test(name) ||
+      value === undefined ||
+      value.variables.length > 0
+    )
+      continue;
+    changes.push({
+      why: `${name}: a key typed in front of the command lands in shell history; export ${name} in your shell instead`,
+      edits: [{ op: 'drop-assignment', variable: name }],
+    });
   }
   const model = source.value('served-model-name')?.text ?? source.value('model')?.text;
   return {
