@@ -30,7 +30,7 @@ export const doctorCommand: Command = {
       type: 'string',
       default: 'http://127.0.0.1:8000',
       valueName: 'URL',
-      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway',
+      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway; with --command or --config, the endpoint they should reach (default: the one they name)',
     },
     {
       name: 'api-key-env',
@@ -92,6 +92,11 @@ export const doctorCommand: Command = {
       throw new UsageError('--command and --config: give one of them');
     if (o['apply'] && o['config'] === undefined) throw new UsageError('--apply goes with --config FILE');
     if (o['command'] !== undefined || o['config'] !== undefined) {
+      const typed = ['api-key', 'api-key-env', 'model', 'backend'].filter((name) => given.has(name));
+      if (typed.length > 0)
+        throw new UsageError(
+          `${typed.map((n) => `--${n}`).join(', ')}: with --command or --config these come from the command or the file`,
+        );
       const { runFixes } = await import('./doctor-fixes.js');
       return runFixes({
         command: o['command'] as string | undefined,

@@ -7,6 +7,7 @@ import { flagValue, parseBenchCommand } from '../../src/doctor/command-line/benc
 import { applyToCommand, formatCommand } from '../../src/doctor/command-line/command-source.js';
 import { splitShellWords } from '../../src/doctor/command-line/shell-words.js';
 import { UsageError } from '../../src/shared/usage-error.js';
+import { runCli } from '../helpers/run-cli.js';
 
 // Section 3 of the article, as its web page shows it (line breaks folded).
 const ARTICLE_ORIGINAL =
@@ -100,4 +101,19 @@ test('a backslash before a line break continues the line', () => {
     words.map((w) => w.text),
     ['python', 'benchmark_serving.py', '--port', '8001'],
   );
+});
+
+test('the doctor refuses flags the command itself carries, and --apply without --config (exit 2)', async () => {
+  for (const [args, reason] of [
+    [
+      ['--command', 'vllm bench serve', '--model', 'm'],
+      /--model: with --command or --config these come from/,
+    ],
+    [['--command', 'vllm bench serve', '--config', 'c.json'], /give one of them/],
+    [['--command', 'vllm bench serve', '--apply'], /--apply goes with --config FILE/],
+  ] as const) {
+    const result = await runCli(['doctor', ...args]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, reason);
+  }
 });
