@@ -7,6 +7,7 @@ import {
   BENCHMARK_BACKEND_FLAGS,
   hintForUpstreamStatus,
   looksLikeFilesystemPath,
+  unservedModelFix,
 } from '../shared/upstream-hints.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
@@ -135,7 +136,7 @@ export function checkModel(
     title,
     'fail',
     `${what}; served: ${suggestions}`,
-    `use --model ${served ?? '<id from GET /v1/models>'}`,
+    unservedModelFix(asked, served),
   );
   return {
     model: asked,

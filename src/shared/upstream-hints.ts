@@ -30,6 +30,18 @@ export function looksLikeFilesystemPath(model: string): boolean {
   return /^(\/|\.{1,2}\/|~\/|[A-Za-z]:\\)/.test(model);
 }
 
+/** What to send instead of a model the endpoint does not serve: the doctor passes the served ID it found, bench
+ *  and the gateway (which only saw the 404) leave it out. */
+export function unservedModelFix(model: string | undefined, servedId?: string): string {
+  const what =
+    model !== undefined && looksLikeFilesystemPath(model)
+      ? `the model '${model}' is a local weights path: send the model ID the server registered`
+      : `the model${model ? ` '${model}'` : ''} is not served here: send a model ID that GET /v1/models lists`;
+  const flag =
+    servedId === undefined ? "--model ID, 'tokenmeter doctor --command' names it" : `--model ${servedId}`;
+  return `${what} (benchmark: ${flag})`;
+}
+
 export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
   const { path = '', model, keySource, errorText = '' } = context;
   switch (status) {
@@ -47,12 +59,8 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
       if (path.includes('/v1/v1/')) {
         return 'the path has /v1 twice: the base URL already ends in /v1 and the client adds /v1 again; drop /v1 from the base URL';
       }
-      if (model && looksLikeFilesystemPath(model)) {
-        return `the model '${model}' is a local weights path: send the model ID the server registered (see GET /v1/models; benchmark: --model ID, 'tokenmeter doctor --command' names it)`;
-      }
-      if (UNKNOWN_MODEL.test(errorText)) {
-        return `the model${model ? ` '${model}'` : ''} is not served here: send a model ID that GET /v1/models lists (benchmark: --model ID, 'tokenmeter doctor --command' names it)`;
-      }
+      if ((model && looksLikeFilesystemPath(model)) || UNKNOWN_MODEL.test(errorText))
+        return unservedModelFix(model);
       if (path.endsWith('/completions') && !path.endsWith('/chat/completions')) {
         return `this endpoint may serve only chat: send chat messages to /v1/chat/completions (benchmark: ${BENCHMARK_BACKEND_FLAGS.chat})`;
       }

@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { BENCHMARK_BACKEND_FLAGS, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
+import {
+  BENCHMARK_BACKEND_FLAGS,
+  hintForUpstreamStatus,
+  unservedModelFix,
+} from '../../src/shared/upstream-hints.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -74,6 +78,15 @@ test('404 on a model name: the model is named as not served, with where to find 
     }),
   );
   assert.match(hint, /^the model 'qwen-32b' is not served here: send a model ID that GET \/v1\/models lists/);
+  // The doctor, which can list the served models, says the same with the ID filled in.
+  const doctor = await runCli(
+    ['doctor', '--base-url', sim.url, '--model', 'qwen-32b', '--api-key-env', 'K'],
+    {
+      PATH: process.env['PATH'] ?? '',
+      K: KEY,
+    },
+  );
+  assert.ok(doctor.stdout.includes(`fix: ${unservedModelFix('qwen-32b', MODEL)}`), doctor.stdout);
 });
 
 test('404 from a chat-only endpoint: the flags the doctor prints for the same finding', async () => {
