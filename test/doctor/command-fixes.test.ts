@@ -233,6 +233,25 @@ test('a stale HTTP_PROXY (a dead loopback port): unset in front of the command',
   assert.doesNotMatch(after, /_PROXY=|_proxy=/);
 });
 
+test('Unprocessable Entity: a completions backend on the chat endpoint, and a chat backend with no --endpoint', async () => {
+  const env = shellEnv();
+  const common = `--base-url "$TAOTOKEN_BASE_URL" --api-key "$TAOTOKEN_API_KEY" --model ${MODEL} ${SMALL_RUN}`;
+  const mismatched = `vllm bench serve --backend vllm --endpoint /v1/chat/completions ${common}`;
+  const first = await doctorFixes(mismatched, env);
+  assert.match(first.stdout, /--backend vllm -> openai-chat --endpoint \/v1\/chat\/completions: /);
+  const refused = await runAsBench(mismatched, env);
+  assert.equal(refused.code, 2, 'bench names the mismatch before sending (vLLM would get 422)');
+  await assertRunsGreen(first.corrected, env);
+
+  // vLLM posts every backend to /v1/completions unless --endpoint says otherwise (bench would not: it runs as is).
+  const second = await doctorFixes(`vllm bench serve --backend openai-chat ${common}`, env);
+  assert.match(
+    second.stdout,
+    /--endpoint \(absent: \/v1\/completions\) -> \/v1\/chat\/completions: --backend openai-chat sends chat messages/,
+  );
+  assert.match(second.corrected, /--backend openai-chat \\\n {2}--endpoint \/v1\/chat\/completions \\/);
+});
+
 test('--config: the corrected JSON with each change explained; --apply writes it beside the old file', async () => {
   const env = shellEnv();
   const path = join(workDir, 'bench_config.json');
