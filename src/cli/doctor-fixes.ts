@@ -1,7 +1,12 @@
 // `tokenmeter doctor --command` and `--config`: the doctor's checks run against what a benchmark's settings name,
 // answered with the settings corrected (and, with --apply, the corrected config written beside the old one).
 import { applyToCommand, formatCommand, readCommand } from '../doctor/command-line/command-source.js';
-import { applyToConfig, configSource, writeBeside } from '../doctor/command-line/config-source.js';
+import {
+  applyToConfig,
+  configSource,
+  inConfigTerms,
+  writeBeside,
+} from '../doctor/command-line/config-source.js';
 import { formatFixes } from '../doctor/command-line/format-fixes.js';
 import { type PlanOptions, planFixes } from '../doctor/command-line/plan-fixes.js';
 import { formatChecklist } from '../doctor/format-checklist.js';
@@ -23,6 +28,7 @@ export async function runFixes(input: FixesInput): Promise<number> {
     doctorBackend: input.doctorBackend,
   };
   let corrected: string;
+  let reasons: string[];
   let notes: string[] = [];
   let written: string | undefined;
   let plan: Awaited<ReturnType<typeof planFixes>>;
@@ -30,12 +36,14 @@ export async function runFixes(input: FixesInput): Promise<number> {
     const source = readCommand(input.command, process.env);
     plan = await planFixes(source, options);
     corrected = formatCommand(applyToCommand(source.invocation, plan.changes));
+    reasons = plan.changes.map((c) => c.why);
   } else {
     const path = input.config as string;
     const config = readConfig(path);
     plan = await planFixes(configSource(config, process.env), options);
     const fixed = applyToConfig(config, plan.changes);
     corrected = JSON.stringify(fixed.config, null, 2);
+    reasons = plan.changes.map((c) => inConfigTerms(c.why));
     notes = fixed.shellSteps;
     if (input.apply && plan.changes.length > 0) written = writeBeside(path, fixed.config);
   }
@@ -44,7 +52,7 @@ export async function runFixes(input: FixesInput): Promise<number> {
     const answer = {
       ok: !failed,
       checks: plan.before,
-      changes: plan.changes.map((c) => c.why),
+      changes: reasons,
       corrected,
       ...(notes.length > 0 ? { notes } : {}),
       checksAfter: plan.after,
@@ -56,7 +64,7 @@ export async function runFixes(input: FixesInput): Promise<number> {
     process.stdout.write(
       formatChecklist(`tokenmeter doctor: the ${what}'s endpoint ${plan.target}`, plan.before),
     );
-    process.stdout.write(formatFixes(what, corrected, plan.changes, plan.after, notes));
+    process.stdout.write(formatFixes(what, corrected, reasons, plan.after, notes));
     if (input.apply) {
       process.stdout.write(
         written === undefined

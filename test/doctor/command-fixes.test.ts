@@ -271,10 +271,10 @@ test('--config: the corrected JSON with each change explained; --apply writes it
   const first = await runCli(['doctor', '--config', path, '--apply', '--timeout-ms', '3000'], env);
   assert.equal(first.code, 0, first.stdout + first.stderr);
   for (const line of [
-    /- --base-url http:\/\/127\.0\.0\.1:\d+\/api\/v1 -> http:\/\/127\.0\.0\.1:\d+\/api: /,
+    /- base_url http:\/\/127\.0\.0\.1:\d+\/api\/v1 -> http:\/\/127\.0\.0\.1:\d+\/api: /,
     /- key: TAOTOKEN_KEY is not set in this shell, TAOTOKEN_API_KEY is/,
-    /- --backend vllm -> openai-chat --endpoint \/v1\/chat\/completions: /,
-    /- --model .* -> Qwen\/Qwen2\.5-Coder-32B-Instruct \(and --tokenizer .*\): /,
+    /- backend vllm -> openai-chat endpoint \/v1\/chat\/completions: /,
+    /- model .* -> Qwen\/Qwen2\.5-Coder-32B-Instruct \(and tokenizer .*\): /,
   ])
     assert.match(first.stdout, line);
   const written = join(workDir, 'bench_config.fixed.json');

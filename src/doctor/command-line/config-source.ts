@@ -68,6 +68,14 @@ export function applyToConfig(
   return { config: Object.fromEntries(entries), shellSteps };
 }
 
+/** A change's reason in the file's terms: the flags named before its first ': ' become keys (`--base-url` ->
+ *  `base_url`); the finding after it is the checklist's, quoted as is. */
+export function inConfigTerms(why: string): string {
+  const at = why.indexOf(': ');
+  const what = at < 0 ? why : why.slice(0, at);
+  return `${what.replace(/--([a-z][a-z-]*)/g, (_, name: string) => keyOf(name))}${at < 0 ? '' : why.slice(at)}`;
+}
+
 /** `bench_config.json` -> `bench_config.fixed.json` (then `.fixed-2.json`, ...): the first name not taken. */
 export function writeBeside(path: string, config: ConfigObject): string {
   const ext = extname(path) || '.json';

@@ -1,7 +1,6 @@
 // The doctor's answer for a benchmark's settings: the checklist, then the corrected settings with one line per
 // change saying why, then how the checks went with the changes made.
 import type { CheckResult, CheckStatus } from '../check.js';
-import type { Change } from './bench-source.js';
 
 function tally(results: readonly CheckResult[]): string {
   const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
@@ -11,19 +10,20 @@ function tally(results: readonly CheckResult[]): string {
 export function formatFixes(
   what: 'command' | 'config',
   corrected: string,
-  changes: readonly Change[],
+  /** One reason per change, in the form's own terms. */
+  reasons: readonly string[],
   after: readonly CheckResult[],
   notes: readonly string[] = [],
 ): string {
-  if (changes.length === 0) return `\nthe ${what} needs no change the doctor can make\n`;
+  if (reasons.length === 0) return `\nthe ${what} needs no change the doctor can make\n`;
   const lines = [
     '',
-    `corrected ${what} (${changes.length} change${changes.length === 1 ? '' : 's'}):`,
+    `corrected ${what} (${reasons.length} change${reasons.length === 1 ? '' : 's'}):`,
     '',
     corrected,
     '',
     'why:',
-    ...changes.map((c) => `  - ${c.why}`),
+    ...reasons.map((r) => `  - ${r}`),
     ...notes.map((n) => `  - ${n}`),
     '',
     `checked again with these changes: ${tally(after)}`,
