@@ -11,7 +11,7 @@ import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { type Verdict, verdicts } from '../report/verdicts.js';
+import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
@@ -195,7 +195,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     durationMs: result.durationMs,
     metrics,
     extra,
-    verdicts: verdicts(records, extra),
+    verdicts: verdicts(records, extra, DEFAULT_VERDICT_THRESHOLDS, {
+      path: settings.target.path,
+      model: input.model,
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    }),
     tokenizer,
     dataset,
     planned: requests.length,
