@@ -17,7 +17,7 @@
 // Also timed: 20 scrapes of /metrics, which at 2 workers is aggregated by the primary from both registries.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -174,6 +174,9 @@ async function main(): Promise<void> {
   const arrange = (layout: Setup['layout']): void => {
     pin([process.pid, ...nginxPids()], layout === 'pinned' ? '0' : all);
   };
+  // Other work on the machine takes cores from every party: said, so a reader can tell a quiet run from a busy one.
+  const loadAverage = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+  console.log(`load average (1 min) at start: ${loadAverage()}`);
   console.log(
     `${availableParallelism()} CPUs; ${CONCURRENCY} concurrent streams of ${CHUNKS} content chunks; ${SECONDS} s x ${ROUNDS} rounds per setup`,
   );
@@ -190,6 +193,7 @@ async function main(): Promise<void> {
     }
   }
   arrange('shared');
+  console.log(`load average (1 min) at the end: ${loadAverage()}`);
   console.log('layout  workers   req/s  x 1 worker  gateway CPU ms/req  failed  /metrics scrape ms (median)');
   for (const setup of setups) {
     const { tally } = setup;
