@@ -283,22 +283,24 @@ export const serveCommand: Command = {
 async function serveAsWorker(config: GatewayConfig, logger: Logger): Promise<number> {
   const { buildGateway } = await import('../../plugins/index.js');
   const { shutDownOnSignals } = await import('../gateway/shutdown.js');
-  const { answerRegistryRequests, gatewayMetricsSource, sendToPrimary, workerSlot } = await import(
-    '../gateway/cluster/worker.js'
-  );
-  const recordsFile =
-    config.recordsFile === null ? null : workerRecordsPath(config.recordsFile, workerSlot());
-  const gateway = await buildGateway(
-    { ...config, recordsFile, warnings: [] },
-    { logger, metricsSource: gatewayMetricsSource() },
-  );
-  answerRegistryRequests(gateway.context.metrics.registry);
-  sendToPrimary({
-    type: 'tokenmeter:listening',
-    line: await listenQuietly(gateway, logger, config.host, config.port),
-  });
-  await shutDownOnSignals(gateway);
-  // Lets the process end: the channel to the primary would keep it alive, and the primary expects this exit.
-  process.disconnect();
-  return 0;
+  const { answerRegistryRequests, gatewayMetricsSource, leavePrimary, sendToPrimary, workerSlot } =
+    await import('../gateway/cluster/worker.js');
+  try {
+    const recordsFile =
+      config.recordsFile === null ? null : workerRecordsPath(config.recordsFile, workerSlot());
+    const gateway = await buildGateway(
+      { ...config, recordsFile, warnings: [] },
+      { logger, metricsSource: gatewayMetricsSource() },
+    );
+    answerRegistryRequests(gateway.context.metrics.registry);
+    sendToPrimary({
+      type: 'tokenmeter:listening',
+      line: await listenQuietly(gateway, logger, config.host, config.port),
+    });
+    await shutDownOnSignals(gateway);
+    return 0;
+  } finally {
+    // After its shutdown or a failed start, the process ends when its work does.
+    leavePrimary();
+  }
 }

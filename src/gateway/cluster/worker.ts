@@ -22,6 +22,15 @@ export function workerSlot(): number {
   return slot;
 }
 
+/**
+ * Closes the channel to the primary so that this process ends when its work does (the channel would keep it
+ * alive), with the exit status it sets. Through the cluster's own disconnect, which tells the primary the exit is
+ * meant: a bare process.disconnect() makes Node end the worker at once with status 0.
+ */
+export function leavePrimary(): void {
+  cluster.worker?.disconnect();
+}
+
 export function sendToPrimary(message: ToPrimary): void {
   process.send?.(message);
 }
