@@ -194,14 +194,18 @@ async function main(): Promise<void> {
   }
   arrange('shared');
   console.log(`load average (1 min) at the end: ${loadAverage()}`);
-  console.log('layout  workers   req/s  x 1 worker  gateway CPU ms/req  failed  /metrics scrape ms (median)');
+  // Cores used: the gateway's CPU time over the wall time; under 1 (pinned) or 2 (shared) when other processes on
+  // the machine took the rest.
+  console.log(
+    'layout  workers   req/s  x 1 worker  gateway CPU ms/req  cores used  failed  /metrics scrape ms (median)',
+  );
   for (const setup of setups) {
     const { tally } = setup;
     const rps = tally.done / tally.seconds;
     const one = setups.find((s) => s.layout === setup.layout && s.workers === 1)?.tally as Tally;
     const ratio = rps / (one.done / one.seconds);
     console.log(
-      `${setup.layout.padEnd(8)}${String(setup.workers).padStart(7)}${rps.toFixed(0).padStart(8)}${ratio.toFixed(2).padStart(12)}${(tally.cpuMs / tally.done).toFixed(3).padStart(20)}${String(tally.failed).padStart(8)}${(await scrapeMs(setup.gateway.url)).toFixed(2).padStart(29)}`,
+      `${setup.layout.padEnd(8)}${String(setup.workers).padStart(7)}${rps.toFixed(0).padStart(8)}${ratio.toFixed(2).padStart(12)}${(tally.cpuMs / tally.done).toFixed(3).padStart(20)}${(tally.cpuMs / 1000 / tally.seconds).toFixed(2).padStart(12)}${String(tally.failed).padStart(8)}${(await scrapeMs(setup.gateway.url)).toFixed(2).padStart(29)}`,
     );
   }
   for (const setup of setups) setup.gateway.process.kill('SIGTERM');
