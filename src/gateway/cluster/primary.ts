@@ -124,11 +124,13 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
             reply({ error });
             return;
           }
-          const registry = AggregatorRegistry.aggregate(gather.registries);
-          registry.metrics().then(
-            (text) => reply({ text }),
-            (failure: unknown) => reply({ error: String(failure) }),
-          );
+          // A page that cannot be merged fails this scrape, never the primary.
+          Promise.resolve()
+            .then(() => AggregatorRegistry.aggregate(gather.registries).metrics())
+            .then(
+              (text) => reply({ text }),
+              (failure: unknown) => reply({ error: String(failure) }),
+            );
         },
       };
       gathers.set(id, gather);
