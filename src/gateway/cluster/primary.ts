@@ -179,8 +179,8 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
 
     cluster.on('exit', (worker, code, signal) => {
       const slot = slotOf.get(worker);
+      const wasListening = listening.delete(worker);
       slotOf.delete(worker);
-      listening.delete(worker);
       // Its counts are gone with it: a scrape waiting on it aggregates the others.
       for (const gather of gathers.values()) {
         if (gather.pending.delete(worker) && gather.pending.size === 0) gather.done(null);
@@ -189,7 +189,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       slot.worker = null;
       const how = signal === null ? `with code ${code}` : `on ${signal}`;
       if (stopping) {
-        if (code !== 0 && exitStatus === 0) exitStatus = code ?? 1;
+        // One still starting was ended by the primary's own SIGTERM (stopAll): that is no failure.
+        const endedByUs = !wasListening && signal === 'SIGTERM';
+        if (code !== 0 && !endedByUs && exitStatus === 0) exitStatus = code ?? 1;
         finishIfAllExited();
         return;
       }
