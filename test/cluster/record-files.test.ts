@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readGatewayRecords } from '../../loadgen/bench/gateway-timings.js';
 import { readRecordsText, recordsFilesAt, workerRecordsPath } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 
@@ -40,4 +41,15 @@ test('a reader naming FILE gets FILE alone, or its worker files in slot order, a
   await writeFile(path, '{"requestId":"single"}\n');
   assert.equal(recordsFilesAt(path)[0], path);
   assert.equal(parseRecordLines(readRecordsText(path)).records.length, 4);
+});
+
+test("bench --gateway-records reads the workers' files of the path it is given", async (t) => {
+  const folder = await mkdtemp(join(tmpdir(), 'tokenmeter-records-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  await writeFile(join(folder, 'gw.worker1.jsonl'), '{"requestId":"bench-1","ttftMs":10,"e2eMs":20}\n');
+  await writeFile(join(folder, 'gw.worker2.jsonl'), '{"requestId":"bench-2","ttftMs":11,"e2eMs":21}\n');
+  assert.deepEqual(
+    readGatewayRecords(join(folder, 'gw.jsonl')).map((r) => r.requestId),
+    ['bench-1', 'bench-2'],
+  );
 });
