@@ -97,6 +97,8 @@ export interface GatewayConfigInput {
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;
   readonly logLevel?: string;
+  /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
+  readonly workers?: number | 'auto';
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
