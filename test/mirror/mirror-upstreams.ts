@@ -45,15 +45,34 @@ export function startCuttingMirror(): Promise<TestUpstream> {
   });
 }
 
-/** An upstream that answers nothing until `release()`; `held` counts the requests waiting. */
-export async function startHoldingMirror(): Promise<TestUpstream & { release(): void; held(): number }> {
+export interface HoldingUpstream extends TestUpstream {
+  /** Answers every request held so far (a short complete stream). */
+  release(): void;
+  /** Requests waiting for release. */
+  held(): number;
+  /** Resolves once `count` requests are waiting. */
+  holding(count: number): Promise<void>;
+}
+
+/** An upstream that answers nothing until `release()`. */
+export async function startHoldingMirror(): Promise<HoldingUpstream> {
   const waiting: ServerResponse[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
   const upstream = await startUpstream((_req, res) => {
     waiting.push(res);
+    for (const w of waiters.splice(0)) {
+      if (waiting.length >= w.count) w.resolve();
+      else waiters.push(w);
+    }
   });
   return {
     ...upstream,
     held: () => waiting.length,
+    holding: (count) =>
+      new Promise((resolve) => {
+        if (waiting.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      }),
     release() {
       for (const res of waiting.splice(0)) playScript(res, chatStreamSteps(2, 1, 1, true), []);
     },
