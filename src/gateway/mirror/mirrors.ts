@@ -12,7 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { MeteredHandler } from '../../measure/metered-handler.js';
+import { MeteredHandler, UNCONTROLLED } from '../../measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../../measure/network-failure.js';
 import { type KnownProtocol, upstreamAuthFor } from '../../protocols/index.js';
 import { newSpan, traceparentOf } from '../../shared/trace-context.js';
@@ -214,16 +214,22 @@ export class Mirrors {
     this.#options.state.mirrorsInFlight++;
     const dispatcher = dispatchers.get(upstream) as Dispatcher;
     m.upstreamRequestAt = performance.now();
-    dispatcher.dispatch(
-      {
-        origin: upstream.base.origin,
-        path: `${pathSent}${request.query}`,
-        method: request.method as Dispatcher.HttpMethod,
-        headers,
-        body: prepared?.bytes ?? null,
-      },
-      exchange,
-    );
+    try {
+      dispatcher.dispatch(
+        {
+          origin: upstream.base.origin,
+          path: `${pathSent}${request.query}`,
+          method: request.method as Dispatcher.HttpMethod,
+          headers,
+          body: prepared?.bytes ?? null,
+        },
+        exchange,
+      );
+    } catch (error) {
+      // This runs inside the client's request handler: a copy that cannot even start is the copy's failure,
+      // recorded as such, never an error thrown at the client.
+      exchange.onResponseError(UNCONTROLLED, error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   #finish(mirror: RouteMirror, m: RequestMeasurement, h: MeteredHandler): void {
