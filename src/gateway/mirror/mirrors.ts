@@ -75,14 +75,10 @@ export class Mirrors {
   /** Copies in flight, per route mirror (for its bound) and all together (to cut them). */
   readonly #perRoute = new Map<RouteMirror, number>();
   readonly #running = new Set<RequestMeasurement>();
-  #idle: (() => void)[] = [];
+  readonly #idle: (() => void)[] = [];
 
   constructor(options: MirrorsOptions) {
     this.#options = options;
-  }
-
-  get inFlight(): number {
-    return this.#running.size;
   }
 
   /** Called by the proxy right after the primary was dispatched; returns at once, whatever happens to the copy. */
