@@ -1,8 +1,9 @@
 // The client of a mirrored route gets exactly what an unmirrored client gets, when it would get it: for a mirror
 // that is slower, answers 500, refuses the connection or cuts its stream, the client's status and bytes equal
 // those of the same request through a gateway without a mirror, and its time to first token (measured at the
-// client, on alternating requests through both gateways) stays within a tolerance of the unmirrored one. Each
-// side gets its own record, paired by pairId; the mirror's failure is in its record only.
+// client, on pairs of requests sent at the same moment through both gateways) stays within a tolerance of the unmirrored one. Each
+// side gets its own record, paired by pairId; the mirror's failure is in its record only, and a client that leaves
+// does not stop the copy.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
@@ -160,6 +161,37 @@ test('a slower mirror runs on after the client got its answer, and is recorded w
     assert.equal(m?.outcome, 'ok');
     assert.ok((m?.ttftMs ?? 0) >= SLOW_FIRST_MS, `mirror TTFT ${m?.ttftMs} ms`);
     assert.ok((p?.ttftMs ?? Infinity) < SLOW_FIRST_MS, `primary TTFT ${p?.ttftMs} ms`);
+  } finally {
+    await gateway.close();
+    await mirror.close();
+  }
+});
+
+test('a client that leaves mid-answer does not stop the copy: it runs to its end and is recorded', async () => {
+  const mirror = await startSlowMirror();
+  const gateway = await startGateway(mirrorConfig(primary.url, mirror.url, { fraction: 1 }));
+  try {
+    const controller = new AbortController();
+    const response = await request(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: STREAMED_CHAT,
+      signal: controller.signal,
+    });
+    // Leave once the first content chunk arrived, long before the slow mirror's first token.
+    let seen = '';
+    await assert.rejects(async () => {
+      for await (const chunk of response.body) {
+        seen += (chunk as Buffer).toString('utf8');
+        if (seen.includes('word0')) controller.abort();
+      }
+    });
+    const [p, m] = await gateway.recordsAfter(2);
+    assert.equal(p?.role, 'primary');
+    assert.equal(p?.outcome, 'client_abort');
+    assert.equal(m?.role, 'mirror');
+    assert.equal(m?.outcome, 'ok');
+    assert.equal(m?.outputTokens, 5);
   } finally {
     await gateway.close();
     await mirror.close();
