@@ -12,6 +12,7 @@ import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
 import type { MetricsSource } from '../src/gateway/metrics-page.js';
+import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
@@ -101,7 +102,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
-  const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
+  const state = {
+    shuttingDown: false,
+    cutReason: null,
+    inFlight: 0,
+    mirrorsInFlight: 0,
+    metricsAddress: null,
+  };
   const writer = recordsWriter(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
@@ -114,6 +121,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   sinks.push(requestLogSink(logger));
   const extra = options.onRecord;
   if (extra !== undefined) sinks.push((record) => extra(record));
+  Object.freeze(sinks);
+  const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
   const context: GatewayContext = Object.freeze({
     config,
     routes,
@@ -121,7 +130,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metrics: gatewayMetrics,
     scrubber,
     records: writer,
-    sinks: Object.freeze(sinks),
+    sinks,
+    mirrors,
     state,
   });
   const limits = config.clientLimits;
@@ -166,6 +176,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
     await everyRequestRecorded(state);
+    // Mirror copies are not client connections: closing the server does not wait for them, this does.
+    await mirrors.close(config.shutdownGraceMs);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();

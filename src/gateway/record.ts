@@ -4,8 +4,19 @@
 import type { ExchangeFigures } from '../measure/exchange-figures.js';
 import type { Outcome } from '../measure/outcome.js';
 
+/**
+ * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
+ * that is not a mirror's copy is one), `mirror` is the copy sent to a route's mirror upstream, measured and
+ * discarded. The metrics' `role` label takes the same values.
+ */
+export const REQUEST_ROLES = ['primary', 'mirror'] as const;
+export type RequestRole = (typeof REQUEST_ROLES)[number];
+
 export interface RequestRecord extends ExchangeFigures {
   readonly requestId: string;
+  readonly role: RequestRole;
+  /** Shared by a primary and its mirror (the primary's requestId); null for a request that was not mirrored. */
+  readonly pairId: string | null;
   readonly traceId: string;
   readonly spanId: string;
   /** The client's span id from its traceparent; null when the gateway started the trace. */

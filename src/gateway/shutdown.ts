@@ -56,10 +56,14 @@ export class GatewayShutdown {
     }
   }
 
-  /** Cuts every connection now; what they carried is recorded as truncated, with `reason` as its error. */
+  /**
+   * Cuts every connection now, and every mirror copy still running; what they carried is recorded as truncated,
+   * with `reason` as its error.
+   */
   cut(reason: string): void {
     const { app, context } = this.#gateway;
     context.state.cutReason = reason;
+    context.mirrors.cut(reason);
     // During the delay the gateway still listens: end the delay, and begin() cuts once it stopped listening.
     if (this.#endDelay !== null) this.#endDelay();
     else app.server.closeAllConnections();
