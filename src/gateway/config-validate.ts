@@ -43,8 +43,6 @@ const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
 const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'cachedInputPerMillion', 'currency'];
 const MODEL_KEYS = ['alias', 'id', 'mirror'];
 const MIRROR_KEYS = ['upstream', 'model', 'fraction', 'includeSideEffects', 'maxConcurrent'];
-// ICU's list of ISO 4217 codes, as the runtime knows them.
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 function fail(field: string, message: string): never {
   throw new UserFacingError(`config ${field} ${message}`);
