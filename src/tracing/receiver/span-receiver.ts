@@ -26,6 +26,8 @@ export const TRACES_PATH = '/v1/traces';
 export const DEFAULT_RECEIVER_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Exports read at once; with the body bound, what the receiver can hold in memory. */
 export const DEFAULT_RECEIVER_MAX_CONCURRENT = 8;
+/** An export's body must arrive whole within this: a batch of a few hundred KiB takes milliseconds. */
+export const DEFAULT_RECEIVER_READ_TIMEOUT_MS = 10_000;
 
 /** Where received spans go: true when the span joined a request measured here. */
 export interface SpanSink {
@@ -37,6 +39,7 @@ export interface SpanReceiverOptions {
   readonly forwarder: ExportForwarder | null;
   readonly maxBodyBytes?: number;
   readonly maxConcurrent?: number;
+  readonly readTimeoutMs?: number;
   /** When set, an export must pass it (a bearer token), or is answered 401. */
   readonly authorize?: (authorization: string | undefined) => boolean;
 }
@@ -49,6 +52,7 @@ export const EXPORT_RESULTS = [
   'unsupported',
   'busy',
   'unauthorized',
+  'incomplete',
 ] as const;
 export type ExportResult = (typeof EXPORT_RESULTS)[number];
 
@@ -78,13 +82,22 @@ function send(response: ServerResponse, answer: OtlpAnswer, closeConnection = fa
 
 export class SpanReceiver {
   readonly stats: SpanReceiverStats = {
-    exports: { accepted: 0, bad_request: 0, too_large: 0, unsupported: 0, busy: 0, unauthorized: 0 },
+    exports: {
+      accepted: 0,
+      bad_request: 0,
+      too_large: 0,
+      unsupported: 0,
+      busy: 0,
+      unauthorized: 0,
+      incomplete: 0,
+    },
     rejectedSpans: 0,
   };
   readonly #sink: SpanSink;
   readonly #forwarder: ExportForwarder | null;
   readonly #maxBodyBytes: number;
   readonly #maxConcurrent: number;
+  readonly #readTimeoutMs: number;
   readonly #authorize: ((authorization: string | undefined) => boolean) | undefined;
   #reading = 0;
 
@@ -93,6 +106,7 @@ export class SpanReceiver {
     this.#forwarder = options.forwarder;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_RECEIVER_MAX_BODY_BYTES;
     this.#maxConcurrent = options.maxConcurrent ?? DEFAULT_RECEIVER_MAX_CONCURRENT;
+    this.#readTimeoutMs = options.readTimeoutMs ?? DEFAULT_RECEIVER_READ_TIMEOUT_MS;
     this.#authorize = options.authorize;
   }
 
@@ -164,7 +178,10 @@ export class SpanReceiver {
     this.#reading++;
     this.#receive(request, encoding, contentEncoding === 'gzip')
       .then(
-        (answer) => send(response, answer, answer.status !== 200),
+        (answer) => {
+          if (answer === null) response.destroy();
+          else send(response, answer, answer.status !== 200);
+        },
         () => response.destroy(),
       )
       .finally(() => {
@@ -172,12 +189,22 @@ export class SpanReceiver {
       });
   };
 
-  async #receive(request: IncomingMessage, encoding: OtlpEncoding, gzipped: boolean): Promise<OtlpAnswer> {
-    const raw = await readRawBody(request, this.#maxBodyBytes);
+  /** The answer to an export, or null when its body never came whole (no one to answer). */
+  async #receive(
+    request: IncomingMessage,
+    encoding: OtlpEncoding,
+    gzipped: boolean,
+  ): Promise<OtlpAnswer | null> {
+    const raw = await readRawBody(request, this.#maxBodyBytes, this.#readTimeoutMs);
+    if (raw.kind === 'incomplete') {
+      this.stats.exports.incomplete++;
+      return null;
+    }
     if (raw.kind !== 'ok') return this.#refused(raw.kind, encoding);
     const body = await decodedBody(raw.bytes, gzipped, this.#maxBodyBytes);
+    if (body.kind === 'too_large') return this.#refused('too_large', encoding);
     if (body.kind !== 'ok')
-      return this.#refused(body.kind, encoding, body.kind === 'malformed' ? body.message : '');
+      return this.#refused('malformed', encoding, body.kind === 'malformed' ? body.message : '');
     let spans: ReceivedSpan[];
     try {
       spans =
