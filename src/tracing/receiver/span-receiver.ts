@@ -15,6 +15,7 @@ import {
   type OtlpEncoding,
   RPC_INVALID_ARGUMENT,
   RPC_RESOURCE_EXHAUSTED,
+  RPC_UNAUTHENTICATED,
   RPC_UNAVAILABLE,
   statusAnswer,
 } from './otlp-response.js';
@@ -61,6 +62,21 @@ export interface SpanReceiverStats {
   /** Spans whose ids are not OTLP's sizes: refused (partial_success). */
   rejectedSpans: number;
 }
+
+interface Refusal {
+  readonly result: ExportResult;
+  readonly answer: OtlpAnswer;
+}
+
+const UNSUPPORTED_TYPE: Refusal = {
+  result: 'unsupported',
+  answer: statusAnswer(
+    415,
+    'json',
+    RPC_INVALID_ARGUMENT,
+    'send OTLP as application/x-protobuf or application/json',
+  ),
+};
 
 /** Which encoding a content-type names; undefined for any other. Parameters (charset) are ignored. */
 function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
@@ -112,67 +128,14 @@ export class SpanReceiver {
 
   /** Answers one request to TRACES_PATH; never throws. */
   readonly handle = (request: IncomingMessage, response: ServerResponse): void => {
-    const contentType = request.headers['content-type'];
-    const encoding = encodingOf(contentType);
-    const answerEncoding = encoding ?? 'json';
-    if (request.method !== 'POST') {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(405, answerEncoding, RPC_INVALID_ARGUMENT, `${TRACES_PATH} takes POST`, {
-          allow: 'POST',
-        }),
-        true,
-      );
-      return;
-    }
-    if (this.#authorize !== undefined && !this.#authorize(request.headers.authorization)) {
-      this.stats.exports.unauthorized++;
-      send(
-        response,
-        statusAnswer(
-          401,
-          answerEncoding,
-          RPC_INVALID_ARGUMENT,
-          'send the metrics token as "Authorization: Bearer <token>"',
-        ),
-        true,
-      );
-      return;
-    }
-    if (encoding === undefined) {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(
-          415,
-          'json',
-          RPC_INVALID_ARGUMENT,
-          'send OTLP as application/x-protobuf or application/json',
-        ),
-        true,
-      );
-      return;
-    }
+    const encoding = encodingOf(request.headers['content-type']);
     const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
-    if (contentEncoding !== undefined && contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(415, encoding, RPC_INVALID_ARGUMENT, 'send the body as is or gzipped'),
-        true,
-      );
-      return;
-    }
-    if (this.#reading >= this.#maxConcurrent) {
-      this.stats.exports.busy++;
-      send(
-        response,
-        statusAnswer(503, encoding, RPC_UNAVAILABLE, 'too many exports at once; retry', {
-          'retry-after': '1',
-        }),
-        true,
-      );
+    const refusal = this.#refusalOf(request, encoding, contentEncoding);
+    // A missing encoding is always refused; checked here again so the type knows it.
+    if (refusal !== null || encoding === undefined) {
+      const { result, answer } = refusal ?? UNSUPPORTED_TYPE;
+      this.stats.exports[result]++;
+      send(response, answer, true);
       return;
     }
     this.#reading++;
@@ -188,6 +151,40 @@ export class SpanReceiver {
         this.#reading--;
       });
   };
+
+  /** Why an export is refused before its body is read, in the answer's encoding where one was named. */
+  #refusalOf(
+    request: IncomingMessage,
+    encoding: OtlpEncoding | undefined,
+    contentEncoding: string | undefined,
+  ): Refusal | null {
+    const answerEncoding = encoding ?? 'json';
+    if (request.method !== 'POST') {
+      const answer = statusAnswer(405, answerEncoding, RPC_INVALID_ARGUMENT, `${TRACES_PATH} takes POST`, {
+        allow: 'POST',
+      });
+      return { result: 'unsupported', answer };
+    }
+    if (this.#authorize !== undefined && !this.#authorize(request.headers.authorization)) {
+      const message = 'send the metrics token as "Authorization: Bearer <token>"';
+      return {
+        result: 'unauthorized',
+        answer: statusAnswer(401, answerEncoding, RPC_UNAUTHENTICATED, message),
+      };
+    }
+    if (encoding === undefined) return UNSUPPORTED_TYPE;
+    if (contentEncoding !== undefined && contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
+      const message = 'send the body as is or gzipped';
+      return { result: 'unsupported', answer: statusAnswer(415, encoding, RPC_INVALID_ARGUMENT, message) };
+    }
+    if (this.#reading >= this.#maxConcurrent) {
+      const answer = statusAnswer(503, encoding, RPC_UNAVAILABLE, 'too many exports at once; retry', {
+        'retry-after': '1',
+      });
+      return { result: 'busy', answer };
+    }
+    return null;
+  }
 
   /** The answer to an export, or null when its body never came whole (no one to answer). */
   async #receive(
