@@ -50,6 +50,7 @@ function record(): RequestRecord {
     tpotMs: 11.523,
     gatewayOverheadMs: 0.734,
     promptTokens: 612,
+    cachedPromptTokens: null,
     outputTokens: 128,
     outputTokensSource: 'usage',
     costInput: null,

@@ -50,7 +50,11 @@ export async function prepareRun(
   for (const note of options.flagNotes ?? []) say(`note: ${note}`);
   const modelId =
     settings.model ??
-    (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
+    (await discoverModel(
+      target,
+      requestHeaders(target.backend, settings.apiKey.key, settings.headers),
+      settings.apiKey.key === undefined ? undefined : settings.apiKey.source,
+    ));
   say(
     `model: ${modelId}${settings.servedModelName === undefined ? '' : ` (sent as ${settings.servedModelName})`}; tokenizer: ${tokenizer.name}`,
   );

@@ -2,6 +2,7 @@
 // environment) before anything is sent. The bench and sweep commands build it; run-bench.ts consumes it.
 
 import type { RampUp } from '../arrivals.js';
+import type { CostSettings } from '../cost/cost-settings.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
@@ -75,4 +76,6 @@ export interface BenchSettings {
   readonly thresholds: readonly Threshold[];
   /** The default success floor (fewer than 90% successes fail the run); false with --no-success-floor. */
   readonly successFloor: boolean;
+  /** Prices, --estimate and the budget limits (docs/cost.md). */
+  readonly cost: CostSettings;
 }

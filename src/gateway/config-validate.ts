@@ -3,6 +3,7 @@
 import { nearestNames } from '../shared/nearest-names.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type GatewayConfigInput, LOG_LEVELS } from './config.js';
+import { isCurrencyCode } from './model-prices.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,9 +40,7 @@ const UPSTREAM_KEYS = [
   'default',
 ];
 const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
-const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'currency'];
-// ICU's list of ISO 4217 codes, as the runtime knows them.
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'cachedInputPerMillion', 'currency'];
 
 function fail(field: string, message: string): never {
   throw new UserFacingError(`config ${field} ${message}`);
@@ -121,10 +120,11 @@ function checkPrice(price: unknown, field: string): void {
     if (price[key] === undefined) fail(`${field}.${key}`, 'is missing (a price per million tokens)');
     optional(price, key, 'number', `${field}.`);
   }
+  optional(price, 'cachedInputPerMillion', 'number', `${field}.`);
   const currency = price['currency'];
-  if (typeof currency !== 'string' || !CURRENCIES.has(currency)) {
+  if (typeof currency !== 'string' || !isCurrencyCode(currency)) {
     const upper = typeof currency === 'string' ? currency.toUpperCase() : '';
-    const hint = CURRENCIES.has(upper) ? ` (did you mean '${upper}'?)` : '';
+    const hint = isCurrencyCode(upper) ? ` (did you mean '${upper}'?)` : '';
     fail(
       `${field}.currency`,
       `must be an ISO 4217 currency code such as USD, EUR or CNY (got ${JSON.stringify(currency)})${hint}`,

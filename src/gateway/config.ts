@@ -17,6 +17,8 @@ export type ModelInput = string | { readonly alias: string; readonly id: string 
 export interface PriceInput {
   readonly inputPerMillion: number;
   readonly outputPerMillion: number;
+  /** Price of one million prompt tokens read from the upstream's prompt cache; default: inputPerMillion. */
+  readonly cachedInputPerMillion?: number;
   /** ISO 4217 code, upper case (USD, EUR, CNY). */
   readonly currency: string;
 }

@@ -102,6 +102,7 @@ export class RequestMeasurement {
         ? figures.outputTokens
         : (json?.outputTokens ?? null);
     const promptTokens = figures?.promptTokens ?? json?.promptTokens ?? null;
+    const cachedPromptTokens = figures?.cachedPromptTokens ?? json?.cachedPromptTokens ?? null;
     return {
       requestId: this.requestId,
       traceId: this.trace.traceId,
@@ -128,10 +129,11 @@ export class RequestMeasurement {
       tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
       promptTokens,
+      cachedPromptTokens,
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
-      ...requestCost(this.price, promptTokens, outputTokens),
+      ...requestCost(this.price, { promptTokens, cachedPromptTokens, outputTokens }),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
       maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,

@@ -35,12 +35,17 @@ export interface RequestRecord extends ExchangeFigures {
   readonly tpotMs: number | null;
   readonly gatewayOverheadMs: number;
   readonly promptTokens: number | null;
+  /**
+   * Of promptTokens, those the upstream read from its prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
+   * Anthropic's cache_read_input_tokens); null when it did not say.
+   */
+  readonly cachedPromptTokens: number | null;
   readonly outputTokens: number | null;
   readonly outputTokensSource: 'usage' | 'estimate' | null;
   /**
-   * promptTokens and outputTokens times the price of modelSent on this upstream (upstreams[].prices), per million
-   * tokens, unrounded. Null without a price or without the token count; an estimated outputTokens gives an
-   * estimated costOutput.
+   * promptTokens (cachedPromptTokens of them at the cached-input price, when set) and outputTokens times the price
+   * of modelSent on this upstream (upstreams[].prices), per million tokens, unrounded. Null without a price or
+   * without the token count; an estimated outputTokens gives an estimated costOutput.
    */
   readonly costInput: number | null;
   readonly costOutput: number | null;
