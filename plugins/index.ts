@@ -11,6 +11,7 @@ import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
+import type { MetricsSource } from '../src/gateway/metrics-page.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
@@ -34,6 +35,8 @@ export interface BuildOptions {
   readonly logger?: Logger;
   /** Also receives every finished request's record, after the gateway's own sinks (the demo, tests). */
   readonly onRecord?: (record: RequestRecord) => void;
+  /** What /metrics shows instead of this process's registry (a cluster worker's: the whole gateway's). */
+  readonly metricsSource?: MetricsSource;
 }
 
 function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
@@ -168,7 +171,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   await app.register(requestId);
   await app.register(gatewayAuth, { context });
   await app.register(records, { context });
-  await app.register(metrics, { context });
+  await app.register(metrics, {
+    context,
+    ...(options.metricsSource === undefined ? {} : { source: options.metricsSource }),
+  });
   await app.register(health, { context });
   await app.register(proxy, { context });
   // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.

@@ -23,6 +23,7 @@ const TOP_KEYS = [
   'metrics',
   'spanReceiver',
   'logLevel',
+  'workers',
 ];
 const UPSTREAM_KEYS = [
   'name',
@@ -221,6 +222,14 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   const level = raw['logLevel'];
   if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
     fail('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const workers = raw['workers'];
+  if (
+    workers !== undefined &&
+    workers !== 'auto' &&
+    !(Number.isInteger(workers) && (workers as number) >= 1)
+  ) {
+    fail('workers', "must be a whole number of processes (1 or more) or 'auto'");
   }
   const keys = raw['gatewayKeys'];
   if (keys !== undefined && (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === ''))) {

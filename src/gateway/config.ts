@@ -102,6 +102,8 @@ export interface GatewayConfigInput {
    */
   readonly spanReceiver?: SpanReceiverInput;
   readonly logLevel?: string;
+  /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
+  readonly workers?: number | 'auto';
 }
 
 export interface SpanReceiverInput {

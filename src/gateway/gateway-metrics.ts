@@ -14,6 +14,7 @@ import type { RequestMeasurement } from './measurement.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import type { RequestRecord } from './record.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
+import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 const UM = ['upstream', 'model'] as const;
 
@@ -113,6 +114,8 @@ export class GatewayMetrics {
       name: 'tokenmeter_requests_in_flight',
       help: 'Requests received and not yet finished',
       registers: [this.registry],
+      // Across `serve --workers N`, the gateway's in-flight requests are every worker's.
+      aggregator: 'sum',
       collect() {
         this.set(state.inFlight);
       },
@@ -143,6 +146,7 @@ export class GatewayMetrics {
     for (const kind of ['handles', 'requests', 'resources']) {
       this.registry.removeSingleMetric(`tokenmeter_nodejs_active_${kind}_total`);
     }
+    chooseWorkerAggregators(this.registry);
   }
 
   pathFixed(fix: PathFix): void {
