@@ -5,6 +5,7 @@
 
 import type { ExchangeFigures } from '../src/measure/exchange-figures.js';
 import type { Outcome } from '../src/measure/outcome.js';
+import type { ServerSegments } from '../src/tracing/receiver/server-segments.js';
 
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
 export type OutputTokenSource = 'usage' | 'tokenizer';
@@ -56,6 +57,12 @@ export interface RequestRecord extends ExchangeFigures {
    * absent when the answer came straight from the upstream, or when no answer arrived.
    */
   gatewayVersion?: string;
+  /**
+   * The server's own segments of this request, from the span it exported to the run's span receiver
+   * (--span-receiver-port), the same field as the gateway's record (docs/tracing-receiver.md), without `startMs`.
+   * Absent without the receiver or when no span joined within the wait.
+   */
+  server?: ServerSegments;
 }
 
 /**

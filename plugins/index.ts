@@ -19,6 +19,8 @@ import { RecordsWriter } from '../src/gateway/records-writer.js';
 import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
+import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
+import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
 import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
@@ -116,11 +118,22 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     state,
     records: writer,
   });
+  const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
+  const extraSink = options.onRecord ?? null;
   const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
-  if (writer !== null) sinks.push((record) => writer.add(record));
-  sinks.push(requestLogSink(logger));
-  const extra = options.onRecord;
-  if (extra !== undefined) sinks.push((record) => extra(record));
+  let spanReceiving: SpanReceiving | null = null;
+  if (config.spanReceiver === null) {
+    if (writerSink !== null) sinks.push(writerSink);
+    sinks.push(requestLogSink(logger));
+    if (extraSink !== null) sinks.push(extraSink);
+  } else {
+    // The records file and the caller's sink get the record once its server's span joined or its wait ended;
+    // metrics and the log line carry nothing of the span and never wait.
+    const held = [writerSink, extraSink].filter((sink) => sink !== null);
+    spanReceiving = new SpanReceiving(config.spanReceiver, config.metricsToken, held);
+    registerSpanReceiverMetrics(gatewayMetrics.registry, spanReceiving);
+    sinks.push(requestLogSink(logger), spanReceiving.hold);
+  }
   Object.freeze(sinks);
   const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
   const context: GatewayContext = Object.freeze({
@@ -132,6 +145,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     records: writer,
     sinks,
     mirrors,
+    spanReceiving,
     state,
   });
   const limits = config.clientLimits;

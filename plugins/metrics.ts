@@ -1,11 +1,13 @@
 // Metrics plugin: `GET /metrics` in Prometheus text format, from the gateway's own registry, on the API port, or
 // with metrics.port on a port of its own (the API port then has no /metrics). With metrics.tokenEnv the scraper
-// must send that token as a bearer token; see src/gateway/metrics-page.ts.
+// must send that token as a bearer token; see src/gateway/metrics-page.ts. The metrics port also carries the span
+// receiver's POST /v1/traces when spanReceiver is set (which requires metrics.port).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
 import { type MetricsSource, metricsPage } from '../src/gateway/metrics-page.js';
+import { TRACES_PATH } from '../src/tracing/receiver/span-receiver.js';
 
 export interface MetricsPluginOptions {
   readonly context: GatewayContext;
@@ -30,9 +32,17 @@ async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOpt
   // onReady, not onListen: a metrics port that cannot be bound must fail the start, and onListen only logs.
   let listener: MetricsListener | null = null;
   fastify.addHook('onReady', async () => {
-    listener = await startMetricsListener(own.host, own.port, render, (error) => {
-      fastify.log.error({ err: error }, 'collecting /metrics failed');
-    });
+    const receiver = context.spanReceiving?.receiver;
+    const routes = new Map(receiver === undefined ? [] : [[TRACES_PATH, receiver.handle]]);
+    listener = await startMetricsListener(
+      own.host,
+      own.port,
+      render,
+      (error) => {
+        fastify.log.error({ err: error }, 'collecting /metrics failed');
+      },
+      routes,
+    );
     context.state.metricsAddress = listener.address;
   });
   fastify.addHook('onClose', async () => {

@@ -1,18 +1,29 @@
 // Records plugin: the records file (one JSON line per finished request, written by the sink the assembly built)
-// is flushed and closed when the gateway closes.
+// is flushed and closed when the gateway closes. With the span receiver (spanReceiver), each request is made
+// known to the join when it arrives (its server's span may come before it finishes), and closing first releases
+// every record still waiting for its span, so none is lost.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
+import '../src/gateway/fastify-types.js';
 
 export interface RecordsPluginOptions {
   readonly context: GatewayContext;
 }
 
 async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
-  const writer = options.context.records;
-  if (writer === null) return;
+  const { records: writer, spanReceiving } = options.context;
+  if (spanReceiving !== null) {
+    // Runs after the measurement plugin's onRequest (registered first), which gave the request its span.
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      if (!request.measurement.ownEndpoint) spanReceiving.expect(request.measurement);
+      done();
+    });
+  }
+  // Runs after the metrics plugin's onClose (registered later, so closed first): the receiver has stopped.
   fastify.addHook('onClose', async () => {
-    await writer.close();
+    await spanReceiving?.close();
+    await writer?.close();
   });
 }
 

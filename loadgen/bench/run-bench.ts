@@ -19,6 +19,7 @@ import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
+import { RunSpanReceiver } from './run-span-receiver.js';
 import type { BenchSettings } from './settings.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
@@ -147,8 +148,35 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
   const records: RequestRecord[] = [];
   let smokeFailure: RequestRecord | undefined;
+  // What the run does with a record the moment its request ends, after handing it on: the budget and the smoke
+  // test stop the run at once, whether or not the record waits for its server's span.
+  const onFinished = (record: RequestRecord): void => {
+    if (budget?.add(record) !== undefined) {
+      stopSending.abort();
+      if (settings.cost.limits.onLimit === 'cancel') stop.abort();
+    }
+    if (
+      settings.smoke &&
+      record.outcome !== 'ok' &&
+      record.outcome !== 'client_abort' &&
+      smokeFailure === undefined
+    ) {
+      smokeFailure = record;
+      stop.abort();
+    }
+  };
+  const accept = (record: RequestRecord): void => {
+    records.push(record);
+    file?.write(record);
+    progress.onRecord(record);
+  };
   let result: Awaited<ReturnType<Engine['run']>>;
+  let spans: RunSpanReceiver | null = null;
   try {
+    // With --span-receiver-port, each record waits for its server's span before it is accepted.
+    const joining =
+      settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
+    spans = joining;
     result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
@@ -164,25 +192,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       signal: stop.signal,
       onSent: () => progress.onSent(),
       onRecord: (record) => {
-        records.push(record);
-        file?.write(record);
-        progress.onRecord(record);
-        if (budget?.add(record) !== undefined) {
-          stopSending.abort();
-          if (settings.cost.limits.onLimit === 'cancel') stop.abort();
-        }
-        if (
-          settings.smoke &&
-          record.outcome !== 'ok' &&
-          record.outcome !== 'client_abort' &&
-          smokeFailure === undefined
-        ) {
-          smokeFailure = record;
-          stop.abort();
-        }
+        if (joining === null) accept(record);
+        else joining.settle(record);
+        onFinished(record);
       },
     });
+    await joining?.finish(stop.signal);
   } finally {
+    // After an error the wait is cut short; every record still waiting is accepted without its span.
+    await spans?.finish(AbortSignal.abort());
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);

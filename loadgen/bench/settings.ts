@@ -13,6 +13,13 @@ import type { ResolvedTarget } from './target-url.js';
 export const ENGINE_NAMES = ['open-loop', 'closed-loop'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
+export interface SpanReceiverSettings {
+  readonly host: string;
+  readonly port: number;
+  /** How long a finished request's record waits for its server's span. */
+  readonly waitMs: number;
+}
+
 export interface SaveSettings {
   readonly result: boolean;
   readonly detailed: boolean;
@@ -61,6 +68,8 @@ export interface BenchSettings {
   readonly recordsFile?: string | null;
   /** A tokenmeter gateway's records file, to show its timings beside ours. */
   readonly gatewayRecords?: string;
+  /** --span-receiver-port: the run's own span receiver, joining the server's spans into the records. */
+  readonly spanReceiver?: SpanReceiverSettings;
   readonly progress: boolean;
   readonly duration?: DurationBound;
   /** --threshold: held against the run's figures; one that is not kept exits 99 (EXIT_THRESHOLD_FAILED). */

@@ -6,6 +6,7 @@ import { BACKENDS } from '../../loadgen/bench/backends.js';
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
+import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
@@ -312,6 +313,28 @@ export const RESULT_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     valueName: 'FILE',
     help: "A tokenmeter gateway's records file: show its timings beside ours",
+  },
+  {
+    name: 'span-receiver-port',
+    type: 'integer',
+    min: 0,
+    max: 65535,
+    valueName: 'PORT',
+    help: "Take the server's OTLP trace exports at POST /v1/traces on this port during the run (point vLLM's --otlp-traces-endpoint here) and write its segments into each request's record",
+  },
+  {
+    name: 'span-receiver-host',
+    type: 'string',
+    valueName: 'HOST',
+    default: '127.0.0.1',
+    help: 'Address of --span-receiver-port (0.0.0.0 when the server runs on another machine)',
+  },
+  {
+    name: 'span-receiver-wait-ms',
+    type: 'integer',
+    min: 0,
+    valueName: 'MS',
+    help: `How long each record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS})`,
   },
 ];
 

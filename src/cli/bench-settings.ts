@@ -8,7 +8,12 @@ import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
 import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
 import { checkDatasetPath, type DatasetName } from '../../loadgen/bench/load-dataset.js';
-import type { BenchSettings, DurationBound, EngineName } from '../../loadgen/bench/settings.js';
+import type {
+  BenchSettings,
+  DurationBound,
+  EngineName,
+  SpanReceiverSettings,
+} from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import {
   type GoodputSlos,
@@ -19,6 +24,7 @@ import {
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
+import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
 import { withConfigFile } from './bench-config-file.js';
@@ -36,6 +42,25 @@ const num = (o: ParsedOptions, name: string): number | undefined => {
   if (v === 'inf') return Number.POSITIVE_INFINITY;
   return typeof v === 'number' ? v : undefined;
 };
+
+/** --span-receiver-port and its companions; the host and wait alone start nothing. */
+function spanReceiverOf(o: ParsedOptions): { spanReceiver?: SpanReceiverSettings } {
+  const port = num(o, 'span-receiver-port');
+  if (port === undefined) {
+    if (num(o, 'span-receiver-wait-ms') !== undefined)
+      throw new UsageError(
+        '--span-receiver-wait-ms needs --span-receiver-port: it is the wait of that receiver',
+      );
+    return {};
+  }
+  return {
+    spanReceiver: {
+      host: str(o, 'span-receiver-host') ?? '127.0.0.1',
+      port,
+      waitMs: num(o, 'span-receiver-wait-ms') ?? DEFAULT_SPAN_WAIT_MS,
+    },
+  };
+}
 const list = (o: ParsedOptions, name: string): string[] => {
   const v = o[name];
   return Array.isArray(v) ? v : [];
@@ -247,6 +272,7 @@ export function benchSettingsFrom(
         ? {}
         : { recordsFile: join(recordsFile) }),
     ...(gatewayRecords === undefined ? {} : { gatewayRecords }),
+    ...spanReceiverOf(o),
     progress: !flag(o, 'disable-tqdm'),
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerCount } from '../gateway/cluster/worker-count.js';
 import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
-import { DEFAULT_HOST, DEFAULT_PORT, LOG_LEVELS } from '../gateway/config.js';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
 import { type GatewayConfig, resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
@@ -13,6 +13,7 @@ import type { Gateway } from '../gateway/context.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import { workerRecordsPath } from '../measure/record-files.js';
 import { UsageError } from '../shared/usage-error.js';
+import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
@@ -77,6 +78,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
           },
         }
       : {}),
+    ...spanReceiverFrom(commandLine, base),
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
     ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
@@ -84,6 +86,25 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       : {}),
   };
   return validateConfig(merged);
+}
+
+/** The span receiver's flags over the file's spanReceiver; any of them turns the receiver on. */
+function spanReceiverFrom(
+  commandLine: ParsedCommandLine,
+  base: GatewayConfigInput,
+): Partial<GatewayConfigInput> {
+  const forwardUrl = str(commandLine, 'span-receiver-forward');
+  const waitMs = commandLine.options['span-receiver-wait-ms'];
+  const on =
+    commandLine.options['span-receiver'] === true || forwardUrl !== undefined || waitMs !== undefined;
+  if (!on) return {};
+  return {
+    spanReceiver: {
+      ...base.spanReceiver,
+      ...(forwardUrl === undefined ? {} : { forwardUrl }),
+      ...(typeof waitMs === 'number' ? { waitMs } : {}),
+    },
+  };
 }
 
 function hostPart(address: AddressInfo): string {
@@ -109,7 +130,9 @@ async function listenQuietly(gateway: Gateway, logger: Logger, host: string, por
   const metrics =
     state.metricsAddress === null
       ? ''
-      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics`;
+      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics${
+          config.spanReceiver === null ? '' : `, spans (OTLP/HTTP) on ${TRACES_PATH}`
+        }`;
   return `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}`;
 }
 
@@ -137,6 +160,17 @@ function checkRecordsPerWorker(config: GatewayConfig): void {
       `--records ${file} is not a regular file: with --workers each worker writes a file of its own beside it; use --workers 1 to write to a pipe or device`,
     );
   }
+}
+
+/**
+ * The span receiver joins a span to the request it belongs to in the process that holds that request's record;
+ * with workers, an export lands on whichever worker the metrics port hands it to.
+ */
+function checkSpanReceiverAlone(config: GatewayConfig): void {
+  if (config.spanReceiver === null) return;
+  throw new UsageError(
+    'the span receiver (--span-receiver, spanReceiver) needs a single gateway process: an export reaches whichever worker takes it, not the one holding its request; use --workers 1',
+  );
 }
 
 export const serveCommand: Command = {
@@ -211,6 +245,25 @@ export const serveCommand: Command = {
       help: 'Address of the metrics port (default: --host)',
     },
     {
+      name: 'span-receiver',
+      type: 'boolean',
+      help: "Take servers' OTLP trace exports at POST /v1/traces on the metrics port (needs --metrics-port) and write each server's segments into its request's record",
+    },
+    {
+      name: 'span-receiver-forward',
+      type: 'string',
+      valueName: 'URL',
+      env: 'TOKENMETER_SPAN_RECEIVER_FORWARD',
+      help: "Pass every received export on, unchanged, to this collector's traces URL (implies --span-receiver)",
+    },
+    {
+      name: 'span-receiver-wait-ms',
+      type: 'integer',
+      valueName: 'MS',
+      min: 0,
+      help: `How long a finished request's record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS}; implies --span-receiver)`,
+    },
+    {
       name: 'records',
       type: 'string',
       valueName: 'FILE',
@@ -261,6 +314,7 @@ export const serveCommand: Command = {
     if (isGatewayWorker()) return serveAsWorker(config, logger);
     if (workers > 1) {
       checkRecordsPerWorker(config);
+      checkSpanReceiverAlone(config);
       // Said once for the gateway here; each worker is built without them.
       for (const warning of config.warnings) logger.warn(warning);
       const { runPrimary } = await import('../gateway/cluster/primary.js');

@@ -3,16 +3,19 @@
 // keys parsed, defaults applied. Done once at start; the result is frozen.
 import { readFile } from 'node:fs/promises';
 import { UserFacingError } from '../shared/user-facing-error.js';
+import { DEFAULT_RECEIVER_MAX_BODY_BYTES } from '../tracing/receiver/span-receiver.js';
 import {
   type ClientLimitsInput,
   DEFAULT_CLIENT_LIMITS,
   DEFAULT_HOST,
   DEFAULT_INJECT_USAGE,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_WAITING_RECORDS,
   DEFAULT_METRICS_MAX_MODELS,
   DEFAULT_PORT,
   DEFAULT_SHUTDOWN_DELAY_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  DEFAULT_SPAN_WAIT_MS,
   DEFAULT_TIMEOUTS,
   type GatewayConfigInput,
   type ModelInput,
@@ -40,6 +43,13 @@ export interface ResolvedUpstream {
   readonly isDefault: boolean;
 }
 
+export interface ResolvedSpanReceiver {
+  readonly waitMs: number;
+  readonly maxWaitingRecords: number;
+  readonly maxBodyBytes: number;
+  readonly forwardUrl: string | null;
+}
+
 export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
@@ -58,6 +68,8 @@ export interface GatewayConfig {
   readonly metricsToken: GatewayKey | null;
   /** Where /metrics listens when it has its own port (metrics.port); null = on the API port. */
   readonly metricsListen: { readonly host: string; readonly port: number } | null;
+  /** The built-in span receiver (spanReceiver), on the metrics port; null = off. */
+  readonly spanReceiver: ResolvedSpanReceiver | null;
   readonly logLevel: string;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
@@ -201,6 +213,15 @@ export async function resolveConfig(
     metricsToken: metricsToken(input.metrics?.tokenEnv, env),
     metricsListen:
       metricsPort === undefined ? null : { host: input.metrics?.host ?? host, port: metricsPort },
+    spanReceiver:
+      input.spanReceiver === undefined
+        ? null
+        : {
+            waitMs: input.spanReceiver.waitMs ?? DEFAULT_SPAN_WAIT_MS,
+            maxWaitingRecords: input.spanReceiver.maxWaitingRecords ?? DEFAULT_MAX_WAITING_RECORDS,
+            maxBodyBytes: input.spanReceiver.maxBodyBytes ?? DEFAULT_RECEIVER_MAX_BODY_BYTES,
+            forwardUrl: input.spanReceiver.forwardUrl ?? null,
+          },
     logLevel: input.logLevel ?? 'info',
     warnings,
   };

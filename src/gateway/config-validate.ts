@@ -21,6 +21,7 @@ const TOP_KEYS = [
   'clientLimits',
   'metricsMaxModels',
   'metrics',
+  'spanReceiver',
   'logLevel',
   'workers',
 ];
@@ -230,6 +231,28 @@ function checkPort(value: Json, field: string): void {
   }
 }
 
+function checkSpanReceiver(raw: Json): void {
+  const receiver = raw['spanReceiver'];
+  if (receiver === undefined) return;
+  if (!isObject(receiver))
+    fail('spanReceiver', 'must be an object ({} turns the receiver on with its defaults)');
+  checkKeys(receiver, ['waitMs', 'maxWaitingRecords', 'maxBodyBytes', 'forwardUrl'], 'spanReceiver');
+  for (const key of ['waitMs', 'maxWaitingRecords', 'maxBodyBytes'])
+    optional(receiver, key, 'number', 'spanReceiver.');
+  optional(receiver, 'forwardUrl', 'string', 'spanReceiver.');
+  const forwardUrl = receiver['forwardUrl'];
+  if (typeof forwardUrl === 'string' && !/^https?:\/\/[^/]/.test(forwardUrl)) {
+    fail(
+      'spanReceiver.forwardUrl',
+      `must be an http(s) URL such as http://collector:4318/v1/traces (got ${forwardUrl})`,
+    );
+  }
+  // The receiver lives on the metrics port, never on the API port a client reaches.
+  if (!isObject(raw['metrics']) || raw['metrics']['port'] === undefined) {
+    fail('spanReceiver', 'needs metrics.port: the receiver listens on the metrics port, not the API port');
+  }
+}
+
 export function validateConfig(raw: unknown): GatewayConfigInput {
   if (!isObject(raw)) fail('', 'must be a JSON object');
   checkKeys(raw, TOP_KEYS, '');
@@ -276,6 +299,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
       fail('metrics.host', 'needs metrics.port: the address applies to a metrics port of its own');
     }
   }
+  checkSpanReceiver(raw);
   const upstreams = raw['upstreams'];
   if (!Array.isArray(upstreams) || upstreams.length === 0) {
     fail(

@@ -124,10 +124,31 @@ export interface GatewayConfigInput {
   };
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;
+  /**
+   * The built-in span receiver (docs/tracing-receiver.md): present, the metrics port (metrics.port, required) also
+   * takes OTLP/HTTP trace exports at POST /v1/traces, and each record waits for its server's span.
+   */
+  readonly spanReceiver?: SpanReceiverInput;
   readonly logLevel?: string;
   /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
   readonly workers?: number | 'auto';
 }
+
+export interface SpanReceiverInput {
+  /** How long a finished request's record waits for the server's span before it is written without. */
+  readonly waitMs?: number;
+  /** Records waiting at once; past it the oldest is written without waiting longer. */
+  readonly maxWaitingRecords?: number;
+  /** Largest export taken, in bytes, before and after gzip inflation. */
+  readonly maxBodyBytes?: number;
+  /** A collector's OTLP/HTTP traces URL (http://collector:4318/v1/traces): every export is passed on to it. */
+  readonly forwardUrl?: string;
+}
+
+// The server's exporter batches: OpenTelemetry's BatchSpanProcessor sends every 5 s by default
+// (OTEL_BSP_SCHEDULE_DELAY), so a span can come up to 5 s after its request ended; 1 s more covers the export.
+export const DEFAULT_SPAN_WAIT_MS = 6000;
+export const DEFAULT_MAX_WAITING_RECORDS = 10_000;
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;

@@ -13,6 +13,7 @@ import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
 import type { RecordsWriter } from './records-writer.js';
+import type { SpanReceiving } from './span-receiving.js';
 
 /** Receives each finished request's record (and its measurement, for figures the record does not carry). */
 export type RecordSink = (record: RequestRecord, measurement: RequestMeasurement) => void;
@@ -46,10 +47,16 @@ export interface GatewayContext {
   readonly scrubber: KeyScrubber;
   /** The records file writer, when records are written. */
   readonly records: RecordsWriter | null;
-  /** Every finished request's record goes to each, in order: metrics, records file, log line, caller's own. */
+  /**
+   * Every finished request's record goes to each, in order: metrics, records file, log line, caller's own; with
+   * the span receiver, metrics, log line, then the wait for the server's span before the records file and the
+   * caller's own (spanReceiving).
+   */
   readonly sinks: readonly RecordSink[];
   /** The routes' mirror copies in flight: the proxy starts them, closing waits for or cuts them. */
   readonly mirrors: Mirrors;
+  /** The built-in span receiver and the records waiting for their server's span (spanReceiver); null = off. */
+  readonly spanReceiving: SpanReceiving | null;
   readonly state: GatewayState;
 }
 

@@ -1,11 +1,14 @@
-// The separate metrics port (metrics.port): a bare node:http server that answers GET /metrics and nothing else.
-// Bare rather than a second Fastify instance because it serves one fixed page: nothing to route, parse or
-// validate, and a scrape must never queue behind the API's hooks.
-import { createServer, type Server } from 'node:http';
+// The separate metrics port (metrics.port): a bare node:http server that answers GET /metrics, and the routes the
+// caller adds (the span receiver's POST /v1/traces, spanReceiver), nothing else. Bare rather than a second Fastify
+// instance because it serves one fixed page: nothing to route, parse or validate, and a scrape must never queue
+// behind the API's hooks.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MetricsPage } from './metrics-page.js';
 
 export type RenderMetrics = (authorization: string | undefined) => Promise<MetricsPage>;
+/** Another route of the metrics port, by exact path: it answers every method itself. */
+export type MetricsPortRoute = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface MetricsListener {
   readonly address: AddressInfo;
@@ -17,9 +20,15 @@ export async function startMetricsListener(
   port: number,
   render: RenderMetrics,
   onRenderError: (error: unknown) => void,
+  routes: ReadonlyMap<string, MetricsPortRoute> = new Map(),
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {
     const path = request.url?.split('?')[0];
+    const route = routes.get(path ?? '');
+    if (route !== undefined) {
+      route(request, response);
+      return;
+    }
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       response.end('this port serves GET /metrics only\n');

@@ -3,6 +3,7 @@
 
 import type { ExchangeFigures } from '../measure/exchange-figures.js';
 import type { Outcome } from '../measure/outcome.js';
+import type { ServerSegments } from '../tracing/receiver/server-segments.js';
 
 /**
  * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
@@ -75,6 +76,11 @@ export interface RequestRecord extends ExchangeFigures {
   /** True when requestBody was cut at the cap (records.bodies only). */
   readonly requestBodyTruncated?: boolean;
   readonly error: string | null;
+  /**
+   * The server's own segments of this request, from the span it exported to the built-in span receiver
+   * (spanReceiver; docs/tracing-receiver.md). Absent when the receiver is off or no span joined within its wait.
+   */
+  readonly server?: ServerSegments;
   /** For upstream HTTP errors: what the status most often means and what to change. */
   readonly hint: string | null;
 }
