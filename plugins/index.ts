@@ -19,6 +19,7 @@ import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import { SpanExport } from '../src/tracing/span-export.js';
 import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
@@ -93,6 +94,18 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   });
 }
 
+/** Span export when configured; its first lost span is logged once (the metric counts them all). */
+function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): SpanExport | null {
+  const settings = config.spanExport;
+  if (settings === null) return null;
+  const url = shownTracesUrl(settings);
+  return new SpanExport(settings, (why) =>
+    log.warn(
+      `spans are being lost: ${why} for the OTLP collector at ${url}; requests are unaffected, losses are counted in tokenmeter_spans_dropped_total`,
+    ),
+  );
+}
+
 export async function buildGateway(config: GatewayConfig, options: BuildOptions = {}): Promise<Gateway> {
   deepFreeze(config);
   const logger = options.logger ?? createGatewayLogger(config.logLevel);
@@ -102,7 +115,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
   const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
   const writer = recordsWriter(config, logger);
-  const spans = config.spanExport === null ? null : new SpanExport(config.spanExport);
+  const spans = spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,

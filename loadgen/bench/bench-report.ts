@@ -1,6 +1,7 @@
 // What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
 // our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
 
+import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
@@ -51,12 +52,8 @@ function durationLine(result: BenchRunResult, bound: DurationBound): string {
 }
 
 /** Where the client spans went: a trace missing in the collector is explained here, not guessed at. */
-function spansLine(counts: SpanExportCounts, url: string): string {
-  // Credentials in the URL are never echoed.
-  const shown = new URL(url);
-  shown.username = '';
-  shown.password = '';
-  return `Spans: ${counts.exported} exported to ${shown}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
+function spansLine(counts: SpanExportCounts, settings: OtlpExportSettings): string {
+  return `Spans: ${counts.exported} exported to ${shownTracesUrl(settings)}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
 }
 
 export function formatBenchReport(
@@ -77,7 +74,7 @@ export function formatBenchReport(
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
   if (result.spans !== undefined && settings.spanExport !== null)
-    parts.push(spansLine(result.spans, settings.spanExport.tracesUrl));
+    parts.push(spansLine(result.spans, settings.spanExport));
   if (result.interrupted) {
     parts.push(
       `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +

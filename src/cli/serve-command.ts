@@ -10,6 +10,7 @@ import { validateConfig } from '../gateway/config-validate.js';
 import type { Gateway } from '../gateway/context.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import { UsageError } from '../shared/usage-error.js';
+import { shownTracesUrl } from '../tracing/otlp-settings.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
@@ -111,10 +112,11 @@ async function listenAndAnnounce(gateway: Gateway, logger: Logger, host: string,
     state.metricsAddress === null
       ? ''
       : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics`;
+  const spans = config.spanExport === null ? '' : `; spans to ${shownTracesUrl(config.spanExport)}`;
   logger
     .child({}, { level: 'info' })
     .info(
-      `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}`,
+      `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}${spans}`,
     );
   // Shown now, not when the batch fills or its timer runs.
   logger.flush();

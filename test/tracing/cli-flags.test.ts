@@ -44,6 +44,7 @@ before(async () => {
   );
   serve = serveStarted.child;
   gatewayUrl = serveStarted.match[1] as string;
+  assert.match(serveStarted.output(), /; spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
 });
 
 after(async () => {
