@@ -43,7 +43,7 @@ export interface GatewayContext {
   readonly scrubber: KeyScrubber;
   /** The records file writer, when records are written. */
   readonly records: RecordsWriter | null;
-  /** Every finished request's record goes to each, in order: metrics, records file, log line, caller's own. */
+  /** Every finished request's record goes to each, in order: metrics, records file, span, log line, caller's own. */
   readonly sinks: readonly RecordSink[];
   readonly state: GatewayState;
 }
