@@ -12,6 +12,8 @@ import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
+import type { MetricsSource } from '../src/gateway/metrics-page.js';
+import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
@@ -35,6 +37,8 @@ export interface BuildOptions {
   readonly logger?: Logger;
   /** Also receives every finished request's record, after the gateway's own sinks (the demo, tests). */
   readonly onRecord?: (record: RequestRecord) => void;
+  /** What /metrics shows instead of this process's registry (a cluster worker's: the whole gateway's). */
+  readonly metricsSource?: MetricsSource;
 }
 
 function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
@@ -113,7 +117,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
-  const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
+  const state = {
+    shuttingDown: false,
+    cutReason: null,
+    inFlight: 0,
+    mirrorsInFlight: 0,
+    metricsAddress: null,
+  };
   const writer = recordsWriter(config, logger);
   const spans = spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
@@ -129,6 +139,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   sinks.push(requestLogSink(logger));
   const extra = options.onRecord;
   if (extra !== undefined) sinks.push((record) => extra(record));
+  Object.freeze(sinks);
+  const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
   const context: GatewayContext = Object.freeze({
     config,
     routes,
@@ -136,7 +148,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metrics: gatewayMetrics,
     scrubber,
     records: writer,
-    sinks: Object.freeze(sinks),
+    sinks,
+    mirrors,
     state,
   });
   const limits = config.clientLimits;
@@ -172,12 +185,17 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   await app.register(requestId);
   await app.register(gatewayAuth, { context });
   await app.register(records, { context });
-  await app.register(metrics, { context });
+  await app.register(metrics, {
+    context,
+    ...(options.metricsSource === undefined ? {} : { source: options.metricsSource }),
+  });
   await app.register(health, { context });
   await app.register(proxy, { context });
   // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
     await everyRequestRecorded(state);
+    // Mirror copies are not client connections: closing the server does not wait for them, this does.
+    await mirrors.close(config.shutdownGraceMs);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // The last spans, bounded by the export timeout (an unreachable collector cannot hold the shutdown).
     await spans?.shutdown();

@@ -3,8 +3,9 @@
 // sweep bounds the error in test/observability/histogram-buckets.test.ts). "Exact" is numpy's linear
 // percentile, the one every tokenmeter report prints.
 import { percentiles } from '../../loadgen/metrics/numpy-stats.js';
+import { histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
 import { SeededRandom } from '../../src/shared/random.js';
-import { bucketed, histogramQuantile } from './promql-histogram-quantile.js';
+import { bucketed } from './bucketed-histogram.js';
 
 export const QUANTILES = [0.5, 0.99] as const;
 

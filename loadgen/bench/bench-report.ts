@@ -1,8 +1,10 @@
 // What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
-// our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
+// our extras, latency from the intended send time, the gateway's view when there is one, the verdicts, and the
+// run's cost and budget stop when it has them (loadgen/cost/cost-report.ts).
 
 import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
+import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -73,6 +75,7 @@ export function formatBenchReport(
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
+  parts.push(formatCostReport(result, settings.cost.price));
   if (result.spans !== undefined && settings.spanExport !== null)
     parts.push(spansLine(result.spans, settings.spanExport));
   if (result.interrupted) {

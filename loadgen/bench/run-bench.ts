@@ -4,13 +4,15 @@
 
 import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
+import { type BudgetStop, RunBudget } from '../cost/budget.js';
+import { hasLimits } from '../cost/cost-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { type Verdict, verdicts } from '../report/verdicts.js';
+import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
@@ -52,6 +54,8 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
+  readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
@@ -59,12 +63,13 @@ export interface BenchRunResult {
   readonly spans?: SpanExportCounts;
 }
 
-function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
+function chooseEngine(settings: BenchSettings, offsetsMs: number[], stopSending: AbortSignal): Engine {
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(settings.maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
   return createOpenLoopEngine({
     offsetsMs,
+    stopSending,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     ...(settings.duration === undefined ? {} : { sendUntilMs: settings.duration.ms }),
   });
@@ -81,7 +86,7 @@ function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset
 /** How many requests the run readies: the dataset's; with --duration, what the rate can send in that time (one
  *  more, so the schedule reaches past the deadline) or the typed --num-prompts. A recorded schedule is replayed
  *  once. (--duration with an infinite rate and no --num-prompts is refused with the flags.) */
-function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
+export function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
   const bound = settings.duration;
   if (bound === undefined || replaysRecordedSchedule(settings, dataset)) return dataset.requests.length;
   return bound.maxRequests ?? Math.ceil((settings.requestRate * bound.ms) / 1000) + 1;
@@ -134,6 +139,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
   const stop = new AbortController();
+  // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
+  // only that: its settings refuse --on-limit finish).
+  const stopSending = new AbortController();
+  const budget = hasLimits(settings.cost.limits)
+    ? new RunBudget(settings.cost.limits, settings.cost.price)
+    : undefined;
   const onOuterAbort = (): void => stop.abort();
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
@@ -151,7 +162,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let smokeFailure: RequestRecord | undefined;
   let result: Awaited<ReturnType<Engine['run']>>;
   try {
-    result = await chooseEngine(settings, offsetsMs).run({
+    result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
         path: settings.target.path,
@@ -171,6 +182,10 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         records.push(record);
         file?.write(record);
         progress.onRecord(record);
+        if (budget?.add(record) !== undefined) {
+          stopSending.abort();
+          if (settings.cost.limits.onLimit === 'cancel') stop.abort();
+        }
         if (
           settings.smoke &&
           record.outcome !== 'ok' &&
@@ -196,11 +211,16 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     durationMs: result.durationMs,
     metrics,
     extra,
-    verdicts: verdicts(records, extra),
+    verdicts: verdicts(records, extra, DEFAULT_VERDICT_THRESHOLDS, {
+      path: settings.target.path,
+      model: input.model,
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    }),
     tokenizer,
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
     ...(spans === null ? {} : { spans: spans.counts }),

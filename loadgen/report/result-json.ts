@@ -4,6 +4,7 @@
 // Units follow vLLM: summary figures in ms (`mean_ttft_ms`), detailed per-request arrays in SECONDS (`ttfts`,
 // `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
 
+import type { ModelPrice } from '../../src/gateway/model-prices.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
@@ -33,6 +34,8 @@ export interface RunDescription {
   target?: TargetSettings;
   /** The run's records file, relative to the result file's folder; saved as `tokenmeter.records_file`. */
   recordsFile?: string;
+  /** --price-input/--price-output: the run's cost is saved as `tokenmeter.cost` (loadgen/cost/cost-report.ts). */
+  price?: ModelPrice;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -148,7 +151,7 @@ function extraKeys(
 }
 
 /** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter" (with the run's threshold
- *  checks, when it has any, under "thresholds"). */
+ *  checks, when it has any, under "thresholds", and `more`: its cost and budget stop). */
 export function buildResultJson(
   run: RunDescription,
   metrics: VllmMetrics,
@@ -156,9 +159,10 @@ export function buildResultJson(
   records: readonly RequestRecord[],
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
+  more: Readonly<Record<string, JsonValue>> = {},
 ): Record<string, JsonValue> {
   const backend = run.backend;
-  const tokenmeter = extraKeys(run, extra, records, detailed);
+  const tokenmeter = { ...extraKeys(run, extra, records, detailed), ...more };
   if (checks.length > 0) tokenmeter['thresholds'] = thresholdChecksJson(checks);
   return {
     date: formatResultDate(run.date),

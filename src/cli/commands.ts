@@ -8,6 +8,7 @@ import { reportCommand } from './report-command.js';
 import { serveCommand } from './serve-command.js';
 import { simCommand } from './sim-command.js';
 import { sweepCommand } from './sweep-command.js';
+import { topCommand } from './top-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
 export const commands: readonly Command[] = [
@@ -20,4 +21,5 @@ export const commands: readonly Command[] = [
   printConfigCommand,
   compareCommand,
   reportCommand,
+  topCommand,
 ];

@@ -12,11 +12,41 @@ export interface TimeoutsInput {
   readonly totalMs?: number;
 }
 
-export type ModelInput = string | { readonly alias: string; readonly id: string };
+export type ModelInput =
+  | string
+  | {
+      readonly alias: string;
+      readonly id: string;
+      /** Also send a share of this route's requests to a second upstream, measured and discarded. */
+      readonly mirror?: MirrorInput;
+    };
+
+/**
+ * A route's mirror (src/gateway/mirror/): a copy of a share of its requests goes to another upstream, whose
+ * answer is measured, recorded beside the primary's (same pairId) and discarded; the client only ever sees the
+ * primary's answer.
+ */
+export interface MirrorInput {
+  /** Name of the upstream (one of upstreams[]) that receives the copies. */
+  readonly upstream: string;
+  /** What the mirror upstream receives in `model`. */
+  readonly model: string;
+  /** Share of the route's eligible requests copied, from 0 to 1. */
+  readonly fraction: number;
+  /**
+   * Also copy requests that may act beyond answering: tool-calling requests and anything but a plain generation
+   * or embedding POST (src/gateway/mirror/mirror-eligibility.ts). Off by default.
+   */
+  readonly includeSideEffects?: boolean;
+  /** Copies in flight at once for this route; a request arriving beyond it is not mirrored (and counted). */
+  readonly maxConcurrent?: number;
+}
 
 export interface PriceInput {
   readonly inputPerMillion: number;
   readonly outputPerMillion: number;
+  /** Price of one million prompt tokens read from the upstream's prompt cache; default: inputPerMillion. */
+  readonly cachedInputPerMillion?: number;
   /** ISO 4217 code, upper case (USD, EUR, CNY). */
   readonly currency: string;
 }
@@ -100,6 +130,8 @@ export interface GatewayConfigInput {
    */
   readonly otlpEndpoint?: string;
   readonly logLevel?: string;
+  /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
+  readonly workers?: number | 'auto';
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -137,6 +169,8 @@ export const DEFAULT_CLIENT_LIMITS: Required<ClientLimitsInput> = Object.freeze(
   keepAliveTimeoutMs: 65_000,
 });
 
+/** A mirror slower than its primary keeps running; this bounds how many such copies pile up per route. */
+export const DEFAULT_MIRROR_MAX_CONCURRENT = 16;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_DELAY_MS = 0;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;

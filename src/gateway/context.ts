@@ -9,6 +9,7 @@ import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
+import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
 import type { RecordsWriter } from './records-writer.js';
@@ -30,6 +31,8 @@ export interface GatewayState {
   cutReason: string | null;
   /** Requests received and not yet finished (probes and scrapes excluded). */
   inFlight: number;
+  /** Mirror copies sent and not yet finished (src/gateway/mirror/mirrors.ts). */
+  mirrorsInFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
   metricsAddress: AddressInfo | null;
 }
@@ -45,6 +48,8 @@ export interface GatewayContext {
   readonly records: RecordsWriter | null;
   /** Every finished request's record goes to each, in order: metrics, records file, span, log line, caller's own. */
   readonly sinks: readonly RecordSink[];
+  /** The routes' mirror copies in flight: the proxy starts them, closing waits for or cuts them. */
+  readonly mirrors: Mirrors;
   readonly state: GatewayState;
 }
 

@@ -1,9 +1,16 @@
 // The Grafana dashboard is importable as is (datasource as an input and a variable, no instance-specific ids),
-// filters by upstream and model, has the panels the issue asks for, and only queries metrics the contract names.
+// filters by upstream and model, has the panels the issue asks for, only queries metrics the contract names, and
+// sums every series over instances the way several replicas need (real-prometheus.test.ts shows the sums add up).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { loadContract } from './helpers/contract.js';
+import {
+  nonAdditiveAggregations,
+  RAW_METRIC,
+  targetLabelsKept,
+  unsummedMetrics,
+} from './helpers/promql-replicas.js';
 import { type Dashboard, dashboardExpressions, rulesDirExpressions } from './helpers/promql-sources.js';
 import { repoPath } from './helpers/repo-paths.js';
 
@@ -134,9 +141,7 @@ test('dashboard and rules query only metrics of the contract, and only recorded 
   const all = [...dashboardExpressions(dashboard as unknown as Dashboard), ...rules];
   const unknown: string[] = [];
   for (const { source, expr } of all) {
-    for (const [name = ''] of expr.matchAll(
-      /(?<![\w:])(?:tokenmeter_[a-z0-9_]+|vllm:[a-z0-9_]+)(?![\w:])/g,
-    )) {
+    for (const [name = ''] of expr.matchAll(RAW_METRIC)) {
       const base = name.replace(/_(bucket|sum|count)$/, '');
       const known = families.get(name) !== undefined || families.get(base) === 'histogram';
       if (!known) unknown.push(`${source}: ${name}`);
@@ -146,4 +151,24 @@ test('dashboard and rules query only metrics of the contract, and only recorded 
     }
   }
   assert.deepEqual(unknown, []);
+});
+
+test('across replicas: every panel and recording rule sums raw series with sum, naming the labels it keeps', () => {
+  const shipped = [
+    ...dashboardExpressions(dashboard as unknown as Dashboard).filter((e) => e.kind === 'panel'),
+    ...rulesDirExpressions(repoPath('dashboards/prometheus/rules')).filter((e) => e.kind === 'record'),
+  ];
+  const wrong = shipped.flatMap(({ source, expr }) => [
+    ...unsummedMetrics(expr).map((m) => `${source}: ${m} is not inside a sum`),
+    ...nonAdditiveAggregations(expr).map(
+      (a) => `${source}: "${a}" does not add instances up by named labels`,
+    ),
+  ]);
+  assert.deepEqual(wrong, []);
+  // The checks themselves find what they look for.
+  assert.deepEqual(unsummedMetrics('histogram_quantile(0.9, rate(tokenmeter_ttft_bucket[5m]))'), [
+    'tokenmeter_ttft_bucket',
+  ]);
+  assert.deepEqual(nonAdditiveAggregations('sum without (instance) (max(vllm:x))'), ['without (', 'max(']);
+  assert.deepEqual(targetLabelsKept('sum by (le, pod) (rate(vllm:x[1m]))'), ['pod']);
 });

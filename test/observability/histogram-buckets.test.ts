@@ -7,11 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  bucketed,
-  type CumulativeBucket,
-  histogramQuantile,
-} from '../../bench/helpers/promql-histogram-quantile.js';
+import { bucketed } from '../../bench/helpers/bucketed-histogram.js';
 import { worstErrorAcrossRange } from '../../bench/helpers/quantile-error.js';
 import { percentile } from '../../loadgen/metrics/numpy-stats.js';
 import {
@@ -19,6 +15,7 @@ import {
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
 } from '../../src/gateway/latency-buckets.js';
+import { type CumulativeBucket, histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
 import { SeededRandom } from '../../src/shared/random.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { startGateway } from '../gateway/helpers/gateway.js';

@@ -26,8 +26,8 @@ test('promtool check config: the shipped prometheus.yml and the test config deri
   writeFileSync(
     derived,
     testScrapeConfig(readFileSync(CONFIG, 'utf8'), {
-      gateway: '127.0.0.1:18080',
-      sim: '127.0.0.1:18000',
+      gateways: ['127.0.0.1:18080', '127.0.0.1:18081'],
+      sims: ['127.0.0.1:18000', '127.0.0.1:18001'],
       rulesDir: RULES,
     }),
   );

@@ -14,8 +14,8 @@ export interface Sample {
 
 export interface PrometheusServer {
   readonly url: string;
-  /** Instant query at the current time; throws on an error answer (a bad expression). */
-  query(expr: string): Promise<Sample[]>;
+  /** Instant query, at `time` (Unix seconds) or now; throws on an error answer (a bad expression). */
+  query(expr: string, time?: number): Promise<Sample[]>;
   /** What Prometheus logged, for failure messages. */
   log(): string;
   close(): Promise<void>;
@@ -111,8 +111,9 @@ export async function startPrometheus(binary: string, config: string): Promise<P
   return {
     url,
     log: () => output,
-    async query(expr) {
-      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    async query(expr, time) {
+      const at = time === undefined ? '' : `&time=${time}`;
+      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}${at}`);
       const body = (await response.json()) as {
         status: string;
         error?: string;

@@ -1,10 +1,10 @@
-// The shipped dashboards/prometheus/prometheus.yml, pointed at a gateway and simulator under test: same jobs,
+// The shipped dashboards/prometheus/prometheus.yml, pointed at the gateways and simulators under test: same jobs,
 // same rules, targets and intervals replaced. Each replacement must hit exactly once, so a reshaped shipped file
 // fails here instead of silently scraping nothing.
 export interface TestTargets {
-  /** `127.0.0.1:PORT` of the gateway and of the simulator. */
-  readonly gateway: string;
-  readonly sim: string;
+  /** `127.0.0.1:PORT` of each gateway and of each simulator: several of each stand for replicas. */
+  readonly gateways: readonly string[];
+  readonly sims: readonly string[];
   /** Absolute path of the rules folder. */
   readonly rulesDir: string;
 }
@@ -16,10 +16,17 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.replace(from, to);
 }
 
+/** Replaces the one `- target` line with one line per target, at its indentation. */
+function replaceTarget(text: string, shipped: string, targets: readonly string[]): string {
+  const line = new RegExp(`^( *)- ${shipped}$`, 'm').exec(text);
+  const indent = line?.[1] ?? '';
+  return replaceOnce(text, `${indent}- ${shipped}`, targets.map((t) => `${indent}- ${t}`).join('\n'));
+}
+
 export function testScrapeConfig(shipped: string, targets: TestTargets): string {
   let text = shipped;
-  text = replaceOnce(text, '- gateway:8080', `- ${targets.gateway}`);
-  text = replaceOnce(text, '- sim:8000', `- ${targets.sim}`);
+  text = replaceTarget(text, 'gateway:8080', targets.gateways);
+  text = replaceTarget(text, 'sim:8000', targets.sims);
   text = replaceOnce(text, '- /etc/prometheus/rules/*.yml', `- ${targets.rulesDir}/*.yml`);
   // One-second scrapes and rule evaluations keep the test short.
   text = replaceOnce(text, 'scrape_interval: 10s', 'scrape_interval: 1s');

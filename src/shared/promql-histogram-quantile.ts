@@ -3,8 +3,8 @@
 // interpolation between that bucket's lower and upper bound (the first bucket's lower bound is 0). A rank in the
 // +Inf bucket answers the highest finite bound. The operations are in Prometheus's order, so the float64 result
 // is the one Prometheus prints (test/observability/histogram-buckets.test.ts checks it against promtool).
-// Bucket counts here are a histogram's totals, as `rate()` over one window would scale them all alike.
-import { Histogram } from 'prom-client';
+// Bucket counts are a histogram's totals or their increase over a window: `rate()` would scale them all alike.
+// Used by `tokenmeter top` and by the histogram-error benchmark.
 
 /** One classic bucket as exposed: its upper bound (`le`) and the cumulative count of observations up to it. */
 export interface CumulativeBucket {
@@ -33,28 +33,4 @@ export function histogramQuantile(q: number, buckets: readonly CumulativeBucket[
     rank -= below.count;
   }
   return bucketStart + (bucket.le - bucketStart) * (rank / count);
-}
-
-/**
- * Observes `values` in a prom-client Histogram with `bounds` (the gateway's own bucketing: a value equal to a
- * bound falls in that bound's bucket) and returns the cumulative buckets its exposition would carry.
- */
-export async function bucketed(
-  bounds: readonly number[],
-  values: Iterable<number>,
-): Promise<CumulativeBucket[]> {
-  const histogram = new Histogram({
-    name: 'replayed',
-    help: 'replayed',
-    buckets: [...bounds],
-    registers: [],
-  });
-  for (const value of values) histogram.observe(value);
-  const { values: samples } = await histogram.get();
-  return samples
-    .filter((s) => s.metricName === 'replayed_bucket')
-    .map((s) => ({
-      le: s.labels['le'] === '+Inf' ? Number.POSITIVE_INFINITY : Number(s.labels['le']),
-      count: s.value,
-    }));
 }
