@@ -1,8 +1,10 @@
 // What does the gateway add? Side by side in one run, rounds alternated: streamed chat requests sent directly
 // to a mock upstream, through the leanest Node proxy (`node:http` + an undici dispatch handler, no measurement:
 // helpers/leanest-proxy.ts), through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
-// `proxy_buffering off`, skipped when not installed) and through the gateway (metering, records file and JSON
-// logs on), at concurrency 16 and 256. Not part of `npm test`. Run from the repository root (nginx: `apt-get
+// `proxy_buffering off`, skipped when not installed), through the gateway (metering, records file and JSON
+// logs on) and through the gateway with OpenTelemetry span export on as well (OTLP/HTTP protobuf, the default,
+// to a local receiver that reads and discards each export: docs/tracing.md), at concurrency 16 and 256. Not
+// part of `npm test`. Run from the repository root (nginx: `apt-get
 // install nginx`):
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
@@ -90,8 +92,19 @@ async function runLeanestProxy(upstream: string): Promise<void> {
   announce((await startLeanestProxy(upstream)).port);
 }
 
+/** An OTLP/HTTP collector that reads each export and answers 200 with nothing kept: export's cost is the
+ *  gateway's alone. */
+async function runDiscardingCollector(): Promise<void> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => announce((server.address() as AddressInfo).port));
+}
+
 // The one place that knows how the gateway is assembled, so it is easy to repoint when that moves.
-async function runGateway(upstream: string, dir: string): Promise<void> {
+async function runGateway(upstream: string, dir: string, otlpEndpoint?: string): Promise<void> {
   const { buildGateway } = await import('../plugins/index.js');
   const { createGatewayLogger, logDestination } = await import('../src/gateway/logger.js');
   const { resolveConfig } = await import('../src/gateway/config-resolve.js');
@@ -99,11 +112,15 @@ async function runGateway(upstream: string, dir: string): Promise<void> {
   const config = await resolveConfig(
     validateConfig({
       upstreams: [{ name: 'bench', baseUrl: upstream, keyless: true }],
-      records: { file: join(dir, 'records.jsonl') },
+      records: { file: join(dir, otlpEndpoint === undefined ? 'records.jsonl' : 'records-otlp.jsonl') },
+      ...(otlpEndpoint === undefined ? {} : { otlpEndpoint }),
     }),
   );
   // The gateway's own logger, as `tokenmeter serve` builds it, writing to a file instead of stdout.
-  const logger = createGatewayLogger('info', logDestination(join(dir, 'gateway.log')));
+  const logger = createGatewayLogger(
+    'info',
+    logDestination(join(dir, otlpEndpoint === undefined ? 'gateway.log' : 'gateway-otlp.log')),
+  );
   const { app } = await buildGateway(config, { logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   announce((app.server.address() as AddressInfo).port);
@@ -247,6 +264,8 @@ async function drive(): Promise<void> {
   const leanest = await startChild(['leanest', upstreamUrl]);
   const bare = await startChild(['bare', upstreamUrl]);
   const gw = await startChild(['gateway', upstreamUrl, dir]);
+  const collector = await startChild(['collector']);
+  const gwOtlp = await startChild(['gateway', upstreamUrl, dir, `http://127.0.0.1:${collector.port}`]);
   const nginxPort = 20000 + Math.floor(Math.random() * 20000);
   const nginx = startNginx(dir, up.port, nginxPort);
   await new Promise((r) => setTimeout(r, 500));
@@ -258,6 +277,7 @@ async function drive(): Promise<void> {
     { name: 'bare http-proxy', port: bare.port, pids: tree(bare.child) },
     ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
     { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
+    { name: 'gateway + OTLP export', port: gwOtlp.port, pids: tree(gwOtlp.child) },
   ];
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
@@ -308,16 +328,18 @@ async function drive(): Promise<void> {
       );
     }
   }
-  for (const child of [up.child, leanest.child, bare.child, gw.child, nginx]) child?.kill('SIGTERM');
+  for (const child of [up.child, leanest.child, bare.child, gw.child, gwOtlp.child, collector.child, nginx])
+    child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   rmSync(dir, { recursive: true, force: true });
 }
 
 // Children exit normally on SIGTERM, so `node --cpu-prof` can write its profile.
 if (positionals[0] !== undefined) process.once('SIGTERM', () => process.exit(0));
-const [role, a, b] = positionals;
+const [role, a, b, c] = positionals;
 if (role === 'upstream') await runUpstream(Number(a));
 else if (role === 'leanest') await runLeanestProxy(a ?? '');
 else if (role === 'bare') await runBareProxy(a ?? '');
-else if (role === 'gateway') await runGateway(a ?? '', b ?? '');
+else if (role === 'gateway') await runGateway(a ?? '', b ?? '', c);
+else if (role === 'collector') await runDiscardingCollector();
 else await drive();

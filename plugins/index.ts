@@ -9,6 +9,7 @@ import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-reso
 import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
+import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
 import type { MetricsSource } from '../src/gateway/metrics-page.js';
@@ -22,6 +23,8 @@ import { sendGatewayError } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
+import { SpanExport } from '../src/tracing/span-export.js';
 import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
 import health from './health.js';
@@ -97,6 +100,18 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   });
 }
 
+/** Span export when configured; its first lost span is logged once (the metric counts them all). */
+function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): SpanExport | null {
+  const settings = config.spanExport;
+  if (settings === null) return null;
+  const url = shownTracesUrl(settings);
+  return new SpanExport(settings, (why) =>
+    log.warn(
+      `spans are being lost: ${why} for the OTLP collector at ${url}; requests are unaffected, losses are counted in tokenmeter_spans_dropped_total`,
+    ),
+  );
+}
+
 export async function buildGateway(config: GatewayConfig, options: BuildOptions = {}): Promise<Gateway> {
   deepFreeze(config);
   const logger = options.logger ?? createGatewayLogger(config.logLevel);
@@ -112,26 +127,31 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metricsAddress: null,
   };
   const writer = recordsWriter(config, logger);
+  const spans = spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,
     state,
     records: writer,
+    spans,
   });
   const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
   const extraSink = options.onRecord ?? null;
   const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
+  const spanSink = spans === null ? null : gatewaySpanSink(spans, config.upstreams, config.genAiSemconv);
   let spanReceiving: SpanReceiving | null = null;
   if (config.spanReceiver === null) {
     if (writerSink !== null) sinks.push(writerSink);
+    if (spanSink !== null) sinks.push(spanSink);
     sinks.push(requestLogSink(logger));
     if (extraSink !== null) sinks.push(extraSink);
   } else {
     // The records file and the caller's sink get the record once its server's span joined or its wait ended;
-    // metrics and the log line carry nothing of the span and never wait.
+    // metrics, the exported span and the log line carry nothing of the server's span and never wait.
     const held = [writerSink, extraSink].filter((sink) => sink !== null);
     spanReceiving = new SpanReceiving(config.spanReceiver, config.metricsToken, held);
     registerSpanReceiverMetrics(gatewayMetrics.registry, spanReceiving);
+    if (spanSink !== null) sinks.push(spanSink);
     sinks.push(requestLogSink(logger), spanReceiving.hold);
   }
   Object.freeze(sinks);
@@ -193,6 +213,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     // Mirror copies are not client connections: closing the server does not wait for them, this does.
     await mirrors.close(config.shutdownGraceMs);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
+    // The last spans, bounded by the export timeout (an unreachable collector cannot hold the shutdown).
+    await spans?.shutdown();
     // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
     logger.flush();
   });

@@ -2,6 +2,8 @@
 // our extras, latency from the intended send time, the gateway's view when there is one, the verdicts, and the
 // run's cost and budget stop when it has them (loadgen/cost/cost-report.ts).
 
+import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
+import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
@@ -51,6 +53,11 @@ function durationLine(result: BenchRunResult, bound: DurationBound): string {
   return `Duration: ${stop}; ${result.records.length} requests sent, those in flight at the end finished.\n`;
 }
 
+/** Where the client spans went: a trace missing in the collector is explained here, not guessed at. */
+function spansLine(counts: SpanExportCounts, settings: OtlpExportSettings): string {
+  return `Spans: ${counts.exported} exported to ${shownTracesUrl(settings)}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
+}
+
 export function formatBenchReport(
   result: BenchRunResult,
   settings: BenchSettings,
@@ -69,6 +76,8 @@ export function formatBenchReport(
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
   parts.push(formatCostReport(result, settings.cost.price));
+  if (result.spans !== undefined && settings.spanExport !== null)
+    parts.push(spansLine(result.spans, settings.spanExport));
   if (result.interrupted) {
     parts.push(
       `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +

@@ -2,6 +2,7 @@
 // engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
 // this and decide what to show.
 
+import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
@@ -14,6 +15,7 @@ import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { clientSpanSink } from './client-spans.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -58,6 +60,8 @@ export interface BenchRunResult {
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
+  /** With span export on: what became of the run's client spans, once the last were sent. */
+  readonly spans?: SpanExportCounts;
 }
 
 function chooseEngine(settings: BenchSettings, offsetsMs: number[], stopSending: AbortSignal): Engine {
@@ -147,6 +151,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
   const records: RequestRecord[] = [];
+  const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
+  const spanOf =
+    spans === null
+      ? null
+      : clientSpanSink(
+          spans,
+          { origin: settings.target.origin, protocol: settings.target.protocol, model: input.model },
+          settings.genAiSemconv,
+        );
   let smokeFailure: RequestRecord | undefined;
   // What the run does with a record the moment its request ends, after handing it on: the budget and the smoke
   // test stop the run at once, whether or not the record waits for its server's span.
@@ -171,12 +184,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     progress.onRecord(record);
   };
   let result: Awaited<ReturnType<Engine['run']>>;
-  let spans: RunSpanReceiver | null = null;
+  let spanReceiver: RunSpanReceiver | null = null;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
-    spans = joining;
+    spanReceiver = joining;
     result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
@@ -191,7 +204,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       errorBodyBytes: settings.smoke ? SMOKE_BODY_BYTES : ERROR_BODY_BYTES,
       signal: stop.signal,
       onSent: () => progress.onSent(),
-      onRecord: (record) => {
+      onRecord: (record, runStartMs) => {
+        // The response has just ended: this is the span's end, on the same clock as the run's t = 0.
+        spanOf?.(record, runStartMs, performance.now());
         if (joining === null) accept(record);
         else joining.settle(record);
         onFinished(record);
@@ -200,10 +215,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     await joining?.finish(stop.signal);
   } finally {
     // After an error the wait is cut short; every record still waiting is accepted without its span.
-    await spans?.finish(AbortSignal.abort());
+    await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);
+    await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
   const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
@@ -225,5 +241,6 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
+    ...(spans === null ? {} : { spans: spans.counts }),
   };
 }

@@ -1,6 +1,8 @@
 // Everything one benchmark run needs, resolved and validated (from flags, the --config file and the
 // environment) before anything is sent. The bench and sweep commands build it; run-bench.ts consumes it.
 
+import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
+import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
@@ -78,4 +80,8 @@ export interface BenchSettings {
   readonly successFloor: boolean;
   /** Prices, --estimate and the budget limits (docs/cost.md). */
   readonly cost: CostSettings;
+  /** --otlp-endpoint or the OTEL_* environment: where each request's client span goes; null = not exported. */
+  readonly spanExport: OtlpExportSettings | null;
+  /** The GenAI semantic conventions version of those spans (OTEL_SEMCONV_STABILITY_OPT_IN). */
+  readonly genAiSemconv: GenAiSemconvVersion;
 }

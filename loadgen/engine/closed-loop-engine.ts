@@ -88,7 +88,7 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
       connection.current = undefined;
       lastEndMs = Math.max(lastEndMs, performance.now());
       recorded++;
-      options.onRecord(end(measured));
+      options.onRecord(end(measured), startedAtMs);
       if (recorded === total) instance?.stop();
     }
 

@@ -40,8 +40,8 @@ export interface EngineRunOptions {
   readonly idleTimeoutMs: number;
   /** How many bytes of a failed response's body to keep in the record. */
   readonly errorBodyBytes: number;
-  /** Called once per request, as it finishes, in completion order. */
-  readonly onRecord: (record: RequestRecord) => void;
+  /** Called once per request, as it finishes, in completion order, with the run's t = 0 (performance.now()). */
+  readonly onRecord: (record: RequestRecord, runStartMs: number) => void;
   /** Called when a request is written, for progress display. */
   readonly onSent?: (index: number) => void;
   /** Aborting stops new sends and cancels in-flight requests (recorded as `client_abort`). */

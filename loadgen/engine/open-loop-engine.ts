@@ -105,7 +105,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     }
     lastEndMs = Math.max(lastEndMs, performance.now());
     recorded++;
-    options.onRecord(record);
+    options.onRecord(record, startedAtMs);
   };
 
   for (let i = 0; i < requests.length; i++) {

@@ -428,6 +428,12 @@ export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
     help: "Pass/fail check on a reported figure, e.g. 'ttft_p99 < 500ms' (repeatable); one not kept exits 99",
   },
   {
+    name: 'otlp-endpoint',
+    type: 'string',
+    valueName: 'URL',
+    help: 'Export one OpenTelemetry client span per request to this OTLP/HTTP collector (base URL; /v1/traces is appended); also OTEL_EXPORTER_OTLP_ENDPOINT',
+  },
+  {
     name: 'no-success-floor',
     type: 'boolean',
     help: 'Do not fail the run (exit 1) when fewer than 90% of its requests succeed',

@@ -27,6 +27,8 @@ import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
+import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
+import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
@@ -278,6 +280,17 @@ export function benchSettingsFrom(
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
     cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts }),
+    spanExport: resolveOtlpExport(
+      {
+        endpoint: str(o, 'otlp-endpoint'),
+        endpointKind: 'base',
+        envEnables: true,
+        defaultServiceName: 'tokenmeter-bench',
+        source: '--otlp-endpoint',
+      },
+      env,
+    ),
+    genAiSemconv: genAiSemconvVersion(env),
   };
 }
 

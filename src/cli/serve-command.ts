@@ -13,6 +13,7 @@ import type { Gateway } from '../gateway/context.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
 import { workerRecordsPath } from '../measure/record-files.js';
 import { UsageError } from '../shared/usage-error.js';
+import { shownTracesUrl } from '../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
@@ -49,6 +50,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
   const records = str(commandLine, 'records');
   const metricsPort = commandLine.options['metrics-port'];
   const metricsHost = str(commandLine, 'metrics-host');
+  const otlpEndpoint = str(commandLine, 'otlp-endpoint');
   if (metricsHost !== undefined && metricsPort === undefined && base.metrics?.port === undefined) {
     throw new UsageError(
       '--metrics-host needs --metrics-port: it is the address of a metrics port of its own',
@@ -80,6 +82,7 @@ async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfig
       : {}),
     ...spanReceiverFrom(commandLine, base),
     ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
+    ...(otlpEndpoint === undefined ? {} : { otlpEndpoint }),
     ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
     ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
       ? { gatewayKeysEnv: GATEWAY_KEYS_ENV }
@@ -133,7 +136,8 @@ async function listenQuietly(gateway: Gateway, logger: Logger, host: string, por
       : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics${
           config.spanReceiver === null ? '' : `, spans (OTLP/HTTP) on ${TRACES_PATH}`
         }`;
-  return `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}`;
+  const spans = config.spanExport === null ? '' : `; spans to ${shownTracesUrl(config.spanExport)}`;
+  return `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}${spans}`;
 }
 
 /**
@@ -280,6 +284,12 @@ export const serveCommand: Command = {
       name: 'no-usage-injection',
       type: 'boolean',
       help: 'Never add stream_options.include_usage to streamed requests',
+    },
+    {
+      name: 'otlp-endpoint',
+      type: 'string',
+      valueName: 'URL',
+      help: 'Export one OpenTelemetry span per request to this OTLP/HTTP collector (base URL; /v1/traces is appended); also OTEL_EXPORTER_OTLP_ENDPOINT',
     },
     {
       name: 'log-level',

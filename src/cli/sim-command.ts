@@ -96,6 +96,12 @@ const options: OptionSpec[] = [
     help: 'Append one ground-truth JSON line per finished request',
   },
   {
+    name: 'otlp-traces-endpoint',
+    type: 'string',
+    valueName: 'URL',
+    help: "Export an `llm_request` span per request to this OTLP/HTTP traces URL, with vLLM's attribute names",
+  },
+  {
     name: 'ttft-ms',
     type: 'number',
     min: 0,
@@ -261,6 +267,7 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
     'api-key': 'apiKey',
     'chat-only': 'chatOnly',
     'truth-log': 'truthLog',
+    'otlp-traces-endpoint': 'otlpTracesEndpoint',
   };
   for (const [flag, field] of Object.entries(direct)) if (given.has(flag)) top[field] = o[flag];
   if (!('host' in top)) top['host'] = o['host'];

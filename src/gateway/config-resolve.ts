@@ -3,6 +3,8 @@
 // keys parsed, defaults applied. Done once at start; the result is frozen.
 import { readFile } from 'node:fs/promises';
 import { UserFacingError } from '../shared/user-facing-error.js';
+import { type GenAiSemconvVersion, genAiSemconvVersion } from '../tracing/genai-semconv.js';
+import { type OtlpExportSettings, resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { DEFAULT_RECEIVER_MAX_BODY_BYTES } from '../tracing/receiver/span-receiver.js';
 import {
   type ClientLimitsInput,
@@ -71,6 +73,10 @@ export interface GatewayConfig {
   /** The built-in span receiver (spanReceiver), on the metrics port; null = off. */
   readonly spanReceiver: ResolvedSpanReceiver | null;
   readonly logLevel: string;
+  /** Span export (otlpEndpoint and the OTEL_* environment): null = off. */
+  readonly spanExport: OtlpExportSettings | null;
+  /** The GenAI semantic conventions version the spans follow (OTEL_SEMCONV_STABILITY_OPT_IN). */
+  readonly genAiSemconv: GenAiSemconvVersion;
   /** Start-up warnings (keyless upstreams, literal keys) for the caller to log. */
   readonly warnings: readonly string[];
 }
@@ -223,6 +229,18 @@ export async function resolveConfig(
             forwardUrl: input.spanReceiver.forwardUrl ?? null,
           },
     logLevel: input.logLevel ?? 'info',
+    spanExport: resolveOtlpExport(
+      {
+        endpoint: input.otlpEndpoint,
+        endpointKind: 'base',
+        envEnables: true,
+        defaultServiceName: 'tokenmeter-gateway',
+        // The flag is merged into the key before this runs: name both, the user typed one of them.
+        source: '--otlp-endpoint (otlpEndpoint)',
+      },
+      env,
+    ),
+    genAiSemconv: genAiSemconvVersion(env),
     warnings,
   };
   return Object.freeze(config);

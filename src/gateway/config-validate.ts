@@ -22,6 +22,7 @@ const TOP_KEYS = [
   'metricsMaxModels',
   'metrics',
   'spanReceiver',
+  'otlpEndpoint',
   'logLevel',
   'workers',
 ];
@@ -279,6 +280,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   if (keys !== undefined && (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === ''))) {
     fail('gatewayKeys', 'must be an array of non-empty strings (plain keys or sha256:<hex>)');
   }
+  optional(raw, 'otlpEndpoint', 'string', '');
   const records = raw['records'];
   if (records !== undefined) {
     if (!isObject(records)) fail('records', 'must be an object');

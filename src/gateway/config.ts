@@ -129,6 +129,11 @@ export interface GatewayConfigInput {
    * takes OTLP/HTTP trace exports at POST /v1/traces, and each record waits for its server's span.
    */
   readonly spanReceiver?: SpanReceiverInput;
+  /**
+   * An OpenTelemetry collector's OTLP/HTTP base URL (`/v1/traces` is appended): export one span per request.
+   * Unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else no export (docs/tracing.md).
+   */
+  readonly otlpEndpoint?: string;
   readonly logLevel?: string;
   /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
   readonly workers?: number | 'auto';

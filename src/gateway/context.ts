@@ -48,9 +48,9 @@ export interface GatewayContext {
   /** The records file writer, when records are written. */
   readonly records: RecordsWriter | null;
   /**
-   * Every finished request's record goes to each, in order: metrics, records file, log line, caller's own; with
-   * the span receiver, metrics, log line, then the wait for the server's span before the records file and the
-   * caller's own (spanReceiving).
+   * Every finished request's record goes to each, in order: metrics, records file, exported span, log line,
+   * caller's own; with the span receiver, metrics, exported span, log line, then the wait for the server's span
+   * before the records file and the caller's own (spanReceiving).
    */
   readonly sinks: readonly RecordSink[];
   /** The routes' mirror copies in flight: the proxy starts them, closing waits for or cuts them. */

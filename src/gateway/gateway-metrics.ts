@@ -2,6 +2,7 @@
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { SpanExport } from '../tracing/span-export.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
 import {
@@ -29,6 +30,8 @@ export interface GatewayMetricsOptions {
   readonly state: Readonly<GatewayState>;
   /** Read at scrape time for the lost-records counter; null when no records file is written. */
   readonly records: RecordsWriter | null;
+  /** Read at scrape time for the dropped-spans counter; null when spans are not exported. */
+  readonly spans: SpanExport | null;
 }
 
 export class GatewayMetrics {
@@ -116,7 +119,7 @@ export class GatewayMetrics {
   });
 
   constructor(options: GatewayMetricsOptions) {
-    const { state, records } = options;
+    const { state, records, spans } = options;
     this.#labels = new ModelLabels(options.configuredModels, options.maxModels);
     new Gauge({
       name: 'tokenmeter_requests_in_flight',
@@ -153,6 +156,21 @@ export class GatewayMetrics {
           this.inc({ reason }, lost - lostCounted[reason]);
           lostCounted[reason] = lost;
         }
+      },
+    });
+    // Read from the span exporter's counts the same way; both reasons exist from the start, at 0 with export off.
+    const droppedCounted = { queue_full: 0, export_failed: 0 };
+    new Counter({
+      name: 'tokenmeter_spans_dropped_total',
+      help: 'Request spans not delivered to the OTLP collector since start, by reason (queue_full, export_failed)',
+      labelNames: ['reason'],
+      registers: [this.registry],
+      collect() {
+        const counts = spans?.counts ?? { dropped: 0, failed: 0 };
+        this.inc({ reason: 'queue_full' }, counts.dropped - droppedCounted.queue_full);
+        this.inc({ reason: 'export_failed' }, counts.failed - droppedCounted.export_failed);
+        droppedCounted.queue_full = counts.dropped;
+        droppedCounted.export_failed = counts.failed;
       },
     });
     // CPU, memory, event-loop lag and GC of the gateway process, so overhead can be explained by what the process

@@ -23,7 +23,7 @@ const KNOWN_FLAGS = 0x03;
  * A trace this tool starts is sampled: every request is recorded, and an upstream that samples by its parent
  * (vLLM's OpenTelemetry default) then keeps its span of it. The trace id is random, hence 02 as well.
  */
-const STARTED_FLAGS = '03';
+export const STARTED_FLAGS = '03';
 
 /** An incoming traceparent that passed validation. */
 export interface TraceParent {

@@ -56,6 +56,8 @@ export interface SimConfig {
   readonly truthLog: string | undefined;
   /** How many finished requests' ground truth stay queryable at /sim/truth/:id. */
   readonly truthCapacity: number;
+  /** vLLM's --otlp-traces-endpoint: the OTLP/HTTP traces URL each request's `llm_request` span goes to. */
+  readonly otlpTracesEndpoint: string | undefined;
   readonly timing: TimingModel;
   readonly faults: FaultSwitches;
 }
@@ -96,6 +98,7 @@ export const DEFAULT_SIM_CONFIG: SimConfig = {
   chatOnly: false,
   truthLog: undefined,
   truthCapacity: 10_000,
+  otlpTracesEndpoint: undefined,
   timing: DEFAULT_TIMING,
   faults: NO_FAULTS,
 };

@@ -10,6 +10,7 @@ import type { EmissionClock, ScheduledEmission } from './emission-clock.js';
 import type { AnswerWire, GenerationRequest, SimProtocol } from './protocols/protocol.js';
 import type { RequestTruth, TruthStore } from './request-truth.js';
 import type { SimMetrics } from './sim-metrics.js';
+import type { SimSpans } from './sim-spans.js';
 
 export interface GenerationEnvironment {
   readonly timing: TimingModel;
@@ -17,6 +18,8 @@ export interface GenerationEnvironment {
   readonly scheduler: BatchScheduler;
   readonly metrics: SimMetrics;
   readonly truths: TruthStore;
+  /** Exports each generation's `llm_request` span; null without --otlp-traces-endpoint. */
+  readonly spans: SimSpans | null;
 }
 
 export interface StreamFaults {
@@ -196,5 +199,7 @@ export class Generation {
     this.env.metrics.finished.inc({ ...modelLabel, finished_reason: reason });
     if (reason !== 'abort') this.env.metrics.e2e.observe(modelLabel, (now - this.truth.receivedAtMs) / 1000);
     this.env.truths.finish(this.truth);
+    if (this.env.spans !== null && this.truth.trace !== undefined)
+      this.env.spans.finish(this.truth, this.request, this.truth.trace);
   }
 }

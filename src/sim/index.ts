@@ -20,9 +20,13 @@ export interface RunningSimulator {
 }
 
 /** Starts a simulator. Unlike the CLI, the programmatic default port is 0 (any free port). */
-export async function startSimulator(options: SimOptions = {}): Promise<RunningSimulator> {
+export async function startSimulator(
+  options: SimOptions = {},
+  /** Where the OTEL_* variables are read (span export); the process's by default. */
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningSimulator> {
   const config = resolveSimConfig({ port: 0, ...options });
-  const state = createSimulatorState(config);
+  const state = createSimulatorState(config, env);
   const server = createSimulatorServer(state);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -45,6 +49,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<RunningS
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await state.env.truths.flush();
+      await state.env.spans?.shutdown();
     },
   };
 }

@@ -2,6 +2,7 @@
 // or the load generator measured against what really happened. Times are performance.now() of this process
 // (in-process tests share that clock); receivedAtEpochMs anchors them for tests in other processes.
 import { appendFile } from 'node:fs/promises';
+import type { TraceSpan } from '../shared/trace-context.js';
 
 export interface RequestTruth {
   readonly requestId: string;
@@ -27,6 +28,8 @@ export interface RequestTruth {
   cancelled: boolean;
   cancelledAtMs: number | undefined;
   endedAtMs: number | undefined;
+  /** The request's `llm_request` span (with --otlp-traces-endpoint only): its trace, its id, its parent's. */
+  trace: TraceSpan | undefined;
 }
 
 export function newTruth(
@@ -57,6 +60,7 @@ export function newTruth(
     cancelled: false,
     cancelledAtMs: undefined,
     endedAtMs: undefined,
+    trace: undefined,
   };
 }
 

@@ -15,6 +15,7 @@ import { type GenerationRequest, RequestRejection, type SimProtocol } from './pr
 import { TruthStore } from './request-truth.js';
 import { sendJson } from './send-json.js';
 import { SimMetrics } from './sim-metrics.js';
+import { SimSpans } from './sim-spans.js';
 import { startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -28,7 +29,10 @@ export interface SimulatorState {
   ordinal: number;
 }
 
-export function createSimulatorState(config: SimConfig): SimulatorState {
+export function createSimulatorState(
+  config: SimConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): SimulatorState {
   const metrics = new SimMetrics();
   const lateness = new LatenessStats();
   const modelLabel = { model_name: config.servedModelNames[0] as string };
@@ -55,6 +59,7 @@ export function createSimulatorState(config: SimConfig): SimulatorState {
       scheduler,
       metrics,
       truths: new TruthStore(config.truthCapacity, config.truthLog),
+      spans: SimSpans.fromConfig(config.otlpTracesEndpoint, env),
     },
     lateness,
     faultRandom: new SeededRandom(hashSeed(config.seed, 'faults')),

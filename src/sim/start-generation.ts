@@ -45,6 +45,7 @@ export function startGeneration(
   const requestId = typeof headerId === 'string' && headerId !== '' ? headerId : randomUUID();
   const truth = newTruth(requestId, protocol.name, model, request.stream, receivedAtMs);
   truth.promptTokens = request.promptTokens;
+  truth.trace = env.spans?.spanOf(req);
   env.truths.add(truth);
   env.metrics.promptTokens.inc({ model_name: model }, request.promptTokens);
 

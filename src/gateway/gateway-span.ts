@@ -1,0 +1,75 @@
+// The gateway's span of each request (kind SERVER): built from its finished record, the one place that knows
+// the whole request, and handed to the batch exporter. Its ids are the record's (spanId, and the client's span
+// as parent), its times the record's, on the measurement's monotonic clock; the first token is an event. A
+// mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
+// gateway calling the mirror upstream on its own account.
+import { SpanKind } from '@opentelemetry/api';
+import { protocolByEndpoint } from '../protocols/index.js';
+import {
+  FIRST_TOKEN_EVENT,
+  type GenAiSemconvVersion,
+  genAiAttributes,
+  genAiSpanName,
+} from '../tracing/genai-semconv.js';
+import type { SpanEventFacts, SpanExport } from '../tracing/span-export.js';
+import type { ResolvedUpstream } from './config-resolve.js';
+import type { RecordSink } from './context.js';
+
+interface UpstreamFacts {
+  readonly server: URL;
+  readonly apiPrefix: string;
+}
+
+/** A record sink that exports each request's span. */
+export function gatewaySpanSink(
+  spans: SpanExport,
+  upstreams: readonly ResolvedUpstream[],
+  semconv: GenAiSemconvVersion,
+): RecordSink {
+  // Looked up per request by name; built once.
+  const byName = new Map<string, UpstreamFacts>(
+    upstreams.map((u) => [u.name, { server: new URL(u.base.origin), apiPrefix: u.base.apiPrefix }]),
+  );
+  return (record, measurement) => {
+    const upstream = record.upstream === null ? undefined : byName.get(record.upstream);
+    const endpoint =
+      upstream === undefined || record.pathSent === null
+        ? ''
+        : record.pathSent.slice(upstream.apiPrefix.length + 1);
+    const facts = {
+      protocol: protocolByEndpoint(endpoint)?.name,
+      requestModel: record.modelAsked,
+      responseModel: null,
+      stream: record.stream,
+      inputTokens: record.promptTokens,
+      outputTokens: record.outputTokens,
+      finishReason: record.finishReason,
+      server: upstream?.server ?? null,
+      errorType: record.outcome === 'ok' ? null : record.outcome,
+      timeToFirstChunkS: record.ttftMs === null ? null : record.ttftMs / 1000,
+    };
+    const start = measurement.receivedAt;
+    const events: SpanEventFacts[] =
+      record.ttftMs === null ? [] : [{ name: FIRST_TOKEN_EVENT, atMs: start + record.ttftMs }];
+    spans.add({
+      name: genAiSpanName(facts),
+      kind: record.role === 'mirror' ? SpanKind.CLIENT : SpanKind.SERVER,
+      trace: measurement.trace,
+      startMs: start,
+      endMs: start + record.e2eMs,
+      attributes: {
+        ...genAiAttributes(facts, semconv),
+        ...(record.status === 0 ? {} : { 'http.response.status_code': record.status }),
+        'tokenmeter.request_id': record.requestId,
+        'tokenmeter.outcome': record.outcome,
+        'tokenmeter.role': record.role,
+        ...(record.upstream === null ? {} : { 'tokenmeter.upstream': record.upstream }),
+        ...(record.ttfbMs === null ? {} : { 'tokenmeter.ttfb_ms': record.ttfbMs }),
+        ...(record.ttftMs === null ? {} : { 'tokenmeter.ttft_ms': record.ttftMs }),
+        'tokenmeter.gateway_overhead_ms': record.gatewayOverheadMs,
+      },
+      events,
+      errorDescription: record.outcome === 'ok' ? null : (record.error ?? record.outcome),
+    });
+  };
+}
