@@ -26,6 +26,8 @@ if (gc === undefined) throw new Error('run with node --expose-gc');
 function record(): RequestRecord {
   return {
     requestId: `req-${newSpanId()}`,
+    role: 'primary',
+    pairId: null,
     traceId: newTraceId(),
     spanId: newSpanId(),
     parentSpanId: newSpanId(),
@@ -50,6 +52,7 @@ function record(): RequestRecord {
     tpotMs: 11.523,
     gatewayOverheadMs: 0.734,
     promptTokens: 612,
+    cachedPromptTokens: null,
     outputTokens: 128,
     outputTokensSource: 'usage',
     costInput: null,

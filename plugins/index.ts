@@ -12,6 +12,8 @@ import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
 import { KeyScrubber } from '../src/gateway/key-scrubber.js';
 import { createGatewayLogger } from '../src/gateway/logger.js';
+import type { MetricsSource } from '../src/gateway/metrics-page.js';
+import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { RecordsWriter } from '../src/gateway/records-writer.js';
@@ -21,6 +23,7 @@ import { sendGatewayError } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import { SpanExport } from '../src/tracing/span-export.js';
 import drain from './drain.js';
 import gatewayAuth from './gateway-auth.js';
@@ -36,6 +39,8 @@ export interface BuildOptions {
   readonly logger?: Logger;
   /** Also receives every finished request's record, after the gateway's own sinks (the demo, tests). */
   readonly onRecord?: (record: RequestRecord) => void;
+  /** What /metrics shows instead of this process's registry (a cluster worker's: the whole gateway's). */
+  readonly metricsSource?: MetricsSource;
 }
 
 function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
@@ -95,6 +100,18 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   });
 }
 
+/** Span export when configured; its first lost span is logged once (the metric counts them all). */
+function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): SpanExport | null {
+  const settings = config.spanExport;
+  if (settings === null) return null;
+  const url = shownTracesUrl(settings);
+  return new SpanExport(settings, (why) =>
+    log.warn(
+      `spans are being lost: ${why} for the OTLP collector at ${url}; requests are unaffected, losses are counted in tokenmeter_spans_dropped_total`,
+    ),
+  );
+}
+
 export async function buildGateway(config: GatewayConfig, options: BuildOptions = {}): Promise<Gateway> {
   deepFreeze(config);
   const logger = options.logger ?? createGatewayLogger(config.logLevel);
@@ -102,9 +119,15 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   for (const upstream of config.upstreams) dispatchers.set(upstream, buildUpstreamDispatcher(upstream));
   const routes = new ModelRoutes(config.upstreams);
   const { scrubber, warnings: scrubberWarnings } = KeyScrubber.forUpstreams(config.upstreams);
-  const state = { shuttingDown: false, cutReason: null, inFlight: 0, metricsAddress: null };
+  const state = {
+    shuttingDown: false,
+    cutReason: null,
+    inFlight: 0,
+    mirrorsInFlight: 0,
+    metricsAddress: null,
+  };
   const writer = recordsWriter(config, logger);
-  const spans = config.spanExport === null ? null : new SpanExport(config.spanExport);
+  const spans = spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,
@@ -115,21 +138,24 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
   const extraSink = options.onRecord ?? null;
   const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
-  // Span export never waits for the server's span: the gateway's own span is complete when its record is.
-  if (spans !== null) sinks.push(gatewaySpanSink(spans, config.upstreams, config.genAiSemconv));
+  const spanSink = spans === null ? null : gatewaySpanSink(spans, config.upstreams, config.genAiSemconv);
   let spanReceiving: SpanReceiving | null = null;
   if (config.spanReceiver === null) {
     if (writerSink !== null) sinks.push(writerSink);
+    if (spanSink !== null) sinks.push(spanSink);
     sinks.push(requestLogSink(logger));
     if (extraSink !== null) sinks.push(extraSink);
   } else {
     // The records file and the caller's sink get the record once its server's span joined or its wait ended;
-    // metrics and the log line carry nothing of the span and never wait.
+    // metrics, the exported span and the log line carry nothing of the server's span and never wait.
     const held = [writerSink, extraSink].filter((sink) => sink !== null);
     spanReceiving = new SpanReceiving(config.spanReceiver, config.metricsToken, held);
     registerSpanReceiverMetrics(gatewayMetrics.registry, spanReceiving);
+    if (spanSink !== null) sinks.push(spanSink);
     sinks.push(requestLogSink(logger), spanReceiving.hold);
   }
+  Object.freeze(sinks);
+  const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
   const context: GatewayContext = Object.freeze({
     config,
     routes,
@@ -137,7 +163,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metrics: gatewayMetrics,
     scrubber,
     records: writer,
-    sinks: Object.freeze(sinks),
+    sinks,
+    mirrors,
     spanReceiving,
     state,
   });
@@ -174,12 +201,17 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   await app.register(requestId);
   await app.register(gatewayAuth, { context });
   await app.register(records, { context });
-  await app.register(metrics, { context });
+  await app.register(metrics, {
+    context,
+    ...(options.metricsSource === undefined ? {} : { source: options.metricsSource }),
+  });
   await app.register(health, { context });
   await app.register(proxy, { context });
   // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
     await everyRequestRecorded(state);
+    // Mirror copies are not client connections: closing the server does not wait for them, this does.
+    await mirrors.close(config.shutdownGraceMs);
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // The last spans, bounded by the export timeout (an unreachable collector cannot hold the shutdown).
     await spans?.shutdown();

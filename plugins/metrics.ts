@@ -6,18 +6,20 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
-import { metricsPage } from '../src/gateway/metrics-page.js';
+import { type MetricsSource, metricsPage } from '../src/gateway/metrics-page.js';
 import { TRACES_PATH } from '../src/tracing/receiver/span-receiver.js';
 
 export interface MetricsPluginOptions {
   readonly context: GatewayContext;
+  /** What /metrics shows instead of this process's registry (a cluster worker's: the whole gateway's). */
+  readonly source?: MetricsSource;
 }
 
 async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOptions): Promise<void> {
   const { context } = options;
-  const { metrics } = context;
+  const source = options.source ?? context.metrics.registry;
   const render = (authorization: string | undefined) =>
-    metricsPage(metrics.registry, context.config.metricsToken, authorization);
+    metricsPage(source, context.config.metricsToken, authorization);
   const own = context.config.metricsListen;
   if (own === null) {
     fastify.get('/metrics', async (request, reply) => {

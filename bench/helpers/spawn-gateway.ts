@@ -16,10 +16,15 @@ export interface SpawnedGateway {
   readonly exited: Promise<number | null>;
 }
 
-export async function spawnGateway(flags: readonly string[], logFile: string): Promise<SpawnedGateway> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...flags], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** `cpus` (taskset's list, e.g. `1` or `0-1`) pins the gateway, and every worker it forks, to those CPUs. */
+export async function spawnGateway(
+  flags: readonly string[],
+  logFile: string,
+  cpus?: string,
+): Promise<SpawnedGateway> {
+  const argv = [process.execPath, CLI, 'serve', '--port', '0', ...flags];
+  const [command = '', ...args] = cpus === undefined ? argv : ['taskset', '-c', cpus, ...argv];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const log = createWriteStream(logFile);
   child.stderr.pipe(log, { end: false });

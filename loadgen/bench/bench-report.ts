@@ -1,8 +1,11 @@
 // What `tokenmeter bench` prints after a run: vLLM's summary byte for byte (people diff it against vLLM's), then
-// our extras, latency from the intended send time, the gateway's view when there is one, and the verdicts.
+// our extras, latency from the intended send time, the gateway's view when there is one, the verdicts, and the
+// run's cost and budget stop when it has them (loadgen/cost/cost-report.ts).
 
+import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
+import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -52,12 +55,8 @@ function durationLine(result: BenchRunResult, bound: DurationBound): string {
 }
 
 /** Where the client spans went: a trace missing in the collector is explained here, not guessed at. */
-function spansLine(counts: SpanExportCounts, url: string): string {
-  // Credentials in the URL are never echoed.
-  const shown = new URL(url);
-  shown.username = '';
-  shown.password = '';
-  return `Spans: ${counts.exported} exported to ${shown}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
+function spansLine(counts: SpanExportCounts, settings: OtlpExportSettings): string {
+  return `Spans: ${counts.exported} exported to ${shownTracesUrl(settings)}, ${counts.dropped} dropped (queue full), ${counts.failed} failed to export.\n`;
 }
 
 export function formatBenchReport(
@@ -81,8 +80,9 @@ export function formatBenchReport(
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
   if (settings.duration !== undefined) parts.push(durationLine(result, settings.duration));
+  parts.push(formatCostReport(result, settings.cost.price));
   if (result.spans !== undefined && settings.spanExport !== null)
-    parts.push(spansLine(result.spans, settings.spanExport.tracesUrl));
+    parts.push(spansLine(result.spans, settings.spanExport));
   if (result.interrupted) {
     parts.push(
       `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +

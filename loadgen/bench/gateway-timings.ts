@@ -4,8 +4,8 @@
 // own request handling add. The records come from the gateway's records file (`tokenmeter serve --records`) or,
 // in-process, from its record listener.
 
-import { readFileSync } from 'node:fs';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import { fileErrorReason } from '../../src/shared/file-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
@@ -32,7 +32,7 @@ export interface GatewayComparison {
 export function readGatewayRecords(path: string): GatewaySide[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRecordsText(path);
   } catch (error) {
     throw new UserFacingError(`--gateway-records ${path}: ${fileErrorReason(error)}`, { cause: error });
   }

@@ -2,6 +2,7 @@
 // sample (loadgen/data/sharegpt-sample.json), so a first run needs no download.
 
 import { fileURLToPath } from 'node:url';
+import { recordsFilesAt } from '../../src/measure/record-files.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
@@ -105,7 +106,9 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
-      await checkInputFile('--dataset-path', path, RECORDS_FILE_SHAPE);
+      // A gateway run with --workers wrote one file per worker beside the path it was given.
+      for (const file of recordsFilesAt(path))
+        await checkInputFile('--dataset-path', file, RECORDS_FILE_SHAPE);
       const replay = await sampleGatewayRecords({
         ...common,
         path,

@@ -1,7 +1,8 @@
-// vLLM's benchmark asks the server which model it serves when --model is left out; so do we, and when the
-// server cannot say, the message names the flag to add.
+// vLLM's benchmark asks the server which model it serves when --model is left out; so do we. When the server
+// cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why.
 
 import { request } from 'undici';
+import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { ResolvedTarget } from './target-url.js';
 
@@ -14,22 +15,34 @@ function modelsUrl(target: ResolvedTarget): string {
   return `${target.origin}${prefix}/v1/models`;
 }
 
+/** keySource: where the key sent came from (undefined when none was), for a 401's diagnosis. */
 export async function discoverModel(
   target: ResolvedTarget,
   headers: Record<string, string>,
+  keySource?: string,
 ): Promise<string> {
   const url = modelsUrl(target);
+  let fix = 'add --model MODEL_ID';
   try {
     const response = await request(url, { headers, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
     const text = await response.body.text();
     if (response.statusCode === 200) {
       const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;
       if (typeof id === 'string' && id !== '') return id;
+    } else if (response.statusCode !== 404) {
+      // A refusal is not cured by naming a model: the requests would be refused too.
+      const path = new URL(url).pathname;
+      fix =
+        hintForUpstreamStatus(response.statusCode, {
+          path,
+          errorText: text,
+          ...(keySource ? { keySource } : {}),
+        }) ?? fix;
     }
     throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
   } catch (error) {
     throw new UserFacingError(
-      `no --model given and ${url} did not name one (${(error as Error).message}); add --model MODEL_ID`,
+      `no --model given and ${url} did not name one (${(error as Error).message}); ${fix}`,
     );
   }
 }

@@ -2,6 +2,7 @@
 // how, warn about what could make the numbers lie (proxy variables, payload options the backend ignores), and
 // settle the model, tokenizer and dataset. Nothing is printed here; each line goes to the caller's `say`.
 
+import { recordsFilesAt } from '../../src/measure/record-files.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { backendWarnings } from './backend-notes.js';
@@ -41,8 +42,9 @@ export async function prepareRun(
   // blaming) the server.
   const tokenizer = await loadTokenizer(settings.tokenizer);
   const dataset = await loadDataset(settings.dataset, tokenizer);
-  if (settings.gatewayRecords !== undefined)
-    await checkInputFile('--gateway-records', settings.gatewayRecords, RECORDS_FILE_SHAPE);
+  // A gateway run with --workers wrote one file per worker beside the path it was given.
+  for (const file of settings.gatewayRecords === undefined ? [] : recordsFilesAt(settings.gatewayRecords))
+    await checkInputFile('--gateway-records', file, RECORDS_FILE_SHAPE);
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
   for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);
@@ -50,7 +52,11 @@ export async function prepareRun(
   for (const note of options.flagNotes ?? []) say(`note: ${note}`);
   const modelId =
     settings.model ??
-    (await discoverModel(target, requestHeaders(target.backend, settings.apiKey.key, settings.headers)));
+    (await discoverModel(
+      target,
+      requestHeaders(target.backend, settings.apiKey.key, settings.headers),
+      settings.apiKey.key === undefined ? undefined : settings.apiKey.source,
+    ));
   say(
     `model: ${modelId}${settings.servedModelName === undefined ? '' : ` (sent as ${settings.servedModelName})`}; tokenizer: ${tokenizer.name}`,
   );

@@ -8,8 +8,8 @@
 // asking for the recorded completion length. Requests without token counts (failed before the upstream
 // answered) are skipped and counted.
 
-import { readFile } from 'node:fs/promises';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { fileErrorReason } from '../../src/shared/file-error.js';
@@ -76,7 +76,7 @@ function arrivalMs(record: Replayable): number {
 export async function sampleGatewayRecords(options: RecordsReplayOptions): Promise<RecordsReplay> {
   let text: string;
   try {
-    text = await readFile(options.path, 'utf8');
+    text = readRecordsText(options.path);
   } catch (error) {
     throw new UserFacingError(`--dataset-path ${options.path}: ${fileErrorReason(error)}`, { cause: error });
   }

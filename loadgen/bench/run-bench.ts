@@ -5,13 +5,15 @@
 import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
 import { type RunBreakdown, runBreakdown } from '../breakdown/run-breakdown.js';
+import { type BudgetStop, RunBudget } from '../cost/budget.js';
+import { hasLimits } from '../cost/cost-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { type Verdict, verdicts } from '../report/verdicts.js';
+import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
@@ -55,6 +57,8 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
+  readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
@@ -64,12 +68,13 @@ export interface BenchRunResult {
   readonly spans?: SpanExportCounts;
 }
 
-function chooseEngine(settings: BenchSettings, offsetsMs: number[]): Engine {
+function chooseEngine(settings: BenchSettings, offsetsMs: number[], stopSending: AbortSignal): Engine {
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(settings.maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
   return createOpenLoopEngine({
     offsetsMs,
+    stopSending,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     ...(settings.duration === undefined ? {} : { sendUntilMs: settings.duration.ms }),
   });
@@ -86,7 +91,7 @@ function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset
 /** How many requests the run readies: the dataset's; with --duration, what the rate can send in that time (one
  *  more, so the schedule reaches past the deadline) or the typed --num-prompts. A recorded schedule is replayed
  *  once. (--duration with an infinite rate and no --num-prompts is refused with the flags.) */
-function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
+export function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
   const bound = settings.duration;
   if (bound === undefined || replaysRecordedSchedule(settings, dataset)) return dataset.requests.length;
   return bound.maxRequests ?? Math.ceil((settings.requestRate * bound.ms) / 1000) + 1;
@@ -139,6 +144,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
   const stop = new AbortController();
+  // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
+  // only that: its settings refuse --on-limit finish).
+  const stopSending = new AbortController();
+  const budget = hasLimits(settings.cost.limits)
+    ? new RunBudget(settings.cost.limits, settings.cost.price)
+    : undefined;
   const onOuterAbort = (): void => stop.abort();
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
@@ -154,10 +165,13 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           settings.genAiSemconv,
         );
   let smokeFailure: RequestRecord | undefined;
-  const accept = (record: RequestRecord): void => {
-    records.push(record);
-    file?.write(record);
-    progress.onRecord(record);
+  // What the run does with a record the moment its request ends, after handing it on: the budget and the smoke
+  // test stop the run at once, whether or not the record waits for its server's span.
+  const onFinished = (record: RequestRecord): void => {
+    if (budget?.add(record) !== undefined) {
+      stopSending.abort();
+      if (settings.cost.limits.onLimit === 'cancel') stop.abort();
+    }
     if (
       settings.smoke &&
       record.outcome !== 'ok' &&
@@ -168,14 +182,19 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       stop.abort();
     }
   };
+  const accept = (record: RequestRecord): void => {
+    records.push(record);
+    file?.write(record);
+    progress.onRecord(record);
+  };
   let result: Awaited<ReturnType<Engine['run']>>;
-  let receiver: RunSpanReceiver | null = null;
+  let spanReceiver: RunSpanReceiver | null = null;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
-    receiver = joining;
-    result = await chooseEngine(settings, offsetsMs).run({
+    spanReceiver = joining;
+    result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
         path: settings.target.path,
@@ -194,12 +213,13 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         spanOf?.(record, runStartMs, performance.now());
         if (joining === null) accept(record);
         else joining.settle(record);
+        onFinished(record);
       },
     });
     await joining?.finish(stop.signal);
   } finally {
     // After an error the wait is cut short; every record still waiting is accepted without its span.
-    await receiver?.finish(AbortSignal.abort());
+    await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
     file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);
@@ -217,11 +237,22 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: verdicts(records, extra, undefined, breakdown.summary),
+    verdicts: verdicts(
+      records,
+      extra,
+      DEFAULT_VERDICT_THRESHOLDS,
+      {
+        path: settings.target.path,
+        model: input.model,
+        ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+      },
+      breakdown.summary,
+    ),
     tokenizer,
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
     ...(spans === null ? {} : { spans: spans.counts }),

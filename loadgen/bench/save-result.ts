@@ -5,6 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
+import { breakdownKeys } from '../breakdown/breakdown-json.js';
+import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
@@ -31,6 +33,7 @@ export function describeRun(
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     metadata: { ...settings.save.metadata },
     percentileMetrics: settings.percentileMetrics,
+    ...(settings.cost.price === undefined ? {} : { price: settings.cost.price }),
     target: {
       baseUrl: baseUrlOf(settings.target.origin, settings.target.path),
       tokenmeterVersion: packageVersion(),
@@ -54,15 +57,10 @@ export function saveResult(
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
   const described = recordsFile === undefined ? run : { ...run, recordsFile };
-  const json = buildResultJson(
-    described,
-    result.metrics,
-    result.extra,
-    result.records,
-    detailed,
-    checks,
-    result.breakdown,
-  );
+  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
+    ...costResultJson(result, run.price),
+    ...breakdownKeys(result.breakdown, detailed),
+  });
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
 }
@@ -73,6 +71,9 @@ export async function saveHtmlReport(
   run: RunDescription,
   result: BenchRunResult,
 ): Promise<void> {
-  const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], result.breakdown);
+  const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
+    ...costResultJson(result, run.price),
+    ...breakdownKeys(result.breakdown, true),
+  });
   await writeHtmlReport('run', { result: json }, path);
 }

@@ -4,6 +4,7 @@
 import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
+import type { CostSettings } from '../cost/cost-settings.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
@@ -77,6 +78,8 @@ export interface BenchSettings {
   readonly thresholds: readonly Threshold[];
   /** The default success floor (fewer than 90% successes fail the run); false with --no-success-floor. */
   readonly successFloor: boolean;
+  /** Prices, --estimate and the budget limits (docs/cost.md). */
+  readonly cost: CostSettings;
   /** --otlp-endpoint or the OTEL_* environment: where each request's client span goes; null = not exported. */
   readonly spanExport: OtlpExportSettings | null;
   /** The GenAI semantic conventions version of those spans (OTEL_SEMCONV_STABILITY_OPT_IN). */

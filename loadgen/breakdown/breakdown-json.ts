@@ -21,7 +21,7 @@ export function segmentKey(name: SegmentName): string {
   return `${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_ms`;
 }
 
-export function breakdownJson(breakdown: RunBreakdown, detailed: boolean): { [key: string]: JsonValue } {
+function breakdownJson(breakdown: RunBreakdown, detailed: boolean): { [key: string]: JsonValue } {
   const { summary } = breakdown;
   const json: { [key: string]: JsonValue } = {
     requests: summary.requests,
@@ -57,4 +57,9 @@ export function breakdownJson(breakdown: RunBreakdown, detailed: boolean): { [ke
     for (const name of SEGMENT_NAMES) json[segmentKey(name)] = requests.map((r) => r.segments[name]);
   }
   return json;
+}
+
+/** The keys the breakdown adds to the result's "tokenmeter" object: none when no request completed. */
+export function breakdownKeys(breakdown: RunBreakdown, detailed: boolean): { [key: string]: JsonValue } {
+  return breakdown.summary.requests === 0 ? {} : { breakdown: breakdownJson(breakdown, detailed) };
 }

@@ -13,7 +13,8 @@
 // A run bounded by time (--duration) stops sending at its deadline: requests due at or after it are never launched,
 // and one that waited for a --max-concurrency slot and got it only after the deadline is dropped unsent (no
 // record: it never left). One due before it is sent even if the scheduler runs late, as any late send is (its lag
-// is recorded). Requests already in flight finish and are recorded as usual.
+// is recorded). Requests already in flight finish and are recorded as usual. A budget stop (stopSending) ends
+// sending the same way, at the moment a limit is reached.
 
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -33,6 +34,8 @@ export interface OpenLoopOptions {
   readonly maxConcurrency?: number;
   /** --duration: nothing is sent this many ms or more after t = 0. */
   readonly sendUntilMs?: number;
+  /** A budget limit (--max-cost): once aborted nothing more is sent, as at the --duration deadline. */
+  readonly stopSending?: AbortSignal;
 }
 
 export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
@@ -58,6 +61,8 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   let lastEndMs = 0;
   const startedAtMs = performance.now();
   const sendUntilMs = pacing.sendUntilMs ?? Number.POSITIVE_INFINITY;
+  const stopSending = pacing.stopSending;
+  const noMoreSends = stopSending === undefined ? signal : AbortSignal.any([signal, stopSending]);
 
   const launch = async (i: number): Promise<void> => {
     const request = requests[i];
@@ -82,9 +87,10 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     // The cap held it back only from its intended time until a slot was free; anything later is the load
     // generator's own lag (a scheduler busy dispatching a burst is not the cap's doing).
     const queuedMs = Math.max(0, slotFreeAtMs - (startedAtMs + (pacing.offsetsMs[i] ?? 0)));
-    // A --duration run sends nothing after its deadline: a request that got its slot only then is dropped unsent.
+    // A --duration run sends nothing after its deadline, nor a run past its budget: a request that got its slot
+    // only then is dropped unsent.
     const waited = slot !== undefined && typeof slot !== 'number';
-    if (waited && !signal.aborted && now - startedAtMs >= sendUntilMs) {
+    if (waited && (stopSending?.aborted || (!signal.aborted && now - startedAtMs >= sendUntilMs))) {
       gate?.release(now);
       return;
     }
@@ -103,10 +109,10 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   };
 
   for (let i = 0; i < requests.length; i++) {
-    if (signal.aborted || (pacing.offsetsMs[i] ?? 0) >= sendUntilMs) break;
+    if (noMoreSends.aborted || (pacing.offsetsMs[i] ?? 0) >= sendUntilMs) break;
     const dueAt = startedAtMs + (pacing.offsetsMs[i] ?? 0);
-    if (performance.now() < dueAt) await waitUntil(dueAt, signal);
-    if (signal.aborted) break;
+    if (performance.now() < dueAt) await waitUntil(dueAt, noMoreSends);
+    if (noMoreSends.aborted) break;
     inFlight.push(launch(i));
   }
   await Promise.all(inFlight);

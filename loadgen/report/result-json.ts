@@ -4,9 +4,8 @@
 // Units follow vLLM: summary figures in ms (`mean_ttft_ms`), detailed per-request arrays in SECONDS (`ttfts`,
 // `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
 
+import type { ModelPrice } from '../../src/gateway/model-prices.js';
 import { UsageError } from '../../src/shared/usage-error.js';
-import { breakdownJson } from '../breakdown/breakdown-json.js';
-import type { RunBreakdown } from '../breakdown/run-breakdown.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -35,6 +34,8 @@ export interface RunDescription {
   target?: TargetSettings;
   /** The run's records file, relative to the result file's folder; saved as `tokenmeter.records_file`. */
   recordsFile?: string;
+  /** --price-input/--price-output: the run's cost is saved as `tokenmeter.cost` (loadgen/cost/cost-report.ts). */
+  price?: ModelPrice;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -150,7 +151,7 @@ function extraKeys(
 }
 
 /** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter" (with the run's threshold
- *  checks, when it has any, under "thresholds"). */
+ *  checks, when it has any, under "thresholds", and `more`: its cost and budget stop). */
 export function buildResultJson(
   run: RunDescription,
   metrics: VllmMetrics,
@@ -158,13 +159,11 @@ export function buildResultJson(
   records: readonly RequestRecord[],
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
-  breakdown?: RunBreakdown,
+  more: Readonly<Record<string, JsonValue>> = {},
 ): Record<string, JsonValue> {
   const backend = run.backend;
-  const tokenmeter = extraKeys(run, extra, records, detailed);
+  const tokenmeter = { ...extraKeys(run, extra, records, detailed), ...more };
   if (checks.length > 0) tokenmeter['thresholds'] = thresholdChecksJson(checks);
-  if (breakdown !== undefined && breakdown.summary.requests > 0)
-    tokenmeter['breakdown'] = breakdownJson(breakdown, detailed);
   return {
     date: formatResultDate(run.date),
     endpoint_type: backend,

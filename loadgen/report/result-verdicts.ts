@@ -59,5 +59,8 @@ export function resultVerdicts(json: JsonObject, records: readonly RequestRecord
   }
   const splits = breakdownFromResult(json);
   const breakdown = splits === null ? undefined : summarizeBreakdown(splits);
-  return { list: verdicts(records ?? [], extra, undefined, breakdown), complete: records !== null };
+  return {
+    list: verdicts(records ?? [], extra, undefined, undefined, breakdown),
+    complete: records !== null,
+  };
 }

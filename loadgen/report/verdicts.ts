@@ -6,6 +6,7 @@
 // and names no cause it did not measure: the TTFT tail is put down to long prompts only by their correlation, to
 // a segment only by the breakdown (loadgen/breakdown/), else "cause unknown". The list and its rules: docs/loadgen.md.
 
+import { type HintContext, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { partLabel, requests } from '../breakdown/breakdown-section.js';
 import { type BreakdownSummary, hasTtftSegments, type SlowestTtft } from '../breakdown/breakdown-summary.js';
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
@@ -49,7 +50,8 @@ export interface Verdict {
 
 const BODY_EXCERPT_CHARS = 300;
 
-/** What usually causes a status with vLLM-style commands (see docs on --base-url and --backend). */
+/** What usually causes a status with vLLM-style commands (see docs on --base-url and --backend), when the run's
+ *  target is not known; with it, 401, 404 and 422 get the doctor's diagnosis (src/shared/upstream-hints.ts). */
 const STATUS_HINTS: Readonly<Record<string, string>> = {
   '401':
     'the API key is missing or wrong (set --api-key or --api-key-env; anthropic-messages sends it as x-api-key, the other backends as Authorization: Bearer)',
@@ -64,7 +66,15 @@ function oneLine(text: string): string {
   return flat.length > BODY_EXCERPT_CHARS ? `${flat.slice(0, BODY_EXCERPT_CHARS)}...` : flat;
 }
 
-function describeFailure(outcome: string, kind: FailureKind): string {
+function hintFor(status: string, kind: FailureKind, target: HintContext | undefined): string | undefined {
+  const diagnosed =
+    target === undefined
+      ? undefined
+      : hintForUpstreamStatus(Number(status), { ...target, errorText: kind.firstBodyExcerpt ?? '' });
+  return diagnosed ?? STATUS_HINTS[status];
+}
+
+function describeFailure(outcome: string, kind: FailureKind, target: HintContext | undefined): string {
   const statuses = Object.entries(kind.statuses)
     .map(([status, count]) => `HTTP ${status} x${count}`)
     .join(', ');
@@ -76,7 +86,7 @@ function describeFailure(outcome: string, kind: FailureKind): string {
     lines.push(`  body: ${oneLine(kind.firstBodyExcerpt)}`);
   }
   for (const status of Object.keys(kind.statuses)) {
-    const hint = STATUS_HINTS[status];
+    const hint = hintFor(status, kind, target);
     if (hint !== undefined) lines.push(`  hint (${status}): ${hint}`);
   }
   return lines.join('\n');
@@ -231,11 +241,14 @@ export function verdicts(
   records: readonly RequestRecord[],
   extra: ExtraMetrics,
   thresholds: VerdictThresholds = DEFAULT_VERDICT_THRESHOLDS,
+  /** The run's path, model and key source, so a failure's hint is the doctor's diagnosis for it. */
+  target?: HintContext,
+  /** Where the run's time went (loadgen/breakdown/), for the TTFT verdict; without it, "cause unknown". */
   breakdown?: BreakdownSummary,
 ): Verdict[] {
   const found: Verdict[] = [];
   for (const [outcome, kind] of Object.entries(extra.failuresByKind)) {
-    if (kind !== undefined) found.push({ kind: 'failures', message: describeFailure(outcome, kind) });
+    if (kind !== undefined) found.push({ kind: 'failures', message: describeFailure(outcome, kind, target) });
   }
   if (extra.total > 0 && extra.successRate < thresholds.minSuccessRate) {
     const completed = Math.round(extra.successRate * extra.total);

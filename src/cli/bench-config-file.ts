@@ -16,7 +16,7 @@ import {
   type ParsedOptions,
 } from './options.js';
 
-function readConfig(path: string): Record<string, unknown> {
+export function readConfig(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -5,6 +5,7 @@
 import { BACKENDS } from '../../loadgen/bench/backends.js';
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
+import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
 
@@ -360,8 +361,60 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   { name: 'disable-tqdm', type: 'boolean', help: 'No progress display (vLLM name)' },
 ];
 
+/** Prices, --estimate and budget stops (docs/cost.md): bench's own, a sweep's levels are not priced. */
+export const COST_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'price-input',
+    type: 'number',
+    min: 0,
+    valueName: 'PRICE',
+    help: "Price of one million input (prompt) tokens: the report and result JSON carry the run's cost",
+  },
+  {
+    name: 'price-output',
+    type: 'number',
+    min: 0,
+    valueName: 'PRICE',
+    help: 'Price of one million output tokens (with --price-input)',
+  },
+  {
+    name: 'currency',
+    type: 'string',
+    default: 'USD',
+    valueName: 'CODE',
+    help: 'ISO 4217 code of the prices (USD, EUR, CNY)',
+  },
+  {
+    name: 'estimate',
+    type: 'boolean',
+    help: "Print the run's predicted input and output tokens (and cost, when priced), send nothing, exit",
+  },
+  {
+    name: 'max-cost',
+    type: 'number',
+    min: 0,
+    valueName: 'AMOUNT',
+    help: 'Stop sending once the answered requests cost this much (needs the prices); exits 3',
+  },
+  {
+    name: 'max-total-tokens',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'Stop sending once the answered requests used N input + output tokens; exits 3',
+  },
+  {
+    name: 'on-limit',
+    type: 'string',
+    choices: ON_LIMIT_CHOICES,
+    default: 'finish',
+    help: 'At --max-cost/--max-total-tokens, requests in flight finish, or are cancelled (closed-loop: cancel only)',
+  },
+];
+
 /** bench's own: a sweep's levels are neither bounded by time nor gated one by one. */
 export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
+  ...COST_OPTIONS,
   {
     name: 'duration',
     type: 'string',

@@ -30,6 +30,7 @@ import { UsageError } from '../shared/usage-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
+import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 
 export const SMOKE_PROMPTS = 5;
@@ -186,10 +187,8 @@ export function benchSettingsFrom(
     env,
   );
   const smoke = flag(o, 'smoke');
-  const numPrompts = Math.min(
-    num(o, 'num-prompts') ?? 1000,
-    smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY,
-  );
+  const fullRunPrompts = num(o, 'num-prompts') ?? 1000;
+  const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
@@ -280,6 +279,7 @@ export function benchSettingsFrom(
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
+    cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts }),
     spanExport: resolveOtlpExport(
       {
         endpoint: str(o, 'otlp-endpoint'),

@@ -21,6 +21,8 @@ export const doctorCommand: Command = {
     'Check an endpoint the way the troubleshooting guide does: key, proxy, URL, auth, model, backend, stream',
   usage: [
     'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai|vllm]',
+    "doctor --command '<vLLM benchmark command line>' [--base-url URL]",
+    'doctor --config bench_config.json [--apply] [--base-url URL]',
   ],
   options: [
     {
@@ -28,7 +30,7 @@ export const doctorCommand: Command = {
       type: 'string',
       default: 'http://127.0.0.1:8000',
       valueName: 'URL',
-      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway',
+      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway; with --command or --config, the endpoint they should reach (default: the one they name)',
     },
     {
       name: 'api-key-env',
@@ -64,11 +66,52 @@ export const doctorCommand: Command = {
       valueName: 'MS',
       help: 'Timeout of each request',
     },
+    {
+      name: 'command',
+      type: 'string',
+      valueName: 'LINE',
+      help: "A vLLM benchmark command (benchmark_serving.py or 'vllm bench serve'), single-quoted: checks what it names and prints it corrected",
+    },
+    {
+      name: 'config',
+      type: 'string',
+      valueName: 'FILE',
+      help: 'A bench --config JSON file: checks what it names and prints it corrected',
+    },
+    {
+      name: 'apply',
+      type: 'boolean',
+      help: 'With --config: write the corrected file beside it (NAME.fixed.json, never over an existing file)',
+    },
     { name: 'json', type: 'boolean', help: 'Print the results as JSON' },
   ],
   details:
     'Exit status: 0 when nothing fails (warnings allowed), 1 otherwise. Guide: docs/troubleshooting.md',
-  async run({ options: o }) {
+  async run({ options: o, given }) {
+    if (o['command'] !== undefined && o['config'] !== undefined)
+      throw new UsageError('--command and --config: give one of them');
+    if (o['apply'] && o['config'] === undefined) throw new UsageError('--apply goes with --config FILE');
+    if (o['command'] !== undefined || o['config'] !== undefined) {
+      const typed = ['api-key', 'api-key-env', 'model', 'backend'].filter((name) => given.has(name));
+      if (typed.length > 0)
+        throw new UsageError(
+          `${typed.map((n) => `--${n}`).join(', ')}: with --command or --config these come from the command or the file`,
+        );
+      const { runFixes } = await import('./doctor-fixes.js');
+      return runFixes({
+        command: o['command'] as string | undefined,
+        config: o['config'] as string | undefined,
+        apply: o['apply'] === true,
+        json: o['json'] === true,
+        baseUrl: given.has('base-url') ? (o['base-url'] as string) : undefined,
+        timeoutMs: o['timeout-ms'] as number,
+        doctorBackend: (name) => {
+          if (!(BACKENDS as readonly string[]).includes(name))
+            throw new UsageError(`--backend ${name} is not one of vLLM's: ${BACKENDS.join(', ')}`);
+          return doctorBackend(name as BenchBackend);
+        },
+      });
+    }
     const { runDoctor } = await import('../doctor/run-doctor.js');
     const { formatChecklist } = await import('../doctor/format-checklist.js');
     const backend = doctorBackend(o['backend'] as BenchBackend);

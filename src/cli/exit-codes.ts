@@ -10,6 +10,9 @@ export const EXIT_OK = 0;
 export const EXIT_RUN_FAILED = 1;
 /** A mistake on the command line or in --config's values: nothing was sent. */
 export const EXIT_USAGE = 2;
+/** bench stopped by --max-cost or --max-total-tokens: nothing more was sent once the limit was reached; the
+ *  report, result JSON and records of what ran are valid and say why it stopped (docs/cost.md). */
+export const EXIT_BUDGET_STOPPED = 3;
 /** Stopped by Ctrl-C (SIGINT) or SIGTERM; the report of what ran is printed and the records are kept. */
 export const EXIT_INTERRUPTED = 130;
 /** bench ran and its figures are valid, but a --threshold was not kept. */

@@ -17,7 +17,8 @@ const ADVICE: Readonly<Record<string, string>> = {
 export function describeListenError(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, syscall, address, port } = error as SystemError;
-  if (syscall !== 'listen' || typeof code !== 'string') return undefined;
+  // A cluster worker's listen is done by the primary, which reports a failed bind as syscall 'bind'.
+  if ((syscall !== 'listen' && syscall !== 'bind') || typeof code !== 'string') return undefined;
   const where =
     typeof address === 'string' && port !== undefined ? `${address}:${String(port)}` : 'the address';
   return `cannot listen on ${where}: ${ADVICE[code] ?? code}`;

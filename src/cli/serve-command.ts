@@ -1,15 +1,19 @@
 // `tokenmeter serve`: the gateway. One upstream from flags, or many from a config file; flags override the
 // file's listen address and records file.
+import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { workerCount } from '../gateway/cluster/worker-count.js';
 import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config.js';
 import { loadConfigFile } from '../gateway/config-file.js';
-import { resolveConfig } from '../gateway/config-resolve.js';
+import { type GatewayConfig, resolveConfig } from '../gateway/config-resolve.js';
 import { validateConfig } from '../gateway/config-validate.js';
 import type { Gateway } from '../gateway/context.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
+import { workerRecordsPath } from '../measure/record-files.js';
 import { UsageError } from '../shared/usage-error.js';
+import { shownTracesUrl } from '../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
@@ -111,13 +115,11 @@ function hostPart(address: AddressInfo): string {
 }
 
 /**
- * Listens and says where, in one log line. Fastify logs "Server listening at" for each address and has no switch
- * for it (its maintainers suggest silencing the logger around listen, fastify/help#641): silenced here, and
- * replaced by one line with the upstreams and the metrics port beside the address. The line is written at info
- * whatever --log-level says, as it was before it became a log line: the address is what a user starts serve to
- * learn.
+ * Listens, and returns the one line that says where. Fastify logs "Server listening at" for each address and has
+ * no switch for it (its maintainers suggest silencing the logger around listen, fastify/help#641): silenced here,
+ * and replaced by one line with the upstreams and the metrics port beside the address.
  */
-async function listenAndAnnounce(gateway: Gateway, logger: Logger, host: string, port: number) {
+async function listenQuietly(gateway: Gateway, logger: Logger, host: string, port: number): Promise<string> {
   const level = logger.level;
   logger.level = 'silent';
   try {
@@ -134,13 +136,45 @@ async function listenAndAnnounce(gateway: Gateway, logger: Logger, host: string,
       : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics${
           config.spanReceiver === null ? '' : `, spans (OTLP/HTTP) on ${TRACES_PATH}`
         }`;
-  logger
-    .child({}, { level: 'info' })
-    .info(
-      `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}`,
-    );
-  // Shown now, not when the batch fills or its timer runs.
+  const spans = config.spanExport === null ? '' : `; spans to ${shownTracesUrl(config.spanExport)}`;
+  return `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}${spans}`;
+}
+
+/**
+ * The listening line is written at info whatever --log-level says, as it was before it became a log line: the
+ * address is what a user starts serve to learn. Flushed now, not when the batch fills or its timer runs.
+ */
+function announce(logger: Logger, line: string): void {
+  logger.child({}, { level: 'info' }).info(line);
   logger.flush();
+}
+
+/** Several workers cannot share a FIFO or a device the way one process writes it: each needs a file of its own. */
+function checkRecordsPerWorker(config: GatewayConfig): void {
+  const file = config.recordsFile;
+  if (file === null) return;
+  let regular = true;
+  try {
+    regular = statSync(file).isFile();
+  } catch {
+    // Not there yet: each worker creates its own.
+  }
+  if (!regular) {
+    throw new UsageError(
+      `--records ${file} is not a regular file: with --workers each worker writes a file of its own beside it; use --workers 1 to write to a pipe or device`,
+    );
+  }
+}
+
+/**
+ * The span receiver joins a span to the request it belongs to in the process that holds that request's record;
+ * with workers, an export lands on whichever worker the metrics port hands it to.
+ */
+function checkSpanReceiverAlone(config: GatewayConfig): void {
+  if (config.spanReceiver === null) return;
+  throw new UsageError(
+    'the span receiver (--span-receiver, spanReceiver) needs a single gateway process: an export reaches whichever worker takes it, not the one holding its request; use --workers 1',
+  );
 }
 
 export const serveCommand: Command = {
@@ -149,6 +183,7 @@ export const serveCommand: Command = {
   usage: [
     'serve --upstream http://127.0.0.1:8000/v1 [--upstream-key-env VAR] [--host H] [--port P] [--records FILE]',
     'serve --config tokenmeter.config.json',
+    'serve --upstream http://127.0.0.1:8000/v1 --workers auto [--metrics-port 9464]',
   ],
   options: [
     {
@@ -265,22 +300,71 @@ export const serveCommand: Command = {
       default: 'info',
       help: 'Log level',
     },
+    {
+      name: 'workers',
+      type: 'string',
+      valueName: 'N|auto',
+      env: 'TOKENMETER_WORKERS',
+      help: 'Gateway processes sharing the ports (auto = one per available CPU); default 1, a single process',
+    },
     LOG_FORMAT_OPTION,
   ],
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {
-    const config = await resolveConfig(await configFrom(commandLine));
-    // Loaded here, not at the top: every other command (and --help) starts without Fastify.
-    const { buildGateway } = await import('../../plugins/index.js');
-    const { shutDownOnSignals } = await import('../gateway/shutdown.js');
+    const input = await configFrom(commandLine);
+    const workers = workerCount(str(commandLine, 'workers') ?? input.workers);
+    const config = await resolveConfig(input);
     const logger = createGatewayLogger(
       config.logLevel,
       logDestination(),
       logFormatFor(commandLine.options, process.stdout),
     );
+    // Loaded here, not at the top: every other command (and --help) starts without Fastify or the cluster.
+    const { isGatewayWorker } = await import('../gateway/cluster/worker.js');
+    if (isGatewayWorker()) return serveAsWorker(config, logger);
+    if (workers > 1) {
+      checkRecordsPerWorker(config);
+      checkSpanReceiverAlone(config);
+      // Said once for the gateway here; each worker is built without them.
+      for (const warning of config.warnings) logger.warn(warning);
+      const { runPrimary } = await import('../gateway/cluster/primary.js');
+      return runPrimary({ workers, logger });
+    }
+    const { buildGateway } = await import('../../plugins/index.js');
+    const { shutDownOnSignals } = await import('../gateway/shutdown.js');
     const gateway = await buildGateway(config, { logger });
-    await listenAndAnnounce(gateway, logger, config.host, config.port);
+    announce(logger, await listenQuietly(gateway, logger, config.host, config.port));
     await shutDownOnSignals(gateway);
     return 0;
   },
 };
+
+/**
+ * One worker of `serve --workers N`: the same gateway, with its own records file, /metrics answered with the
+ * whole gateway's figures, its listening line passed to the primary (which prints one for the gateway), and the
+ * primary's word obeyed as a signal.
+ */
+async function serveAsWorker(config: GatewayConfig, logger: Logger): Promise<number> {
+  const { buildGateway } = await import('../../plugins/index.js');
+  const { shutDownOnSignals } = await import('../gateway/shutdown.js');
+  const { answerRegistryRequests, gatewayMetricsSource, leavePrimary, sendToPrimary, workerSlot } =
+    await import('../gateway/cluster/worker.js');
+  try {
+    const recordsFile =
+      config.recordsFile === null ? null : workerRecordsPath(config.recordsFile, workerSlot());
+    const gateway = await buildGateway(
+      { ...config, recordsFile, warnings: [] },
+      { logger, metricsSource: gatewayMetricsSource() },
+    );
+    answerRegistryRequests(gateway.context.metrics.registry);
+    sendToPrimary({
+      type: 'tokenmeter:listening',
+      line: await listenQuietly(gateway, logger, config.host, config.port),
+    });
+    await shutDownOnSignals(gateway);
+    return 0;
+  } finally {
+    // After its shutdown or a failed start, the process ends when its work does.
+    leavePrimary();
+  }
+}

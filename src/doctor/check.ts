@@ -13,7 +13,16 @@ export interface CheckResult {
   readonly fix?: string;
   /** For a check that made a real request: how it ended, by the rule the gateway and load generator use. */
   readonly outcome?: Outcome;
+  /** For a failure the benchmark's settings can fix: the setting to change (applied by src/doctor/command-line). */
+  readonly remedy?: Remedy;
 }
+
+/** A change to a benchmark's settings that resolves a failing line; its `fix` text says the same in words. */
+export type Remedy =
+  | { readonly kind: 'backend'; readonly backend: 'openai-chat' | 'openai' }
+  | { readonly kind: 'model'; readonly model: string }
+  | { readonly kind: 'base-url'; readonly baseUrl: string }
+  | { readonly kind: 'unset-proxy'; readonly variables: readonly string[] };
 
 export function check(
   id: string,
@@ -23,6 +32,11 @@ export function check(
   fix?: string,
 ): CheckResult {
   return fix === undefined ? { id, title, status, detail } : { id, title, status, detail, fix };
+}
+
+/** The same line, with the setting that fixes it. */
+export function withRemedy(result: CheckResult, remedy: Remedy): CheckResult {
+  return { ...result, remedy };
 }
 
 /** The same line, saying how the request it made ended. */

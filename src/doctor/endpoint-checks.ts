@@ -3,8 +3,13 @@
 import type { UpstreamBase } from '../gateway/upstream-url.js';
 import { type ProtocolName, protocolByName } from '../protocols/index.js';
 import { nearestNames } from '../shared/nearest-names.js';
-import { hintForUpstreamStatus, looksLikeFilesystemPath } from '../shared/upstream-hints.js';
-import { type CheckResult, check } from './check.js';
+import {
+  BENCHMARK_BACKEND_FLAGS,
+  hintForUpstreamStatus,
+  looksLikeFilesystemPath,
+  unservedModelFix,
+} from '../shared/upstream-hints.js';
+import { type CheckResult, check, withRemedy } from './check.js';
 import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
 
 export type Backend = 'openai-chat' | 'openai';
@@ -125,15 +130,17 @@ export function checkModel(
   const nearest = nearestNames(asked.split('/').pop() ?? asked, models);
   const suggestions = (nearest.length > 0 ? nearest : models.slice(0, 3)).map((m) => `'${m}'`).join(', ');
   const what = isPath ? `'${asked}' is a local weights path, not a model ID` : `'${asked}' is not served`;
+  const served = nearest[0] ?? models[0];
+  const result = check(
+    'model',
+    title,
+    'fail',
+    `${what}; served: ${suggestions}`,
+    unservedModelFix(asked, served),
+  );
   return {
     model: asked,
-    result: check(
-      'model',
-      title,
-      'fail',
-      `${what}; served: ${suggestions}`,
-      `use --model ${nearest[0] ?? models[0] ?? '<id from GET /v1/models>'}`,
-    ),
+    result: served === undefined ? result : withRemedy(result, { kind: 'model', model: served }),
   };
 }
 
@@ -172,14 +179,18 @@ export async function checkEndpoints(
       ),
     );
   } else if (ok(other)) {
-    const endpoint = `/v1/${protocolByName(BACKEND_PROTOCOL[otherBackend]).endpoint}`;
+    const flags = BENCHMARK_BACKEND_FLAGS[otherBackend === 'openai-chat' ? 'chat' : 'completions'];
+    const otherPath = new URL(backend === 'openai-chat' ? completionsUrl : chatUrl).pathname;
     results.push(
-      check(
-        'backend',
-        title,
-        'fail',
-        `${new URL(mineUrl).pathname} answered ${show(mine)} but the other endpoint works`,
-        `use --backend ${otherBackend} --endpoint ${endpoint}`,
+      withRemedy(
+        check(
+          'backend',
+          title,
+          'fail',
+          `${new URL(mineUrl).pathname} answered ${show(mine)} but ${otherPath} works`,
+          `use ${flags}`,
+        ),
+        { kind: 'backend', backend: otherBackend },
       ),
     );
   } else {

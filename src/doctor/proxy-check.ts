@@ -2,7 +2,7 @@
 // (Python requests/aiohttp, curl) through a proxy, often a local one that is no longer running ("local proxy
 // failed"). tokenmeter's own HTTP client does not read them; the benchmark scripts users compare with do.
 import { connect } from 'node:net';
-import { type CheckResult, check } from './check.js';
+import { type CheckResult, check, withRemedy } from './check.js';
 
 const TITLE = 'proxy variables';
 
@@ -49,7 +49,8 @@ export async function checkProxy(
   timeoutMs = 1000,
 ): Promise<CheckResult> {
   const scheme = target.protocol === 'https:' ? 'https' : 'http';
-  const proxy = firstSet(env, [`${scheme}_proxy`, `${scheme.toUpperCase()}_PROXY`, 'all_proxy', 'ALL_PROXY']);
+  const names = [`${scheme}_proxy`, `${scheme.toUpperCase()}_PROXY`, 'all_proxy', 'ALL_PROXY'];
+  const proxy = firstSet(env, names);
   if (!proxy) return check('proxy', TITLE, 'pass', `no ${scheme.toUpperCase()}_PROXY / ALL_PROXY set`);
   const [name, value] = proxy;
   const port = target.port || (scheme === 'https' ? '443' : '80');
@@ -66,12 +67,17 @@ export async function checkProxy(
   const shown = `${proxyUrl.protocol}//${proxyUrl.host}`;
   const exempt = `or add ${target.hostname} to NO_PROXY`;
   if (!(await reachable(proxyUrl, timeoutMs))) {
-    return check(
-      'proxy',
-      TITLE,
-      'fail',
-      `${name} sends ${target.host} through ${shown}, which does not answer: clients that honour it (Python requests/aiohttp, curl) fail with "local proxy failed"`,
-      `unset ${name} ${exempt}`,
+    // Every variable of the scheme goes: once the first is unset, clients fall back to the next one set.
+    const variables = names.filter((n) => env[n] !== undefined && env[n] !== '');
+    return withRemedy(
+      check(
+        'proxy',
+        TITLE,
+        'fail',
+        `${name} sends ${target.host} through ${shown}, which does not answer: clients that honour it (Python requests/aiohttp, curl) fail with "local proxy failed"`,
+        `unset ${variables.join(' ')} ${exempt}`,
+      ),
+      { kind: 'unset-proxy', variables },
     );
   }
   return check(

@@ -3,7 +3,7 @@
 // one makes them meaningless (no point streaming from a host that refuses connections).
 import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import { type CheckResult, check } from './check.js';
+import { type CheckResult, check, withRemedy } from './check.js';
 import {
   type Backend,
   checkEndpoints,
@@ -40,24 +40,30 @@ function checkBaseUrl(raw: string): { base: UpstreamBase | undefined; result: Ch
     const detail = `${raw} ends in /v1: clients that append /v1/chat/completions themselves (vLLM's benchmark with --base-url) will request /v1/v1/... and get 404`;
     return {
       base,
-      result: check(
-        'base-url',
-        title,
-        'warn',
-        detail,
-        `give those clients ${base.display}; SDKs (OpenAI, Cline) want ${base.display}/v1`,
+      result: withRemedy(
+        check(
+          'base-url',
+          title,
+          'warn',
+          detail,
+          `give those clients ${base.display}; SDKs (OpenAI, Cline) want ${base.display}/v1`,
+        ),
+        { kind: 'base-url', baseUrl: base.display },
       ),
     };
   }
   if (path !== base.basePath) {
     return {
       base,
-      result: check(
-        'base-url',
-        title,
-        'warn',
-        `${raw} includes an endpoint path`,
-        `use ${base.display} as the base URL`,
+      result: withRemedy(
+        check(
+          'base-url',
+          title,
+          'warn',
+          `${raw} includes an endpoint path`,
+          `use ${base.display} as the base URL`,
+        ),
+        { kind: 'base-url', baseUrl: base.display },
       ),
     };
   }

@@ -235,7 +235,8 @@ export async function resolveConfig(
         endpointKind: 'base',
         envEnables: true,
         defaultServiceName: 'tokenmeter-gateway',
-        source: 'otlpEndpoint',
+        // The flag is merged into the key before this runs: name both, the user typed one of them.
+        source: '--otlp-endpoint (otlpEndpoint)',
       },
       env,
     ),

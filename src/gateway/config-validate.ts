@@ -3,6 +3,7 @@
 import { nearestNames } from '../shared/nearest-names.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type GatewayConfigInput, LOG_LEVELS } from './config.js';
+import { isCurrencyCode } from './model-prices.js';
 
 type Json = Record<string, unknown>;
 
@@ -20,9 +21,10 @@ const TOP_KEYS = [
   'clientLimits',
   'metricsMaxModels',
   'metrics',
-  'otlpEndpoint',
   'spanReceiver',
+  'otlpEndpoint',
   'logLevel',
+  'workers',
 ];
 const UPSTREAM_KEYS = [
   'name',
@@ -40,9 +42,9 @@ const UPSTREAM_KEYS = [
   'default',
 ];
 const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'totalMs'];
-const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'currency'];
-// ICU's list of ISO 4217 codes, as the runtime knows them.
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion', 'cachedInputPerMillion', 'currency'];
+const MODEL_KEYS = ['alias', 'id', 'mirror'];
+const MIRROR_KEYS = ['upstream', 'model', 'fraction', 'includeSideEffects', 'maxConcurrent'];
 
 function fail(field: string, message: string): never {
   throw new UserFacingError(`config ${field} ${message}`);
@@ -109,7 +111,10 @@ function checkUpstream(value: unknown, index: number): void {
     if (!Array.isArray(models)) fail(`${field}models`, 'must be an array');
     models.forEach((m: unknown, i) => {
       if (typeof m === 'string' && m !== '') return;
-      if (isObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') return;
+      if (isObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') {
+        checkKeys(m, MODEL_KEYS, `${field}models[${i}]`);
+        return;
+      }
       fail(`${field}models[${i}]`, 'must be a model name or {"alias": "...", "id": "..."}');
     });
   }
@@ -122,10 +127,11 @@ function checkPrice(price: unknown, field: string): void {
     if (price[key] === undefined) fail(`${field}.${key}`, 'is missing (a price per million tokens)');
     optional(price, key, 'number', `${field}.`);
   }
+  optional(price, 'cachedInputPerMillion', 'number', `${field}.`);
   const currency = price['currency'];
-  if (typeof currency !== 'string' || !CURRENCIES.has(currency)) {
+  if (typeof currency !== 'string' || !isCurrencyCode(currency)) {
     const upper = typeof currency === 'string' ? currency.toUpperCase() : '';
-    const hint = CURRENCIES.has(upper) ? ` (did you mean '${upper}'?)` : '';
+    const hint = isCurrencyCode(upper) ? ` (did you mean '${upper}'?)` : '';
     fail(
       `${field}.currency`,
       `must be an ISO 4217 currency code such as USD, EUR or CNY (got ${JSON.stringify(currency)})${hint}`,
@@ -155,6 +161,45 @@ function checkPrices(upstream: Json, field: string, receivesAnyModel: boolean): 
       `prices a model this upstream never receives: prices are keyed by the model ID it is sent, one of ${ids.join(', ')}${hint}`,
     );
   }
+}
+
+/** A route's mirror names an upstream that exists; its share is a fraction; its bound a positive whole number. */
+function checkMirror(mirror: unknown, field: string, upstreamNames: readonly string[]): void {
+  if (!isObject(mirror)) fail(field, 'must be an object with upstream, model and fraction');
+  checkKeys(mirror, MIRROR_KEYS, field);
+  const upstream = mirror['upstream'];
+  if (typeof upstream !== 'string' || !upstreamNames.includes(upstream)) {
+    const near = typeof upstream === 'string' ? nearestNames(upstream, upstreamNames) : [];
+    const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : '';
+    fail(
+      `${field}.upstream`,
+      `must name one of the upstreams (${upstreamNames.join(', ')}); got ${JSON.stringify(upstream)}${hint}`,
+    );
+  }
+  if (typeof mirror['model'] !== 'string' || mirror['model'] === '') {
+    fail(`${field}.model`, 'must be the model ID the mirror upstream is sent');
+  }
+  const fraction = mirror['fraction'];
+  if (typeof fraction !== 'number' || !(fraction >= 0 && fraction <= 1)) {
+    fail(`${field}.fraction`, `must be a number from 0 to 1 (got ${JSON.stringify(fraction)})`);
+  }
+  optional(mirror, 'includeSideEffects', 'boolean', `${field}.`);
+  const bound = mirror['maxConcurrent'];
+  if (bound !== undefined && (typeof bound !== 'number' || !Number.isInteger(bound) || bound <= 0)) {
+    fail(`${field}.maxConcurrent`, `must be a positive whole number (got ${JSON.stringify(bound)})`);
+  }
+}
+
+function checkMirrors(upstreams: readonly Json[]): void {
+  const names = upstreams.map((u) => u['name'] as string);
+  upstreams.forEach((u, i) => {
+    const models = (u['models'] ?? []) as readonly unknown[];
+    models.forEach((m, j) => {
+      if (isObject(m) && m['mirror'] !== undefined) {
+        checkMirror(m['mirror'], `upstreams[${i}].models[${j}].mirror`, names);
+      }
+    });
+  });
 }
 
 const CLIENT_LIMIT_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'maxConnections', 'keepAliveTimeoutMs'];
@@ -223,6 +268,14 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   if (level !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(level)) {
     fail('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const workers = raw['workers'];
+  if (
+    workers !== undefined &&
+    workers !== 'auto' &&
+    !(Number.isInteger(workers) && (workers as number) >= 1)
+  ) {
+    fail('workers', "must be a whole number of processes (1 or more) or 'auto'");
+  }
   const keys = raw['gatewayKeys'];
   if (keys !== undefined && (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string' || k === ''))) {
     fail('gatewayKeys', 'must be an array of non-empty strings (plain keys or sha256:<hex>)');
@@ -266,6 +319,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   if (upstreams.filter((u: Json) => u['default'] === true).length > 1) {
     fail('upstreams', 'may mark only one upstream as default');
   }
+  checkMirrors(upstreams);
   upstreams.forEach((u: Json, i) => {
     checkPrices(u, `upstreams[${i}].`, u['default'] === true || upstreams.length === 1);
   });

@@ -12,11 +12,41 @@ export interface TimeoutsInput {
   readonly totalMs?: number;
 }
 
-export type ModelInput = string | { readonly alias: string; readonly id: string };
+export type ModelInput =
+  | string
+  | {
+      readonly alias: string;
+      readonly id: string;
+      /** Also send a share of this route's requests to a second upstream, measured and discarded. */
+      readonly mirror?: MirrorInput;
+    };
+
+/**
+ * A route's mirror (src/gateway/mirror/): a copy of a share of its requests goes to another upstream, whose
+ * answer is measured, recorded beside the primary's (same pairId) and discarded; the client only ever sees the
+ * primary's answer.
+ */
+export interface MirrorInput {
+  /** Name of the upstream (one of upstreams[]) that receives the copies. */
+  readonly upstream: string;
+  /** What the mirror upstream receives in `model`. */
+  readonly model: string;
+  /** Share of the route's eligible requests copied, from 0 to 1. */
+  readonly fraction: number;
+  /**
+   * Also copy requests that may act beyond answering: tool-calling requests and anything but a plain generation
+   * or embedding POST (src/gateway/mirror/mirror-eligibility.ts). Off by default.
+   */
+  readonly includeSideEffects?: boolean;
+  /** Copies in flight at once for this route; a request arriving beyond it is not mirrored (and counted). */
+  readonly maxConcurrent?: number;
+}
 
 export interface PriceInput {
   readonly inputPerMillion: number;
   readonly outputPerMillion: number;
+  /** Price of one million prompt tokens read from the upstream's prompt cache; default: inputPerMillion. */
+  readonly cachedInputPerMillion?: number;
   /** ISO 4217 code, upper case (USD, EUR, CNY). */
   readonly currency: string;
 }
@@ -95,16 +125,18 @@ export interface GatewayConfigInput {
   /** Most distinct model names used as metric labels; further names are labelled `other`. */
   readonly metricsMaxModels?: number;
   /**
-   * An OpenTelemetry collector's OTLP/HTTP base URL (`/v1/traces` is appended): export one span per request.
-   * Unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else no export (docs/tracing.md).
-   */
-  readonly otlpEndpoint?: string;
-  /**
    * The built-in span receiver (docs/tracing-receiver.md): present, the metrics port (metrics.port, required) also
    * takes OTLP/HTTP trace exports at POST /v1/traces, and each record waits for its server's span.
    */
   readonly spanReceiver?: SpanReceiverInput;
+  /**
+   * An OpenTelemetry collector's OTLP/HTTP base URL (`/v1/traces` is appended): export one span per request.
+   * Unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT, else no export (docs/tracing.md).
+   */
+  readonly otlpEndpoint?: string;
   readonly logLevel?: string;
+  /** Gateway processes (`serve --workers`): a whole number, or 'auto' for one per available CPU. Default 1. */
+  readonly workers?: number | 'auto';
 }
 
 export interface SpanReceiverInput {
@@ -158,6 +190,8 @@ export const DEFAULT_CLIENT_LIMITS: Required<ClientLimitsInput> = Object.freeze(
   keepAliveTimeoutMs: 65_000,
 });
 
+/** A mirror slower than its primary keeps running; this bounds how many such copies pile up per route. */
+export const DEFAULT_MIRROR_MAX_CONCURRENT = 16;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_SHUTDOWN_DELAY_MS = 0;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;

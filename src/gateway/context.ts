@@ -9,6 +9,7 @@ import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
+import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
 import type { RecordsWriter } from './records-writer.js';
@@ -31,6 +32,8 @@ export interface GatewayState {
   cutReason: string | null;
   /** Requests received and not yet finished (probes and scrapes excluded). */
   inFlight: number;
+  /** Mirror copies sent and not yet finished (src/gateway/mirror/mirrors.ts). */
+  mirrorsInFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
   metricsAddress: AddressInfo | null;
 }
@@ -45,11 +48,13 @@ export interface GatewayContext {
   /** The records file writer, when records are written. */
   readonly records: RecordsWriter | null;
   /**
-   * Every finished request's record goes to each, in order: metrics, records file, log line, caller's own; with
-   * the span receiver, metrics, log line, then the wait for the server's span before the records file and the
-   * caller's own (spanReceiving).
+   * Every finished request's record goes to each, in order: metrics, records file, exported span, log line,
+   * caller's own; with the span receiver, metrics, exported span, log line, then the wait for the server's span
+   * before the records file and the caller's own (spanReceiving).
    */
   readonly sinks: readonly RecordSink[];
+  /** The routes' mirror copies in flight: the proxy starts them, closing waits for or cuts them. */
+  readonly mirrors: Mirrors;
   /** The built-in span receiver and the records waiting for their server's span (spanReceiver); null = off. */
   readonly spanReceiving: SpanReceiving | null;
   readonly state: GatewayState;

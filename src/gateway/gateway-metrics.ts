@@ -13,10 +13,13 @@ import {
 } from './latency-buckets.js';
 import type { RequestMeasurement } from './measurement.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
-import type { RequestRecord } from './record.js';
+import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
+import type { RequestRecord, RequestRole } from './record.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
+import { chooseWorkerAggregators } from './worker-aggregators.js';
 
-const UM = ['upstream', 'model'] as const;
+/** Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts). */
+const UMR = ['upstream', 'model', 'role'] as const;
 
 export interface GatewayMetricsOptions {
   /** Model names from the configuration: always their own label value. */
@@ -37,8 +40,8 @@ export class GatewayMetrics {
   readonly #series = new Map<string, Series>();
   readonly #requests = new Counter({
     name: 'tokenmeter_requests_total',
-    help: 'Requests finished, by upstream, model, outcome and status class',
-    labelNames: ['upstream', 'model', 'outcome', 'status_class'],
+    help: 'Requests finished, by upstream, model, role, outcome and status class',
+    labelNames: ['upstream', 'model', 'role', 'outcome', 'status_class'],
     registers: [this.registry],
   });
   readonly #ttft = histogram(
@@ -88,7 +91,7 @@ export class GatewayMetrics {
   readonly #tokens = new Counter({
     name: 'tokenmeter_tokens_total',
     help: 'Tokens by direction (input = prompt, output = completion), from usage or estimated',
-    labelNames: ['upstream', 'model', 'type'],
+    labelNames: ['upstream', 'model', 'role', 'type'],
     registers: [this.registry],
   });
   readonly #cost = new Counter({
@@ -101,6 +104,12 @@ export class GatewayMetrics {
     name: 'tokenmeter_path_fixes_total',
     help: 'Client paths the gateway had to fix, by kind of fix',
     labelNames: ['fix'],
+    registers: [this.registry],
+  });
+  readonly #mirrorSkipped = new Counter({
+    name: 'tokenmeter_mirror_skipped_total',
+    help: 'Requests sampled for a mirror copy but not copied, by reason (busy, side_effects, shutting_down)',
+    labelNames: ['reason'],
     registers: [this.registry],
   });
   readonly #connectionsRefused = new Counter({
@@ -116,10 +125,22 @@ export class GatewayMetrics {
       name: 'tokenmeter_requests_in_flight',
       help: 'Requests received and not yet finished',
       registers: [this.registry],
+      // Across `serve --workers N`, the gateway's in-flight requests are every worker's.
+      aggregator: 'sum',
       collect() {
         this.set(state.inFlight);
       },
     });
+    new Gauge({
+      name: 'tokenmeter_mirror_requests_in_flight',
+      help: 'Mirror copies sent and not yet finished',
+      registers: [this.registry],
+      collect() {
+        this.set(state.mirrorsInFlight);
+      },
+    });
+    // Every reason from the start (at 0), so a dashboard has the series before the first skip.
+    for (const reason of MIRROR_SKIP_REASONS) this.#mirrorSkipped.inc({ reason }, 0);
     // A counter read from the writer's own counts at scrape time: they only ever grow, so rate() and
     // increase() work, and nothing is counted twice on the hot path. Every reason is exported from the start (at
     // 0), so increase() sees the first loss and a dashboard has a series before anything went wrong.
@@ -161,6 +182,7 @@ export class GatewayMetrics {
     for (const kind of ['handles', 'requests', 'resources']) {
       this.registry.removeSingleMetric(`tokenmeter_nodejs_active_${kind}_total`);
     }
+    chooseWorkerAggregators(this.registry);
   }
 
   pathFixed(fix: PathFix): void {
@@ -171,11 +193,20 @@ export class GatewayMetrics {
     this.#connectionsRefused.inc();
   }
 
+  mirrorSkipped(reason: MirrorSkipReason): void {
+    this.#mirrorSkipped.inc({ reason });
+  }
+
   observe(record: RequestRecord, m: RequestMeasurement): void {
-    const series = this.#seriesOf(record.upstream ?? 'none', this.#labels.label(record.modelAsked));
+    const series = this.#seriesOf(
+      record.upstream ?? 'none',
+      this.#labels.label(record.modelAsked),
+      record.role,
+    );
     this.#outcomeSeries(series, record.outcome, statusClass(record.status)).inc();
     series.e2e.observe(record.e2eMs / 1000);
-    series.overhead.observe(record.gatewayOverheadMs / 1000);
+    // A mirror copy is forwarded nowhere: its overhead is not what a client pays for the gateway.
+    if (record.role === 'primary') series.overhead.observe(record.gatewayOverheadMs / 1000);
     if (record.upstreamRequestMs !== null && record.upstreamSocketWriteMs !== null) {
       series.connectWait.observe((record.upstreamSocketWriteMs - record.upstreamRequestMs) / 1000);
     }
@@ -195,25 +226,26 @@ export class GatewayMetrics {
     }
   }
 
-  // prom-client hashes a label set on every call; a request's series are looked up once by upstream and model
-  // instead, from a map as bounded as the labels themselves (configured upstreams, ModelLabels' cap).
-  #seriesOf(upstream: string, model: string): Series {
-    const key = `${upstream}\n${model}`;
+  // prom-client hashes a label set on every call; a request's series are looked up once by upstream, model and
+  // role instead, from a map as bounded as the labels themselves (configured upstreams, ModelLabels' cap, 2 roles).
+  #seriesOf(upstream: string, model: string, role: RequestRole): Series {
+    const key = `${upstream}\n${model}\n${role}`;
     let series = this.#series.get(key);
     if (series === undefined) {
       series = {
         upstream,
         model,
+        role,
         byOutcome: new Map(),
-        e2e: this.#e2e.labels(upstream, model),
-        ttfb: this.#ttfb.labels(upstream, model),
-        ttft: this.#ttft.labels(upstream, model),
-        tpot: this.#tpot.labels(upstream, model),
-        gap: this.#gap.labels(upstream, model),
+        e2e: this.#e2e.labels(upstream, model, role),
+        ttfb: this.#ttfb.labels(upstream, model, role),
+        ttft: this.#ttft.labels(upstream, model, role),
+        tpot: this.#tpot.labels(upstream, model, role),
+        gap: this.#gap.labels(upstream, model, role),
         overhead: this.#overhead.labels(upstream),
         connectWait: this.#connectWait.labels(upstream),
-        inputTokens: this.#tokens.labels(upstream, model, 'input'),
-        outputTokens: this.#tokens.labels(upstream, model, 'output'),
+        inputTokens: this.#tokens.labels(upstream, model, role, 'input'),
+        outputTokens: this.#tokens.labels(upstream, model, role, 'output'),
       };
       this.#series.set(key, series);
     }
@@ -224,7 +256,7 @@ export class GatewayMetrics {
     const key = `${outcome} ${statusClassLabel}`;
     let child = series.byOutcome.get(key);
     if (child === undefined) {
-      child = this.#requests.labels(series.upstream, series.model, outcome, statusClassLabel);
+      child = this.#requests.labels(series.upstream, series.model, series.role, outcome, statusClassLabel);
       series.byOutcome.set(key, child);
     }
     return child;
@@ -234,10 +266,11 @@ export class GatewayMetrics {
 type HistogramChild = ReturnType<Histogram<string>['labels']>;
 type CounterChild = ReturnType<Counter<string>['labels']>;
 
-/** One upstream and model's series, looked up once per request. */
+/** One upstream, model and role's series, looked up once per request. */
 interface Series {
   readonly upstream: string;
   readonly model: string;
+  readonly role: RequestRole;
   /** The request counter's child per outcome and status class. */
   readonly byOutcome: Map<string, CounterChild>;
   readonly e2e: HistogramChild;
@@ -256,6 +289,6 @@ function histogram(
   name: string,
   help: string,
   buckets: readonly number[],
-): Histogram<(typeof UM)[number]> {
-  return new Histogram({ name, help, labelNames: UM, buckets: [...buckets], registers: [registry] });
+): Histogram<(typeof UMR)[number]> {
+  return new Histogram({ name, help, labelNames: UMR, buckets: [...buckets], registers: [registry] });
 }

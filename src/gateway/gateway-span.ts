@@ -1,6 +1,8 @@
 // The gateway's span of each request (kind SERVER): built from its finished record, the one place that knows
 // the whole request, and handed to the batch exporter. Its ids are the record's (spanId, and the client's span
-// as parent), its times the record's, on the measurement's monotonic clock; the first token is an event.
+// as parent), its times the record's, on the measurement's monotonic clock; the first token is an event. A
+// mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
+// gateway calling the mirror upstream on its own account.
 import { SpanKind } from '@opentelemetry/api';
 import { protocolByEndpoint } from '../protocols/index.js';
 import {
@@ -51,7 +53,7 @@ export function gatewaySpanSink(
       record.ttftMs === null ? [] : [{ name: FIRST_TOKEN_EVENT, atMs: start + record.ttftMs }];
     spans.add({
       name: genAiSpanName(facts),
-      kind: SpanKind.SERVER,
+      kind: record.role === 'mirror' ? SpanKind.CLIENT : SpanKind.SERVER,
       trace: measurement.trace,
       startMs: start,
       endMs: start + record.e2eMs,
@@ -60,6 +62,7 @@ export function gatewaySpanSink(
         ...(record.status === 0 ? {} : { 'http.response.status_code': record.status }),
         'tokenmeter.request_id': record.requestId,
         'tokenmeter.outcome': record.outcome,
+        'tokenmeter.role': record.role,
         ...(record.upstream === null ? {} : { 'tokenmeter.upstream': record.upstream }),
         ...(record.ttfbMs === null ? {} : { 'tokenmeter.ttfb_ms': record.ttfbMs }),
         ...(record.ttftMs === null ? {} : { 'tokenmeter.ttft_ms': record.ttftMs }),

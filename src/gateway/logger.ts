@@ -1,6 +1,6 @@
 // The gateway's logger: pino, with keys redacted, written off the request path, as JSON lines or, for a person at
 // a terminal, as pretty lines (pretty-log.ts). Lines are batched by
-// sonic-boom (written once 4 KiB are buffered, or every 250 ms) instead of one synchronous write per line: the
+// sonic-boom (written once 2 KiB are buffered, or every 250 ms) instead of one synchronous write per line: the
 // per-request log line then costs a string, not a system call. The buffer is flushed when the gateway closes;
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
 // writer).
@@ -13,12 +13,24 @@ export const REDACTED_PATHS = ['req.headers', 'headers', 'err.headers'].flatMap(
   CREDENTIAL_HEADERS.map((name) => `${where}["${name}"]`),
 );
 
-const BATCH_BYTES = 4096;
+const BATCH_BYTES = 2048;
+/**
+ * Each write carries whole lines and at most PIPE_BUF (4096 bytes on Linux), which a pipe takes atomically: the
+ * workers of `serve --workers N` share one standard output, and a longer write could be interleaved with another
+ * worker's. sonic-boom wants a batch smaller than this, hence the 2 KiB batch.
+ */
+const MAX_WRITE_BYTES = 4096;
 const FLUSH_EVERY_MS = 250;
 
 /** A batched destination: standard output by default, or a file path. */
 export function logDestination(dest: number | string = 1): DestinationStream {
-  return pino.destination({ dest, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_EVERY_MS });
+  return pino.destination({
+    dest,
+    sync: false,
+    minLength: BATCH_BYTES,
+    maxWrite: MAX_WRITE_BYTES,
+    periodicFlush: FLUSH_EVERY_MS,
+  });
 }
 
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;

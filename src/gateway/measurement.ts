@@ -9,7 +9,7 @@ import { type StreamFigures, streamFigures } from '../measure/stream-figures.js'
 import type { StreamTiming } from '../measure/stream-timing.js';
 import type { TraceSpan } from '../shared/trace-context.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
-import type { RequestRecord } from './record.js';
+import type { RequestRecord, RequestRole } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
 
 export function round3(ms: number): number {
@@ -26,6 +26,9 @@ function maybe(value: number | undefined): number | null {
 
 export class RequestMeasurement {
   readonly startedAt = new Date();
+  role: RequestRole = 'primary';
+  /** Set on both sides when a mirror copy of the request is sent. */
+  pairId: string | null = null;
   method = 'GET';
   upstream: string | null = null;
   modelAsked: string | null = null;
@@ -102,8 +105,11 @@ export class RequestMeasurement {
         ? figures.outputTokens
         : (json?.outputTokens ?? null);
     const promptTokens = figures?.promptTokens ?? json?.promptTokens ?? null;
+    const cachedPromptTokens = figures?.cachedPromptTokens ?? json?.cachedPromptTokens ?? null;
     return {
       requestId: this.requestId,
+      role: this.role,
+      pairId: this.pairId,
       traceId: this.trace.traceId,
       spanId: this.trace.spanId,
       parentSpanId: this.trace.parentSpanId,
@@ -128,10 +134,11 @@ export class RequestMeasurement {
       tpotMs: maybe(figures?.tpotMs),
       gatewayOverheadMs: round3(this.overheadMs()),
       promptTokens,
+      cachedPromptTokens,
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
-      ...requestCost(this.price, promptTokens, outputTokens),
+      ...requestCost(this.price, { promptTokens, cachedPromptTokens, outputTokens }),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
       maxTokensPerChunk: figures?.maxTokensPerChunk ?? null,

@@ -1,9 +1,17 @@
 // The /metrics answer, wherever it is served (the API port, or metrics.port): Prometheus text from the gateway's
 // registry, or a 401 that says nothing about the traffic when metrics.tokenEnv is set and the scraper did not
 // send that token as `Authorization: Bearer <token>` (Prometheus: `authorization: { credentials_file: ... }`).
-import type { Registry } from 'prom-client';
 import type { GatewayKey } from './gateway-keys.js';
 import { matchesGatewayKey } from './gateway-keys.js';
+
+/**
+ * Where the exposition comes from: the gateway's own registry, or in a cluster worker the whole gateway's,
+ * aggregated by the primary (src/gateway/cluster/worker.ts). A prom-client Registry is one.
+ */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
 
 export interface MetricsPage {
   readonly status: 200 | 401;
@@ -21,7 +29,7 @@ const UNAUTHORIZED: MetricsPage = {
 };
 
 export async function metricsPage(
-  registry: Registry,
+  source: MetricsSource,
   token: GatewayKey | null,
   authorization: string | undefined,
 ): Promise<MetricsPage> {
@@ -29,5 +37,5 @@ export async function metricsPage(
     const presented = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '')?.[1];
     if (presented === undefined || !matchesGatewayKey(presented, [token])) return UNAUTHORIZED;
   }
-  return { status: 200, headers: { 'content-type': registry.contentType }, body: await registry.metrics() };
+  return { status: 200, headers: { 'content-type': source.contentType }, body: await source.metrics() };
 }

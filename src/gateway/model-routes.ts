@@ -1,13 +1,43 @@
 // Routes a request by the `model` it names: an alias or a listed model picks its upstream (and the alias is
-// replaced by the upstream's model ID); anything else goes to the default upstream unchanged. Built once at start.
+// replaced by the upstream's model ID); anything else goes to the default upstream unchanged. A route may carry
+// a mirror (src/gateway/mirror/), resolved here to its upstream. Built once at start.
 import { nearestNames } from '../shared/nearest-names.js';
+import { DEFAULT_MIRROR_MAX_CONCURRENT, type MirrorInput } from './config.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import { GatewayError } from './errors.js';
+
+/** A route's mirror with its upstream resolved and its defaults applied (config.ts's MirrorInput says what each is). */
+export interface RouteMirror {
+  readonly upstream: ResolvedUpstream;
+  readonly model: string;
+  readonly fraction: number;
+  readonly includeSideEffects: boolean;
+  readonly maxConcurrent: number;
+}
 
 export interface ModelRoute {
   readonly upstream: ResolvedUpstream;
   /** What the upstream receives in `model`. */
   readonly upstreamModel: string;
+  readonly mirror: RouteMirror | null;
+}
+
+function resolveMirror(
+  input: MirrorInput | undefined,
+  upstreams: readonly ResolvedUpstream[],
+): RouteMirror | null {
+  if (input === undefined) return null;
+  const upstream = upstreams.find((u) => u.name === input.upstream);
+  // config-validate.ts refuses a mirror naming no upstream; this only guards a config built in code.
+  if (upstream === undefined)
+    throw new GatewayError('internal_error', `mirror upstream '${input.upstream}' is not configured`);
+  return {
+    upstream,
+    model: input.model,
+    fraction: input.fraction,
+    includeSideEffects: input.includeSideEffects === true,
+    maxConcurrent: input.maxConcurrent ?? DEFAULT_MIRROR_MAX_CONCURRENT,
+  };
 }
 
 export class ModelRoutes {
@@ -24,7 +54,8 @@ export class ModelRoutes {
         const name = typeof model === 'string' ? model : model.alias;
         const upstreamModel = typeof model === 'string' ? model : model.id;
         if (!this.#routes.has(name)) {
-          this.#routes.set(name, { upstream, upstreamModel });
+          const mirror = typeof model === 'string' ? null : resolveMirror(model.mirror, upstreams);
+          this.#routes.set(name, { upstream, upstreamModel, mirror });
           known.push({ name, upstream: upstream.name });
         }
       }
@@ -43,7 +74,7 @@ export class ModelRoutes {
     if (model !== undefined) {
       const route = this.#routes.get(model);
       if (route) return route;
-      if (this.#default) return { upstream: this.#default, upstreamModel: model };
+      if (this.#default) return { upstream: this.#default, upstreamModel: model, mirror: null };
       const names = this.known.map((k) => k.name);
       const near = nearestNames(model, names);
       const hint = near.length > 0 ? `did you mean ${near.map((n) => `'${n}'`).join(' or ')}?` : '';
@@ -53,6 +84,6 @@ export class ModelRoutes {
       );
     }
     if (!this.#fallback) throw new GatewayError('internal_error', 'no upstream configured');
-    return { upstream: this.#fallback, upstreamModel: '' };
+    return { upstream: this.#fallback, upstreamModel: '', mirror: null };
   }
 }

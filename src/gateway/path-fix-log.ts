@@ -1,7 +1,10 @@
 // Logs each distinct client path pattern that needed fixing once, with the hint that lets the user fix the
 // client, and counts every occurrence. The set of logged patterns is capped so hostile paths cannot grow it.
+// Under `serve --workers N` the line is still once per gateway: a worker's first sight of a pattern asks the
+// primary whether another worker logged it already (src/gateway/cluster/first-in-gateway.ts).
 import type { FastifyBaseLogger } from 'fastify';
 import { PATH_FIX_HINTS, type PathFix } from './client-path.js';
+import { firstInGateway } from './cluster/first-in-gateway.js';
 
 const MAX_PATTERNS = 1000;
 
@@ -16,9 +19,11 @@ export class PathFixLog {
     for (const fix of fixes) this.counter.pathFixed(fix);
     if (this.#seen.has(path) || this.#seen.size >= MAX_PATTERNS) return;
     this.#seen.add(path);
-    this.log.warn(
-      { path: path.slice(0, 200), canonical, fixes, hints: fixes.map((f) => PATH_FIX_HINTS[f]) },
-      `client path ${path.slice(0, 200)} was served as ${canonical}: ${fixes.map((f) => PATH_FIX_HINTS[f]).join('; ')}`,
+    firstInGateway(`path-fix ${path}`, () =>
+      this.log.warn(
+        { path: path.slice(0, 200), canonical, fixes, hints: fixes.map((f) => PATH_FIX_HINTS[f]) },
+        `client path ${path.slice(0, 200)} was served as ${canonical}: ${fixes.map((f) => PATH_FIX_HINTS[f]).join('; ')}`,
+      ),
     );
   }
 }

@@ -5,8 +5,19 @@ import type { ExchangeFigures } from '../measure/exchange-figures.js';
 import type { Outcome } from '../measure/outcome.js';
 import type { ServerSegments } from '../tracing/receiver/server-segments.js';
 
+/**
+ * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
+ * that is not a mirror's copy is one), `mirror` is the copy sent to a route's mirror upstream, measured and
+ * discarded. The metrics' `role` label takes the same values.
+ */
+export const REQUEST_ROLES = ['primary', 'mirror'] as const;
+export type RequestRole = (typeof REQUEST_ROLES)[number];
+
 export interface RequestRecord extends ExchangeFigures {
   readonly requestId: string;
+  readonly role: RequestRole;
+  /** Shared by a primary and its mirror (the primary's requestId); null for a request that was not mirrored. */
+  readonly pairId: string | null;
   readonly traceId: string;
   readonly spanId: string;
   /** The client's span id from its traceparent; null when the gateway started the trace. */
@@ -35,12 +46,17 @@ export interface RequestRecord extends ExchangeFigures {
   readonly tpotMs: number | null;
   readonly gatewayOverheadMs: number;
   readonly promptTokens: number | null;
+  /**
+   * Of promptTokens, those the upstream read from its prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
+   * Anthropic's cache_read_input_tokens); null when it did not say.
+   */
+  readonly cachedPromptTokens: number | null;
   readonly outputTokens: number | null;
   readonly outputTokensSource: 'usage' | 'estimate' | null;
   /**
-   * promptTokens and outputTokens times the price of modelSent on this upstream (upstreams[].prices), per million
-   * tokens, unrounded. Null without a price or without the token count; an estimated outputTokens gives an
-   * estimated costOutput.
+   * promptTokens (cachedPromptTokens of them at the cached-input price, when set) and outputTokens times the price
+   * of modelSent on this upstream (upstreams[].prices), per million tokens, unrounded. Null without a price or
+   * without the token count; an estimated outputTokens gives an estimated costOutput.
    */
   readonly costInput: number | null;
   readonly costOutput: number | null;

@@ -3,6 +3,7 @@
 // routing here first. Then the gateway drains: it stops accepting connections and lets in-flight requests finish
 // for up to shutdownGraceMs (plugins/drain.ts refuses new requests on kept-alive connections and closes each
 // connection as its response ends), then cuts what remains. Records are flushed by the records plugin's onClose.
+import { toWorker } from './cluster/messages.js';
 import type { Gateway } from './context.js';
 
 const GRACE_RAN_OUT = 'cut by the gateway: it was shutting down and shutdownGraceMs ran out';
@@ -55,17 +56,26 @@ export class GatewayShutdown {
     }
   }
 
-  /** Cuts every connection now; what they carried is recorded as truncated, with `reason` as its error. */
+  /**
+   * Cuts every connection now, and every mirror copy still running; what they carried is recorded as truncated,
+   * with `reason` as its error.
+   */
   cut(reason: string): void {
     const { app, context } = this.#gateway;
     context.state.cutReason = reason;
+    context.mirrors.cut(reason);
     // During the delay the gateway still listens: end the delay, and begin() cuts once it stopped listening.
     if (this.#endDelay !== null) this.#endDelay();
     else app.server.closeAllConnections();
   }
 }
 
-/** Shuts down on the first SIGTERM or SIGINT; a second one cuts every connection at once. */
+/**
+ * Shuts down on the first SIGTERM or SIGINT; a second one cuts every connection at once. A cluster worker also
+ * obeys its primary, which passes on the signals it received (src/gateway/cluster/primary.ts): its drain counts as
+ * the first signal unless one already came (a terminal's Ctrl-C reaches primary and workers alike), its cut as a
+ * second.
+ */
 export function shutDownOnSignals(gateway: Gateway): Promise<void> {
   const shutdown = new GatewayShutdown(gateway);
   const { config, state } = gateway.context;
@@ -88,10 +98,18 @@ export function shutDownOnSignals(gateway: Gateway): Promise<void> {
       shutdown.begin().then(() => {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
+        process.off('message', onPrimary);
         resolve();
       }, reject);
     };
+    const onPrimary = (raw: unknown): void => {
+      const message = toWorker(raw);
+      if (message?.type !== 'tokenmeter:drain' && message?.type !== 'tokenmeter:cut') return;
+      if (!stopping) onSignal(message.signal);
+      if (message.type === 'tokenmeter:cut') onSignal(message.signal);
+    };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    if (process.send !== undefined) process.on('message', onPrimary);
   });
 }

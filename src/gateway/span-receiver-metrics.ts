@@ -34,7 +34,7 @@ export function registerSpanReceiverMetrics(registry: Registry, receiving: SpanR
   counterOf(
     registry,
     'tokenmeter_span_receiver_exports_total',
-    'OTLP trace exports answered by the span receiver, by result (accepted, bad_request, too_large, unsupported, busy, unauthorized)',
+    'OTLP trace exports answered by the span receiver, by result (accepted, bad_request, too_large, unsupported, busy, unauthorized, incomplete)',
     'result',
     EXPORT_RESULTS,
     (result) => receiver.stats.exports[result],

@@ -21,6 +21,7 @@ import {
   parseJsonObject,
   stringField,
 } from './json-object.js';
+import { anthropicPromptUsage } from './prompt-usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   text_delta: 'text',
@@ -66,8 +67,9 @@ function contentOf(delta: unknown): EventFacts {
 function usageOf(usage: unknown, withOutput: boolean): MutableFacts {
   const facts: MutableFacts = {};
   if (!isJsonObject(usage)) return facts;
-  const input = countField(usage, 'input_tokens');
-  if (input !== undefined) facts.promptTokens = input;
+  const prompt = anthropicPromptUsage(usage);
+  if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
+  if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
   // message_start reports output_tokens as 1 or so before anything was generated: only message_delta's counts.
   const output = withOutput ? countField(usage, 'output_tokens') : undefined;
   if (output !== undefined) facts.completionTokens = output;

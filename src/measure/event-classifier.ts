@@ -14,8 +14,10 @@ export interface EventFacts {
    * no generated output leaves it out. Its presence is what makes the event a content event (first token, ITL).
    */
   readonly contentText?: string;
-  /** Prompt (input) tokens as the upstream reported them. */
+  /** Prompt (input) tokens as the upstream reported them, cached ones included (prompt-usage.ts). */
   readonly promptTokens?: number;
+  /** Of promptTokens, those the upstream read from its prompt cache. */
+  readonly cachedPromptTokens?: number;
   /** Completion (output) tokens as the upstream reported them. */
   readonly completionTokens?: number;
   /** Why generation stopped (`stop`, `length`, `tool_calls`, `end_turn`, ...). */

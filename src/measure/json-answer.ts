@@ -3,6 +3,8 @@
 
 export interface JsonAnswerFacts {
   promptTokens: number | null;
+  /** Of promptTokens, those read from the upstream's prompt cache (src/measure/prompt-usage.ts). */
+  cachedPromptTokens: number | null;
   outputTokens: number | null;
   source: 'usage' | 'estimate' | null;
   finishReason: string | null;

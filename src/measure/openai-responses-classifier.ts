@@ -20,6 +20,7 @@ import {
   parseJsonObject,
   stringField,
 } from './json-object.js';
+import { responsesPromptUsage } from './prompt-usage.js';
 
 const CONTENT_DELTAS: ReadonlySet<string> = new Set([
   'response.output_text.delta',
@@ -56,9 +57,10 @@ function finished(response: unknown): EventFacts {
   if (!isJsonObject(response)) return facts;
   const usage = field(response, 'usage');
   if (isJsonObject(usage)) {
-    const input = countField(usage, 'input_tokens');
+    const prompt = responsesPromptUsage(usage);
     const output = countField(usage, 'output_tokens');
-    if (input !== undefined) facts.promptTokens = input;
+    if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
+    if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
     if (output !== undefined) facts.completionTokens = output;
   }
   const details = field(response, 'incomplete_details');

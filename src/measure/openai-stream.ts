@@ -13,6 +13,7 @@ import {
   parseJsonObject,
   stringField,
 } from './json-object.js';
+import { openAiPromptUsage } from './prompt-usage.js';
 
 /** Reads the generated text out of one element of `choices` ('' when it carries none). */
 export type ChoiceTextReader = (choice: JsonObject) => string;
@@ -46,9 +47,10 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
   // running usage on every chunk. Either way the last usage seen wins.
   const usage = field(chunk, 'usage');
   if (isJsonObject(usage)) {
-    const prompt = countField(usage, 'prompt_tokens');
+    const prompt = openAiPromptUsage(usage);
     const completion = countField(usage, 'completion_tokens');
-    if (prompt !== undefined) facts.promptTokens = prompt;
+    if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
+    if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
     if (completion !== undefined) facts.completionTokens = completion;
     if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
   }

@@ -33,6 +33,7 @@ export interface StreamFigures {
   /** Largest estimated token count of one content chunk; undefined without per-chunk detail or chunks. */
   readonly maxTokensPerChunk: number | undefined;
   readonly promptTokens: number | undefined;
+  readonly cachedPromptTokens: number | undefined;
   readonly finishReason: string | undefined;
   /** An event outgrew the parser's bound and was skipped. */
   readonly overflowed: boolean;
@@ -86,6 +87,7 @@ export function streamFigures(
     maxTokensPerChunk:
       detail === undefined || timing.contentEvents === 0 ? undefined : detail.estimatedTokens.reduce(max, 0),
     promptTokens: timing.promptTokens,
+    cachedPromptTokens: timing.cachedPromptTokens,
     finishReason: timing.finishReason,
     overflowed: timing.overflowed,
     text: timing.text,

@@ -53,6 +53,7 @@ export class StreamMeter {
   #contentChars = 0;
   #text = '';
   #promptTokens: number | undefined;
+  #cachedPromptTokens: number | undefined;
   #usageOutputTokens: number | undefined;
   #finishReason: string | undefined;
   #sawDone = false;
@@ -111,6 +112,7 @@ export class StreamMeter {
       contentChars: this.#contentChars,
       estimatedOutputTokens: this.#tokens.total,
       promptTokens: this.#promptTokens,
+      cachedPromptTokens: this.#cachedPromptTokens,
       usageOutputTokens: usage,
       outputTokens: usage ?? this.#tokens.total,
       outputTokensSource: usage === undefined ? 'estimate' : 'usage',
@@ -130,6 +132,7 @@ export class StreamMeter {
     const facts = this.#classifier.classify(event);
     if (facts.contentText !== undefined) this.#onContent(facts.contentText);
     if (facts.promptTokens !== undefined) this.#promptTokens = facts.promptTokens;
+    if (facts.cachedPromptTokens !== undefined) this.#cachedPromptTokens = facts.cachedPromptTokens;
     if (facts.completionTokens !== undefined) this.#usageOutputTokens = facts.completionTokens;
     if (facts.finishReason !== undefined && this.#finishReason === undefined) {
       this.#finishReason = facts.finishReason;

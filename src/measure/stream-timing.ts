@@ -48,6 +48,8 @@ export interface StreamTiming {
   readonly estimatedOutputTokens: number;
   /** `usage.prompt_tokens` (or the protocol's equivalent) when the upstream reported it. */
   readonly promptTokens: number | undefined;
+  /** Of promptTokens, those read from the upstream's prompt cache, when it said (src/measure/prompt-usage.ts). */
+  readonly cachedPromptTokens: number | undefined;
   /** `usage.completion_tokens` (or the protocol's equivalent) when the upstream reported it. */
   readonly usageOutputTokens: number | undefined;
   /** The upstream's count when reported, otherwise the estimate; `outputTokensSource` says which. */

@@ -3,6 +3,7 @@
 // message_delta), and it has no ignore_eos.
 import { anthropicMessagesClassifier } from '../measure/anthropic-messages-classifier.js';
 import { field, isJsonObject, stringField } from '../measure/json-object.js';
+import { anthropicPromptUsage } from '../measure/prompt-usage.js';
 import { streamOnly, userContent } from './body-parts.js';
 import { estimateFromText, jsonAnswerReader, readUsage } from './json-answer.js';
 import { defineProtocol } from './protocol.js';
@@ -23,7 +24,7 @@ export const anthropicMessages = defineProtocol({
   classifier: anthropicMessagesClassifier,
   // `usage.input_tokens`, `stop_reason`, and the text of the `content` blocks.
   readAnswer: jsonAnswerReader((answer, facts) => {
-    readUsage(answer, facts, 'input_tokens', 'output_tokens');
+    readUsage(answer, facts, anthropicPromptUsage, 'output_tokens');
     facts.finishReason = stringField(answer, 'stop_reason') || null;
     const content = field(answer, 'content');
     if (Array.isArray(content)) {

@@ -9,6 +9,7 @@ import {
   parseJsonObject,
   stringField,
 } from '../measure/json-object.js';
+import type { PromptUsageReader } from '../measure/prompt-usage.js';
 import { estimateTokens } from '../shared/token-estimate.js';
 import type { JsonAnswerFacts } from './protocol.js';
 
@@ -19,6 +20,7 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
   return (bytes) => {
     const facts: JsonAnswerFacts = {
       promptTokens: null,
+      cachedPromptTokens: null,
       outputTokens: null,
       source: null,
       finishReason: null,
@@ -37,16 +39,18 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
   };
 }
 
-/** `usage.<promptKey>` and `usage.<completionKey>`, the counts as the upstream reported them. */
+/** The prompt counts (as the protocol reads them) and `usage.<completionKey>`, as the upstream reported them. */
 export function readUsage(
   answer: JsonObject,
   facts: JsonAnswerFacts,
-  promptKey: string,
+  readPrompt: PromptUsageReader,
   completionKey: string,
 ): void {
   const usage = field(answer, 'usage');
   if (!isJsonObject(usage)) return;
-  facts.promptTokens = countField(usage, promptKey) ?? null;
+  const prompt = readPrompt(usage);
+  facts.promptTokens = prompt.promptTokens ?? null;
+  facts.cachedPromptTokens = prompt.cachedPromptTokens ?? null;
   facts.outputTokens = countField(usage, completionKey) ?? null;
   if (facts.outputTokens !== null) facts.source = 'usage';
 }

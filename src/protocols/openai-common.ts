@@ -1,6 +1,7 @@
 // What OpenAI chat and completions share: the stream tail of their bodies (usage on request, vLLM's ignore_eos)
 // and the reading of a non-streamed answer (`usage.prompt_tokens`, `choices`).
 import { field, isJsonObject, type JsonObject, stringField } from '../measure/json-object.js';
+import { openAiPromptUsage } from '../measure/prompt-usage.js';
 import { estimateFromText, readUsage } from './json-answer.js';
 import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
 
@@ -15,7 +16,7 @@ export function openAiStreamFields(options: BodyOptions): Body {
 
 /** Chat completions and completions: usage, then each choice's finish reason and text (message or text). */
 export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): void {
-  readUsage(answer, facts, 'prompt_tokens', 'completion_tokens');
+  readUsage(answer, facts, openAiPromptUsage, 'completion_tokens');
   const choices = field(answer, 'choices');
   if (!Array.isArray(choices)) return;
   let text = '';

@@ -2,6 +2,7 @@
 // ignore_eos.
 import { field, isJsonObject, stringField } from '../measure/json-object.js';
 import { openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
+import { responsesPromptUsage } from '../measure/prompt-usage.js';
 import { streamOnly, userContent } from './body-parts.js';
 import { jsonAnswerReader, readUsage } from './json-answer.js';
 import { BEARER_AUTH, defineProtocol } from './protocol.js';
@@ -16,7 +17,7 @@ export const openAiResponses = defineProtocol({
   classifier: openAiResponsesClassifier,
   // `usage.input_tokens`; for a response object, why it is incomplete or else its status.
   readAnswer: jsonAnswerReader((answer, facts) => {
-    readUsage(answer, facts, 'input_tokens', 'output_tokens');
+    readUsage(answer, facts, responsesPromptUsage, 'output_tokens');
     if (field(answer, 'object') !== 'response') return;
     const details = field(answer, 'incomplete_details');
     facts.finishReason =

@@ -16,8 +16,30 @@ export interface HintContext {
 
 const CONTEXT_LENGTH = /maximum context length|context length|context_length_exceeded|prompt is too long/i;
 
+/** The benchmark flags (vLLM's, which tokenmeter bench shares) that send each kind of body to its own endpoint.
+ *  vLLM's script sends every backend to /v1/completions unless --endpoint says otherwise, so both are named. */
+export const BENCHMARK_BACKEND_FLAGS = {
+  chat: '--backend openai-chat --endpoint /v1/chat/completions',
+  completions: '--backend openai --endpoint /v1/completions',
+} as const;
+
+/** An upstream's 404 message that is about the model, not the path (vLLM, the simulator, LiteLLM-style words). */
+const UNKNOWN_MODEL = /model_not_found|model\b.*\b(does not exist|not found|unknown|not served|no such)/i;
+
 export function looksLikeFilesystemPath(model: string): boolean {
   return /^(\/|\.{1,2}\/|~\/|[A-Za-z]:\\)/.test(model);
+}
+
+/** What to send instead of a model the endpoint does not serve: the doctor passes the served ID it found, bench
+ *  and the gateway (which only saw the 404) leave it out. */
+export function unservedModelFix(model: string | undefined, servedId?: string): string {
+  const what =
+    model !== undefined && looksLikeFilesystemPath(model)
+      ? `the model '${model}' is a local weights path: send the model ID the server registered`
+      : `the model${model ? ` '${model}'` : ''} is not served here: send a model ID that GET /v1/models lists`;
+  const flag =
+    servedId === undefined ? "--model ID, 'tokenmeter doctor --command' names it" : `--model ${servedId}`;
+  return `${what} (benchmark: ${flag})`;
 }
 
 export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
@@ -37,16 +59,15 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
       if (path.includes('/v1/v1/')) {
         return 'the path has /v1 twice: the base URL already ends in /v1 and the client adds /v1 again; drop /v1 from the base URL';
       }
-      if (model && looksLikeFilesystemPath(model)) {
-        return `the model '${model}' is a local weights path: send the model ID the server registered (see GET /v1/models)`;
-      }
+      if ((model && looksLikeFilesystemPath(model)) || UNKNOWN_MODEL.test(errorText))
+        return unservedModelFix(model);
       if (path.endsWith('/completions') && !path.endsWith('/chat/completions')) {
-        return 'this endpoint may serve only chat: use /v1/chat/completions (vLLM benchmark: --backend openai-chat)';
+        return `this endpoint may serve only chat: send chat messages to /v1/chat/completions (benchmark: ${BENCHMARK_BACKEND_FLAGS.chat})`;
       }
       return 'not found: check the model ID against GET /v1/models, and that the base URL has no extra path';
     case 422:
       return path.endsWith('/chat/completions')
-        ? 'the body does not fit the chat endpoint: send "messages" (vLLM benchmark: --backend openai-chat), not "prompt"'
+        ? `the body does not fit the chat endpoint: send "messages", not "prompt" (benchmark: ${BENCHMARK_BACKEND_FLAGS.chat})`
         : 'the body does not fit this endpoint: a completions body ("prompt") goes to /v1/completions, a chat body ("messages") to /v1/chat/completions';
     case 429:
       return 'rate limited: lower the request rate or concurrency, or raise the limit at the provider';

@@ -106,6 +106,14 @@ function tracesUrlFrom(input: OtlpEndpointInput, env: NodeJS.ProcessEnv): string
   return undefined;
 }
 
+/** The traces URL to show in messages: never the credentials a URL may carry. */
+export function shownTracesUrl(settings: OtlpExportSettings): string {
+  const url = new URL(settings.tracesUrl);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
 /** The export settings, or null when export is off (no endpoint, or OTEL_SDK_DISABLED=true). */
 export function resolveOtlpExport(
   input: OtlpEndpointInput,

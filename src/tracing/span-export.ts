@@ -77,15 +77,30 @@ function hrTime(epochMs: number): HrTime {
  * `error.type` = `queue_full` for a dropped one and the export error's name for a failed batch. Reading those
  * counts here beats counting beside the SDK, which cannot see its queue.
  */
-function countingMeterProvider(counts: { exported: number; dropped: number; failed: number }): MeterProvider {
+function countingMeterProvider(
+  counts: { exported: number; dropped: number; failed: number },
+  onFirstLoss: (why: string) => void,
+): MeterProvider {
   const meter: Meter = Object.create(createNoopMeter());
+  let lost = false;
   meter.createCounter = () =>
     ({
       add(value: number, attributes?: Attributes) {
         const errorType = attributes?.['error.type'];
-        if (errorType === undefined) counts.exported += value;
-        else if (errorType === 'queue_full') counts.dropped += value;
+        if (errorType === undefined) {
+          counts.exported += value;
+          return;
+        }
+        if (errorType === 'queue_full') counts.dropped += value;
         else counts.failed += value;
+        if (!lost) {
+          lost = true;
+          onFirstLoss(
+            errorType === 'queue_full'
+              ? 'the export queue is full'
+              : `an export failed (${String(errorType)})`,
+          );
+        }
       },
     }) as ReturnType<Meter['createCounter']>;
   return { getMeter: () => meter };
@@ -99,7 +114,11 @@ export class SpanExport {
   readonly #epochAtZeroMs = Date.now() - performance.now();
   readonly #shutdownBoundMs: number;
 
-  constructor(readonly settings: OtlpExportSettings) {
+  /** `onFirstLoss` is told once, at the first span dropped or failed, so the loss can be said where users look. */
+  constructor(
+    readonly settings: OtlpExportSettings,
+    onFirstLoss: (why: string) => void = () => {},
+  ) {
     const exporterConfig = {
       url: settings.tracesUrl,
       timeoutMillis: settings.exportTimeoutMs,
@@ -121,7 +140,7 @@ export class SpanExport {
       maxExportBatchSize: settings.maxExportBatchSize,
       scheduledDelayMillis: settings.scheduledDelayMs,
       exportTimeoutMillis: settings.exportTimeoutMs,
-      selfObsMeterProvider: countingMeterProvider(this.#counts),
+      selfObsMeterProvider: countingMeterProvider(this.#counts, onFirstLoss),
     });
     this.#shutdownBoundMs = settings.exportTimeoutMs;
   }

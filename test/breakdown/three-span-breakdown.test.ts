@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BenchRunResult } from '../../loadgen/bench/run-bench.js';
 import { breakdownFromResult } from '../../loadgen/breakdown/breakdown-from-result.js';
+import { breakdownKeys } from '../../loadgen/breakdown/breakdown-json.js';
 import { formatBreakdownSection } from '../../loadgen/breakdown/breakdown-section.js';
 import { ROUNDING_TOLERANCE_MS } from '../../loadgen/breakdown/request-breakdown.js';
 import { type RunBreakdown, runBreakdown } from '../../loadgen/breakdown/run-breakdown.js';
@@ -162,7 +163,17 @@ test('the result JSON carries the splits, the report page draws them, the text r
   };
   // Round-trip through JSON, as the saved file is read back by `tokenmeter report`.
   const json = JSON.parse(
-    JSON.stringify(buildResultJson(run, result.metrics, result.extra, result.records, true, [], breakdown)),
+    JSON.stringify(
+      buildResultJson(
+        run,
+        result.metrics,
+        result.extra,
+        result.records,
+        true,
+        [],
+        breakdownKeys(breakdown, true),
+      ),
+    ),
   ) as JsonObject;
   assert.deepEqual(breakdownFromResult(json), breakdown.requests);
   assert.equal(json['breakdown'], undefined, 'under "tokenmeter", beside vLLM\'s keys, not among them');

@@ -110,7 +110,10 @@ test('model given as a local weights path: named as such, with the served IDs', 
   );
   assert.equal(r('model').status, 'fail');
   assert.match(r('model').detail, /local weights path, not a model ID/);
-  assert.equal(r('model').fix, 'use --model Qwen2.5-Coder-32B-Instruct-GPTQ-Int8');
+  assert.equal(
+    r('model').fix,
+    "the model '/root/models/Qwen2.5-Coder-32B-Instruct-GPTQ-Int8' is a local weights path: send the model ID the server registered (benchmark: --model Qwen2.5-Coder-32B-Instruct-GPTQ-Int8)",
+  );
 });
 
 test('unknown model: the nearest served IDs', async () => {

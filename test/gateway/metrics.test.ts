@@ -40,11 +40,11 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
   const text = await scrape(gateway);
   assert.match(
     text,
-    /tokenmeter_requests_total\{upstream="sim",model="known",outcome="ok",status_class="2xx"\} 2/,
+    /tokenmeter_requests_total\{upstream="sim",model="known",role="primary",outcome="ok",status_class="2xx"\} 2/,
   );
   assert.match(
     text,
-    /tokenmeter_requests_total\{upstream="sim",model="other",outcome="ok",status_class="2xx"\} 2/,
+    /tokenmeter_requests_total\{upstream="sim",model="other",role="primary",outcome="ok",status_class="2xx"\} 2/,
   );
   const models = new Set([...text.matchAll(/model="([^"]*)"/g)].map((m) => m[1]));
   assert.deepEqual(
@@ -74,11 +74,20 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
   }
   assert.match(
     text,
-    /tokenmeter_inter_token_gap_seconds_bucket\{le="0\.0001",upstream="sim",model="known"\}/,
+    /tokenmeter_inter_token_gap_seconds_bucket\{le="0\.0001",upstream="sim",model="known",role="primary"\}/,
   );
-  assert.match(text, /tokenmeter_request_duration_seconds_bucket\{le="1000",upstream="sim",model="known"\}/);
-  assert.match(text, /tokenmeter_tokens_total\{upstream="sim",model="known",type="output"\} 6/);
-  assert.match(text, /tokenmeter_inter_token_gap_seconds_count\{upstream="sim",model="known"\} 4/);
+  assert.match(
+    text,
+    /tokenmeter_request_duration_seconds_bucket\{le="1000",upstream="sim",model="known",role="primary"\}/,
+  );
+  assert.match(
+    text,
+    /tokenmeter_tokens_total\{upstream="sim",model="known",role="primary",type="output"\} 6/,
+  );
+  assert.match(
+    text,
+    /tokenmeter_inter_token_gap_seconds_count\{upstream="sim",model="known",role="primary"\} 4/,
+  );
 });
 
 test('each gateway has its own registry: a second gateway in the process starts at zero', async (t) => {

@@ -75,7 +75,8 @@ test('404 (a model the upstream does not serve) and 422 (a completions body on t
     '/v1/chat/completions',
     { model: 'no-such-model', max_tokens: 2, messages: [{ role: 'user', content: 'hi' }] },
     404,
-    { path: '/v1/chat/completions', model: 'no-such-model' },
+    // The simulator's body says model_not_found, which the hint reads to name the model rather than the path.
+    { path: '/v1/chat/completions', model: 'no-such-model', errorText: 'model_not_found' },
   );
   await expectHint(gw, '/v1/chat/completions', { model: MODEL, max_tokens: 2, prompt: 'hi' }, 422, {
     path: '/v1/chat/completions',

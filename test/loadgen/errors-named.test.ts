@@ -61,7 +61,10 @@ test('401 keeps the upstream body and says what to check', async () => {
   assert.equal(run.code, 1);
   assert.match(run.stdout, /http_error: 2 requests \(HTTP 401 x2\)/);
   assert.match(run.stdout, /body: .*Incorrect API key/);
-  assert.match(run.stdout, /hint \(401\): the API key is missing or wrong/);
+  assert.match(
+    run.stdout,
+    /hint \(401\): the upstream refused the key that was sent: check that --api-key holds/,
+  );
 });
 
 test('404 keeps the body naming the paths the server does answer', async () => {

@@ -16,6 +16,7 @@ const TIMING: StreamTiming = {
   contentChars: 12,
   estimatedOutputTokens: 9,
   promptTokens: 20,
+  cachedPromptTokens: undefined,
   usageOutputTokens: 10,
   outputTokens: 10,
   outputTokensSource: 'usage',

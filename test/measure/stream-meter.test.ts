@@ -37,6 +37,7 @@ test('the recorded chat stream gives the hand-checked record', () => {
     contentChars: CHAT_TEXT.length,
     estimatedOutputTokens: estimateTokens(CHAT_TEXT),
     promptTokens: 12,
+    cachedPromptTokens: undefined,
     usageOutputTokens: 7,
     outputTokens: 7,
     outputTokensSource: 'usage',

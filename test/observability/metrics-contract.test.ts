@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PATH_FIX_HINTS } from '../../src/gateway/client-path.js';
+import { MIRROR_SKIP_REASONS } from '../../src/gateway/mirror/mirrors.js';
+import { REQUEST_ROLES } from '../../src/gateway/record.js';
 import { LOST_REASONS } from '../../src/gateway/records-writer.js';
 import { OUTCOMES } from '../../src/measure/outcome.js';
 import { CONTRACT_PATH, contractDifferences, loadContract, namingProblems } from './helpers/contract.js';
@@ -32,7 +34,7 @@ test('the contract file follows Prometheus naming (base units, _total on counter
   assert.deepEqual(namingProblems(contract.simulator), []);
 });
 
-test("the contract's enumerated labels are the code's: every outcome, path fix and records-lost reason", () => {
+test("the contract's enumerated labels are the code's: every outcome, path fix, records-lost reason, role and mirror skip reason", () => {
   const { gateway } = loadContract();
   assert.deepEqual(gateway['tokenmeter_requests_total']?.labels['outcome'], OUTCOMES);
   assert.deepEqual(
@@ -40,6 +42,14 @@ test("the contract's enumerated labels are the code's: every outcome, path fix a
     Object.keys(PATH_FIX_HINTS).sort(),
   );
   assert.deepEqual(gateway['tokenmeter_records_lost_total']?.labels['reason'], LOST_REASONS);
+  for (const family of [
+    'tokenmeter_requests_total',
+    'tokenmeter_time_to_first_token_seconds',
+    'tokenmeter_tokens_total',
+  ]) {
+    assert.deepEqual(gateway[family]?.labels['role'], REQUEST_ROLES, family);
+  }
+  assert.deepEqual(gateway['tokenmeter_mirror_skipped_total']?.labels['reason'], MIRROR_SKIP_REASONS);
 });
 
 test(`the gateway's /metrics matches ${CONTRACT_PATH}`, () => {

@@ -11,7 +11,14 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 5, completion_tokens: 2 },
     }),
-    { promptTokens: 5, outputTokens: 2, source: 'usage', finishReason: 'stop', errorMessage: null },
+    {
+      promptTokens: 5,
+      cachedPromptTokens: null,
+      outputTokens: 2,
+      source: 'usage',
+      finishReason: 'stop',
+      errorMessage: null,
+    },
   );
   assert.deepEqual(
     read('openai-completions', { choices: [{ text: 'hello there', finish_reason: 'length' }] })?.finishReason,
@@ -24,17 +31,25 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       stop_reason: 'end_turn',
       usage: { input_tokens: 7, output_tokens: 3 },
     }),
-    { promptTokens: 7, outputTokens: 3, source: 'usage', finishReason: 'end_turn', errorMessage: null },
+    {
+      promptTokens: 7,
+      cachedPromptTokens: null,
+      outputTokens: 3,
+      source: 'usage',
+      finishReason: 'end_turn',
+      errorMessage: null,
+    },
   );
   assert.deepEqual(
     read('openai-responses', {
       object: 'response',
       status: 'incomplete',
       incomplete_details: { reason: 'max_output_tokens' },
-      usage: { input_tokens: 4, output_tokens: 9 },
+      usage: { input_tokens: 4, output_tokens: 9, input_tokens_details: { cached_tokens: 3 } },
     }),
     {
       promptTokens: 4,
+      cachedPromptTokens: 3,
       outputTokens: 9,
       source: 'usage',
       finishReason: 'max_output_tokens',

@@ -1,7 +1,7 @@
 // Span export with the collector unreachable, over real sockets: a refused port, and a collector that accepts
 // the connection and never answers. Requests through the gateway see the same TTFT as with export off (the
 // export runs off the request path), and the spans held in memory stay within the queue's bound: the rest are
-// dropped and counted in tokenmeter_spans_dropped_total.
+// dropped and counted in tokenmeter_spans_dropped_total (and the first loss logged once).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -121,6 +121,9 @@ test('an unreachable collector neither slows requests nor holds more spans than 
       (dropped['queue_full'] ?? 0) + (dropped['export_failed'] ?? 0) >= REQUESTS - held,
       `dropped ${JSON.stringify(dropped)} of ${REQUESTS}`,
     );
+    // Said once in the log, where a user looks first; the metric counts every one.
+    const warnings = gateway.logs.filter((line) => line.includes('spans are being lost'));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
   }
   assert.deepEqual(await droppedFor(off), { queue_full: 0, export_failed: 0 });
 });

@@ -2,12 +2,14 @@
 //   writeHtmlReport('run', { result }, path)        result = buildResultJson(..., detailed = true)
 //   writeHtmlReport('sweep', sweepData, path)        see sweep-data.ts
 //   writeHtmlReport('compare', { runs }, path)       LoadedRun[] (loadRun: a result with its records), the first is the baseline
+//   writeHtmlReport('pairs', { comparison }, path)   comparePairs(records of a mirrored route), compare --pairs
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UserFacingError } from '../../../src/shared/user-facing-error.js';
 import type { SweepReportData } from '../sweep-data.js';
 import { type CompareReportData, renderCompareReport } from './compare-report.js';
+import { type PairsReportData, renderPairsReport } from './pairs-report.js';
 import { type RunReportData, renderRunReport } from './run-report.js';
 import { renderSweepReport } from './sweep-report.js';
 
@@ -15,6 +17,7 @@ export interface HtmlReportData {
   run: RunReportData;
   sweep: SweepReportData;
   compare: CompareReportData;
+  pairs: PairsReportData;
 }
 
 export type HtmlReportKind = keyof HtmlReportData;
@@ -23,6 +26,7 @@ export function renderHtmlReport<K extends HtmlReportKind>(kind: K, data: HtmlRe
   // The casts are safe: `kind` and `data` are tied by HtmlReportData[K].
   if (kind === 'run') return renderRunReport(data as RunReportData);
   if (kind === 'sweep') return renderSweepReport(data as SweepReportData);
+  if (kind === 'pairs') return renderPairsReport(data as PairsReportData);
   return renderCompareReport(data as CompareReportData);
 }
 

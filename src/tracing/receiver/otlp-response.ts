@@ -20,6 +20,7 @@ export const CONTENT_TYPES: Readonly<Record<OtlpEncoding, string>> = {
 export const RPC_INVALID_ARGUMENT = 3;
 export const RPC_RESOURCE_EXHAUSTED = 8;
 export const RPC_UNAVAILABLE = 14;
+export const RPC_UNAUTHENTICATED = 16;
 
 /** 200 with ExportTraceServiceResponse; partial_success only when `rejected` > 0. */
 export function exportAnswer(encoding: OtlpEncoding, rejected: number, message: string): OtlpAnswer {

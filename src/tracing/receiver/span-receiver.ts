@@ -15,6 +15,7 @@ import {
   type OtlpEncoding,
   RPC_INVALID_ARGUMENT,
   RPC_RESOURCE_EXHAUSTED,
+  RPC_UNAUTHENTICATED,
   RPC_UNAVAILABLE,
   statusAnswer,
 } from './otlp-response.js';
@@ -26,6 +27,8 @@ export const TRACES_PATH = '/v1/traces';
 export const DEFAULT_RECEIVER_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Exports read at once; with the body bound, what the receiver can hold in memory. */
 export const DEFAULT_RECEIVER_MAX_CONCURRENT = 8;
+/** An export's body must arrive whole within this: a batch of a few hundred KiB takes milliseconds. */
+export const DEFAULT_RECEIVER_READ_TIMEOUT_MS = 10_000;
 
 /** Where received spans go: true when the span joined a request measured here. */
 export interface SpanSink {
@@ -37,6 +40,7 @@ export interface SpanReceiverOptions {
   readonly forwarder: ExportForwarder | null;
   readonly maxBodyBytes?: number;
   readonly maxConcurrent?: number;
+  readonly readTimeoutMs?: number;
   /** When set, an export must pass it (a bearer token), or is answered 401. */
   readonly authorize?: (authorization: string | undefined) => boolean;
 }
@@ -49,6 +53,7 @@ export const EXPORT_RESULTS = [
   'unsupported',
   'busy',
   'unauthorized',
+  'incomplete',
 ] as const;
 export type ExportResult = (typeof EXPORT_RESULTS)[number];
 
@@ -57,6 +62,21 @@ export interface SpanReceiverStats {
   /** Spans whose ids are not OTLP's sizes: refused (partial_success). */
   rejectedSpans: number;
 }
+
+interface Refusal {
+  readonly result: ExportResult;
+  readonly answer: OtlpAnswer;
+}
+
+const UNSUPPORTED_TYPE: Refusal = {
+  result: 'unsupported',
+  answer: statusAnswer(
+    415,
+    'json',
+    RPC_INVALID_ARGUMENT,
+    'send OTLP as application/x-protobuf or application/json',
+  ),
+};
 
 /** Which encoding a content-type names; undefined for any other. Parameters (charset) are ignored. */
 function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
@@ -78,13 +98,22 @@ function send(response: ServerResponse, answer: OtlpAnswer, closeConnection = fa
 
 export class SpanReceiver {
   readonly stats: SpanReceiverStats = {
-    exports: { accepted: 0, bad_request: 0, too_large: 0, unsupported: 0, busy: 0, unauthorized: 0 },
+    exports: {
+      accepted: 0,
+      bad_request: 0,
+      too_large: 0,
+      unsupported: 0,
+      busy: 0,
+      unauthorized: 0,
+      incomplete: 0,
+    },
     rejectedSpans: 0,
   };
   readonly #sink: SpanSink;
   readonly #forwarder: ExportForwarder | null;
   readonly #maxBodyBytes: number;
   readonly #maxConcurrent: number;
+  readonly #readTimeoutMs: number;
   readonly #authorize: ((authorization: string | undefined) => boolean) | undefined;
   #reading = 0;
 
@@ -93,78 +122,29 @@ export class SpanReceiver {
     this.#forwarder = options.forwarder;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_RECEIVER_MAX_BODY_BYTES;
     this.#maxConcurrent = options.maxConcurrent ?? DEFAULT_RECEIVER_MAX_CONCURRENT;
+    this.#readTimeoutMs = options.readTimeoutMs ?? DEFAULT_RECEIVER_READ_TIMEOUT_MS;
     this.#authorize = options.authorize;
   }
 
   /** Answers one request to TRACES_PATH; never throws. */
   readonly handle = (request: IncomingMessage, response: ServerResponse): void => {
-    const contentType = request.headers['content-type'];
-    const encoding = encodingOf(contentType);
-    const answerEncoding = encoding ?? 'json';
-    if (request.method !== 'POST') {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(405, answerEncoding, RPC_INVALID_ARGUMENT, `${TRACES_PATH} takes POST`, {
-          allow: 'POST',
-        }),
-        true,
-      );
-      return;
-    }
-    if (this.#authorize !== undefined && !this.#authorize(request.headers.authorization)) {
-      this.stats.exports.unauthorized++;
-      send(
-        response,
-        statusAnswer(
-          401,
-          answerEncoding,
-          RPC_INVALID_ARGUMENT,
-          'send the metrics token as "Authorization: Bearer <token>"',
-        ),
-        true,
-      );
-      return;
-    }
-    if (encoding === undefined) {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(
-          415,
-          'json',
-          RPC_INVALID_ARGUMENT,
-          'send OTLP as application/x-protobuf or application/json',
-        ),
-        true,
-      );
-      return;
-    }
+    const encoding = encodingOf(request.headers['content-type']);
     const contentEncoding = request.headers['content-encoding']?.trim().toLowerCase();
-    if (contentEncoding !== undefined && contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
-      this.stats.exports.unsupported++;
-      send(
-        response,
-        statusAnswer(415, encoding, RPC_INVALID_ARGUMENT, 'send the body as is or gzipped'),
-        true,
-      );
-      return;
-    }
-    if (this.#reading >= this.#maxConcurrent) {
-      this.stats.exports.busy++;
-      send(
-        response,
-        statusAnswer(503, encoding, RPC_UNAVAILABLE, 'too many exports at once; retry', {
-          'retry-after': '1',
-        }),
-        true,
-      );
+    const refusal = this.#refusalOf(request, encoding, contentEncoding);
+    // A missing encoding is always refused; checked here again so the type knows it.
+    if (refusal !== null || encoding === undefined) {
+      const { result, answer } = refusal ?? UNSUPPORTED_TYPE;
+      this.stats.exports[result]++;
+      send(response, answer, true);
       return;
     }
     this.#reading++;
     this.#receive(request, encoding, contentEncoding === 'gzip')
       .then(
-        (answer) => send(response, answer, answer.status !== 200),
+        (answer) => {
+          if (answer === null) response.destroy();
+          else send(response, answer, answer.status !== 200);
+        },
         () => response.destroy(),
       )
       .finally(() => {
@@ -172,12 +152,56 @@ export class SpanReceiver {
       });
   };
 
-  async #receive(request: IncomingMessage, encoding: OtlpEncoding, gzipped: boolean): Promise<OtlpAnswer> {
-    const raw = await readRawBody(request, this.#maxBodyBytes);
+  /** Why an export is refused before its body is read, in the answer's encoding where one was named. */
+  #refusalOf(
+    request: IncomingMessage,
+    encoding: OtlpEncoding | undefined,
+    contentEncoding: string | undefined,
+  ): Refusal | null {
+    const answerEncoding = encoding ?? 'json';
+    if (request.method !== 'POST') {
+      const answer = statusAnswer(405, answerEncoding, RPC_INVALID_ARGUMENT, `${TRACES_PATH} takes POST`, {
+        allow: 'POST',
+      });
+      return { result: 'unsupported', answer };
+    }
+    if (this.#authorize !== undefined && !this.#authorize(request.headers.authorization)) {
+      const message = 'send the metrics token as "Authorization: Bearer <token>"';
+      return {
+        result: 'unauthorized',
+        answer: statusAnswer(401, answerEncoding, RPC_UNAUTHENTICATED, message),
+      };
+    }
+    if (encoding === undefined) return UNSUPPORTED_TYPE;
+    if (contentEncoding !== undefined && contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
+      const message = 'send the body as is or gzipped';
+      return { result: 'unsupported', answer: statusAnswer(415, encoding, RPC_INVALID_ARGUMENT, message) };
+    }
+    if (this.#reading >= this.#maxConcurrent) {
+      const answer = statusAnswer(503, encoding, RPC_UNAVAILABLE, 'too many exports at once; retry', {
+        'retry-after': '1',
+      });
+      return { result: 'busy', answer };
+    }
+    return null;
+  }
+
+  /** The answer to an export, or null when its body never came whole (no one to answer). */
+  async #receive(
+    request: IncomingMessage,
+    encoding: OtlpEncoding,
+    gzipped: boolean,
+  ): Promise<OtlpAnswer | null> {
+    const raw = await readRawBody(request, this.#maxBodyBytes, this.#readTimeoutMs);
+    if (raw.kind === 'incomplete') {
+      this.stats.exports.incomplete++;
+      return null;
+    }
     if (raw.kind !== 'ok') return this.#refused(raw.kind, encoding);
     const body = await decodedBody(raw.bytes, gzipped, this.#maxBodyBytes);
+    if (body.kind === 'too_large') return this.#refused('too_large', encoding);
     if (body.kind !== 'ok')
-      return this.#refused(body.kind, encoding, body.kind === 'malformed' ? body.message : '');
+      return this.#refused('malformed', encoding, body.kind === 'malformed' ? body.message : '');
     let spans: ReceivedSpan[];
     try {
       spans =

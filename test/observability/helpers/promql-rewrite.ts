@@ -7,6 +7,7 @@
 export const VARIABLE_VALUES: Readonly<Record<string, string>> = {
   upstream: '.*',
   model: '.*',
+  role: 'primary',
   __rate_interval: '1m',
   __interval: '10s',
   __range: '5m',

@@ -1,0 +1,217 @@
+// Gateway requests/s and CPU per request at 1 and 2 workers (`tokenmeter serve --workers N`), side by side in
+// one run, rounds alternated, against an upstream that costs almost nothing: nginx answering every request with a
+// fixed SSE chat stream from memory (`return 200`), so the gateway is what is measured. Not part of `npm test`.
+// Run from the repository root (nginx: `apt-get install nginx`; taskset: util-linux):
+//
+//   npm run build && node dist/bench/gateway-workers.js [--seconds 5] [--rounds 3] [--concurrency 32] \
+//     [--chunks 10]
+//
+// Each gateway is the real CLI with a records file and JSON logs (to a file), as deployed. The client is this
+// process: a closed loop of `--concurrency` streamed chat requests on an undici Pool (keep-alive connections, so
+// the cluster's round robin spreads them over the workers once, at connect). Two layouts, each at 1 and 2
+// workers:
+//   shared  nothing pinned: client, nginx and the gateway's processes share every CPU, as on a small box;
+//   pinned  client and nginx on CPU 0, the gateway (all its processes) on CPU 1: the same one core for 1 and 2
+//           workers, so the ratio is what running as a cluster costs, not what it gains.
+// CPU is the gateway's process tree (primary and workers) from /proc/<pid>/stat, read before and after each round.
+// Also timed: 20 scrapes of /metrics, which at 2 workers is aggregated by the primary from both registries.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Pool, request } from 'undici';
+import { type SpawnedGateway, spawnGateway } from './helpers/spawn-gateway.js';
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '32' },
+    chunks: { type: 'string', default: '10' },
+  },
+});
+const SECONDS = Number(args.seconds);
+const ROUNDS = Number(args.rounds);
+const CONCURRENCY = Number(args.concurrency);
+const CHUNKS = Number(args.chunks);
+
+/** The fixed answer: a role chunk, CHUNKS content chunks, finish, usage, [DONE]. */
+function sseAnswer(): string {
+  const chunk = (delta: string, finish: string | null): string =>
+    `data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]}\n\n`;
+  let body = chunk('{"role":"assistant","content":""}', null);
+  for (let i = 0; i < CHUNKS; i++) body += chunk('{"content":" tok"}', null);
+  body += chunk('{}', 'stop');
+  body += `data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":${CHUNKS},"total_tokens":${CHUNKS + 5}}}\n\n`;
+  return `${body}data: [DONE]\n\n`;
+}
+
+function startNginx(dir: string, port: number): ChildProcess {
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
+    mkdirSync(join(dir, sub), { recursive: true });
+  const conf = join(dir, 'nginx.conf');
+  // nginx's `return` takes a quoted string: the answer has double quotes, so it goes in single quotes.
+  writeFileSync(
+    conf,
+    `worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log warn;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:${port};
+    location / { default_type text/event-stream; return 200 '${sseAnswer()}'; } } }
+`,
+  );
+  return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
+}
+
+/** The process and its descendants (the primary's workers, nginx's worker). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
+      for (const child of children) tree.push(...processTree(Number(child)));
+    }
+  } catch {}
+  return tree;
+}
+
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
+
+/** User + system CPU time the processes have used so far, ms. */
+function cpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // fields 14 and 15: utime, stime
+    } catch {}
+  }
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** Pins every process (and thread) in `pids` to `cpus`. */
+function pin(pids: readonly number[], cpus: string): void {
+  for (const pid of pids) spawnSync('taskset', ['-a', '-cp', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+interface Tally {
+  done: number;
+  failed: number;
+  seconds: number;
+  cpuMs: number;
+}
+
+async function load(url: string, seconds: number, into: Tally, pids: readonly number[]): Promise<void> {
+  const pool = new Pool(url, { connections: CONCURRENCY, pipelining: 1 });
+  const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  const deadline = performance.now() + seconds * 1000;
+  const client = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const res = await pool.request({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      let text = '';
+      for await (const piece of res.body) text += (piece as Buffer).toString();
+      if (res.statusCode === 200 && text.endsWith('data: [DONE]\n\n')) into.done++;
+      else into.failed++;
+    }
+  };
+  const before = cpuMs(pids);
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, client));
+  into.seconds += (performance.now() - started) / 1000;
+  into.cpuMs += cpuMs(pids) - before;
+  await pool.close();
+}
+
+/** Median milliseconds of 20 scrapes of /metrics. */
+async function scrapeMs(url: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const start = performance.now();
+    const res = await request(`${url}/metrics`);
+    await res.body.text();
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b)[10] ?? Number.NaN;
+}
+
+interface Setup {
+  readonly layout: 'shared' | 'pinned';
+  readonly workers: number;
+  readonly gateway: SpawnedGateway;
+  readonly tally: Tally;
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('nginx', ['-v']).error) throw new Error('nginx is not installed (apt-get install nginx)');
+  const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-workers-bench-'));
+  const nginxPort = 20000 + Math.floor(Math.random() * 20000);
+  const nginx = startNginx(dir, nginxPort);
+  const upstream = `http://127.0.0.1:${nginxPort}/v1`;
+  const setups: Setup[] = [];
+  for (const layout of ['shared', 'pinned'] as const) {
+    for (const workers of [1, 2]) {
+      const name = `${layout}-w${workers}`;
+      const gateway = await spawnGateway(
+        ['--upstream', upstream, '--workers', String(workers), '--records', join(dir, `${name}.jsonl`)],
+        join(dir, `${name}.log`),
+        layout === 'pinned' ? '1' : undefined,
+      );
+      setups.push({ layout, workers, gateway, tally: { done: 0, failed: 0, seconds: 0, cpuMs: 0 } });
+    }
+  }
+  const all = `0-${availableParallelism() - 1}`;
+  const nginxPids = (): number[] => (nginx.pid === undefined ? [] : processTree(nginx.pid));
+  const arrange = (layout: Setup['layout']): void => {
+    pin([process.pid, ...nginxPids()], layout === 'pinned' ? '0' : all);
+  };
+  // Other work on the machine takes cores from every party: said, so a reader can tell a quiet run from a busy one.
+  const loadAverage = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+  console.log(`load average (1 min) at start: ${loadAverage()}`);
+  console.log(
+    `${availableParallelism()} CPUs; ${CONCURRENCY} concurrent streams of ${CHUNKS} content chunks; ${SECONDS} s x ${ROUNDS} rounds per setup`,
+  );
+  for (const setup of setups) {
+    arrange(setup.layout);
+    await load(setup.gateway.url, 1, { done: 0, failed: 0, seconds: 0, cpuMs: 0 }, []); // warm-up: JIT, pools
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < setups.length; i++) {
+      const setup = setups[(i + round) % setups.length] as Setup;
+      arrange(setup.layout);
+      const pid = setup.gateway.process.pid;
+      await load(setup.gateway.url, SECONDS, setup.tally, pid === undefined ? [] : processTree(pid));
+    }
+  }
+  arrange('shared');
+  console.log(`load average (1 min) at the end: ${loadAverage()}`);
+  // Cores used: the gateway's CPU time over the wall time; under 1 (pinned) or 2 (shared) when other processes on
+  // the machine took the rest.
+  console.log(
+    'layout  workers   req/s  x 1 worker  gateway CPU ms/req  cores used  failed  /metrics scrape ms (median)',
+  );
+  for (const setup of setups) {
+    const { tally } = setup;
+    const rps = tally.done / tally.seconds;
+    const one = setups.find((s) => s.layout === setup.layout && s.workers === 1)?.tally as Tally;
+    const ratio = rps / (one.done / one.seconds);
+    console.log(
+      `${setup.layout.padEnd(8)}${String(setup.workers).padStart(7)}${rps.toFixed(0).padStart(8)}${ratio.toFixed(2).padStart(12)}${(tally.cpuMs / tally.done).toFixed(3).padStart(20)}${(tally.cpuMs / 1000 / tally.seconds).toFixed(2).padStart(12)}${String(tally.failed).padStart(8)}${(await scrapeMs(setup.gateway.url)).toFixed(2).padStart(29)}`,
+    );
+  }
+  for (const setup of setups) setup.gateway.process.kill('SIGTERM');
+  await Promise.all(setups.map((s) => s.gateway.exited));
+  nginx.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

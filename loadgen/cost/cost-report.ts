@@ -1,0 +1,105 @@
+// The run's cost and why it stopped early, in the report (after our extras: vLLM's block stays byte for byte)
+// and in the result JSON (new keys under "tokenmeter": vLLM's keys are left as they are).
+import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { BenchRunResult } from '../bench/run-bench.js';
+import { padRight } from '../report/python-format.js';
+import type { JsonValue } from '../report/result-json.js';
+import type { BudgetStop } from './budget.js';
+import { formatAmount, formatMoney } from './estimate.js';
+import { runCost } from './run-cost.js';
+
+/** How the run's planned requests ended up when a limit stopped it. */
+export interface StopAccounting {
+  readonly planned: number;
+  /** Written to the server (a record with a send time). */
+  readonly sent: number;
+  /** Never written: neither a failure nor in the success rate. */
+  readonly notSent: number;
+  /** Sent, then cut by --on-limit cancel (recorded as client_abort). */
+  readonly cancelled: number;
+}
+
+export function stopAccounting(result: Pick<BenchRunResult, 'records' | 'planned'>): StopAccounting {
+  const sent = result.records.filter((r) => r.sentAtMs !== null);
+  return {
+    planned: result.planned,
+    sent: sent.length,
+    notSent: result.planned - sent.length,
+    cancelled: sent.filter((r) => r.outcome === 'client_abort').length,
+  };
+}
+
+function limitText(stop: BudgetStop, price: ModelPrice | undefined): { limit: string; reached: string } {
+  if (stop.limit === 'max_cost') {
+    const currency = price?.currency ?? '';
+    return {
+      limit: `--max-cost ${formatMoney(stop.value, currency)}`,
+      reached: formatMoney(stop.reachedAt, currency),
+    };
+  }
+  return { limit: `--max-total-tokens ${stop.value}`, reached: `${stop.reachedAt} tokens` };
+}
+
+/** The cost row (only when priced) and the stop's account (only when a limit stopped the run). */
+export function formatCostReport(
+  result: Pick<BenchRunResult, 'records' | 'planned' | 'budgetStop'>,
+  price: ModelPrice | undefined,
+): string {
+  const lines: string[] = [];
+  if (price !== undefined) {
+    const cost = runCost(result.records, price);
+    lines.push(
+      `${padRight(`Run cost (${price.currency}):`, 40)} ${formatAmount(cost.totalCost)} (input ${formatAmount(cost.inputCost)}, output ${formatAmount(cost.outputCost)})`,
+    );
+  }
+  const stop = result.budgetStop;
+  if (stop !== undefined) {
+    const n = stopAccounting(result);
+    const { limit, reached } = limitText(stop, price);
+    const inFlight =
+      stop.onLimit === 'cancel'
+        ? `${n.cancelled} in flight were cancelled (client_abort)`
+        : 'those in flight finished';
+    lines.push(
+      `Stopped: ${limit} reached (${reached} when it was). ${n.sent} of ${n.planned} requests sent, ${n.notSent} not sent (not failures); ${inFlight}. The figures above describe the part that ran.`,
+    );
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** `tokenmeter.cost` (when priced) and `tokenmeter.budget_stop` (when a limit stopped the run). */
+export function costResultJson(
+  result: Pick<BenchRunResult, 'records' | 'planned' | 'budgetStop'>,
+  price: ModelPrice | undefined,
+): Record<string, JsonValue> {
+  const json: Record<string, JsonValue> = {};
+  if (price !== undefined) {
+    const cost = runCost(result.records, price);
+    json['cost'] = {
+      currency: cost.currency,
+      input_per_million: price.inputPerMillion,
+      output_per_million: price.outputPerMillion,
+      answered_requests: cost.answered,
+      input_tokens: cost.inputTokens,
+      output_tokens: cost.outputTokens,
+      input_cost: cost.inputCost,
+      output_cost: cost.outputCost,
+      total_cost: cost.totalCost,
+    };
+  }
+  const stop = result.budgetStop;
+  if (stop !== undefined) {
+    const n = stopAccounting(result);
+    json['budget_stop'] = {
+      limit: stop.limit,
+      value: stop.value,
+      reached_at: stop.reachedAt,
+      on_limit: stop.onLimit,
+      planned: n.planned,
+      sent: n.sent,
+      not_sent: n.notSent,
+      cancelled_in_flight: n.cancelled,
+    };
+  }
+  return json;
+}

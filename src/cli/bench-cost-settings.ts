@@ -1,0 +1,73 @@
+// bench's cost flags (--price-input, --price-output, --currency, --estimate, --max-cost, --max-total-tokens,
+// --on-limit) -> CostSettings, refusing before anything is sent what could not be honoured: half a price, a cost
+// limit without a price, a currency code the runtime does not know, and a budget that the closed-loop engine
+// cannot stop gently.
+
+import type { EngineName } from '../../loadgen/bench/settings.js';
+import {
+  type BudgetLimits,
+  type CostSettings,
+  hasLimits,
+  type OnLimit,
+} from '../../loadgen/cost/cost-settings.js';
+import { isCurrencyCode, type ModelPrice } from '../gateway/model-prices.js';
+import { UsageError } from '../shared/usage-error.js';
+import type { ParsedOptions } from './options.js';
+
+function numberOf(o: ParsedOptions, name: string): number | undefined {
+  const value = o[name];
+  return typeof value === 'number' ? value : undefined;
+}
+
+function priceFrom(o: ParsedOptions): ModelPrice | undefined {
+  const input = numberOf(o, 'price-input');
+  const output = numberOf(o, 'price-output');
+  if (input === undefined && output === undefined) return undefined;
+  if (input === undefined || output === undefined)
+    throw new UsageError(
+      '--price-input and --price-output go together (prices per million tokens; 0 for a free side)',
+    );
+  const currency = typeof o['currency'] === 'string' ? o['currency'] : 'USD';
+  if (!isCurrencyCode(currency)) {
+    const upper = currency.toUpperCase();
+    const hint = isCurrencyCode(upper) ? ` (did you mean ${upper}?)` : '';
+    throw new UsageError(
+      `--currency must be an ISO 4217 code such as USD, EUR or CNY (got '${currency}')${hint}`,
+    );
+  }
+  return { inputPerMillion: input, outputPerMillion: output, currency };
+}
+
+export function costSettingsFrom(
+  o: ParsedOptions,
+  run: { readonly engine: EngineName; readonly smoke: boolean; readonly fullRunPrompts: number },
+): CostSettings {
+  const price = priceFrom(o);
+  const maxCost = numberOf(o, 'max-cost');
+  const maxTotalTokens = numberOf(o, 'max-total-tokens');
+  const onLimit = (typeof o['on-limit'] === 'string' ? o['on-limit'] : 'finish') as OnLimit;
+  const limits: BudgetLimits = {
+    ...(maxCost === undefined ? {} : { maxCost }),
+    ...(maxTotalTokens === undefined ? {} : { maxTotalTokens }),
+    onLimit,
+  };
+  if (maxCost !== undefined && price === undefined)
+    throw new UsageError(
+      '--max-cost needs the prices: --price-input and --price-output (per million tokens)',
+    );
+  if (hasLimits(limits) && run.engine === 'closed-loop' && onLimit === 'finish')
+    throw new UsageError(
+      'the closed-loop engine cannot stop sending and let answers finish: add --on-limit cancel, or use --request-rate inf --max-concurrency N',
+    );
+  const estimateOnly = o['estimate'] === true;
+  if (estimateOnly && run.smoke)
+    throw new UsageError(
+      '--estimate sends nothing, --smoke sends 5 prompts and ends with the estimate they calibrate: use one of them',
+    );
+  return {
+    ...(price === undefined ? {} : { price }),
+    estimateOnly,
+    limits,
+    fullRunPrompts: run.fullRunPrompts,
+  };
+}

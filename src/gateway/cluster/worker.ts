@@ -1,0 +1,86 @@
+// A gateway worker's side of the cluster: it serves like a single gateway, and asks the primary for what only the
+// whole gateway knows. A scrape that reaches this worker (on the API port or the shared metrics port) asks the
+// primary, which aggregates every worker's registry (primary.ts); the primary in turn asks this worker for its own
+// registry. The records file is this worker's own (src/measure/record-files.ts names it by slot).
+import cluster from 'node:cluster';
+import { Registry } from 'prom-client';
+import type { MetricsSource } from '../metrics-page.js';
+import { type ToPrimary, toWorker, WORKER_SLOT_ENV } from './messages.js';
+
+/** How long a scrape waits for the primary's aggregate; longer than the primary's own wait for each worker. */
+const PAGE_TIMEOUT_MS = 6000;
+
+export function isGatewayWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/** This worker's slot, 1..N: stable across replacements, unlike the cluster's worker id. */
+export function workerSlot(): number {
+  const slot = Number(process.env[WORKER_SLOT_ENV]);
+  if (!Number.isInteger(slot) || slot < 1)
+    throw new Error(`${WORKER_SLOT_ENV} is not set: not started by a primary`);
+  return slot;
+}
+
+/**
+ * Closes the channel to the primary so that this process ends when its work does (the channel would keep it
+ * alive), with the exit status it sets. Through the cluster's own disconnect, which tells the primary the exit is
+ * meant: a bare process.disconnect() makes Node end the worker at once with status 0.
+ */
+export function leavePrimary(): void {
+  cluster.worker?.disconnect();
+}
+
+export function sendToPrimary(message: ToPrimary): void {
+  process.send?.(message);
+}
+
+/** Answers the primary's requests for this worker's registry, as JSON that `AggregatorRegistry.aggregate` reads. */
+export function answerRegistryRequests(registry: Registry): void {
+  process.on('message', (raw) => {
+    const message = toWorker(raw);
+    if (message?.type !== 'tokenmeter:registry?') return;
+    registry.getMetricsAsJSON().then(
+      (metrics) => sendToPrimary({ type: 'tokenmeter:registry', id: message.id, metrics }),
+      (error: unknown) =>
+        sendToPrimary({ type: 'tokenmeter:registry', id: message.id, error: String(error) }),
+    );
+  });
+}
+
+/** The /metrics page source of a worker: the whole gateway's exposition, aggregated by the primary. */
+export function gatewayMetricsSource(): MetricsSource {
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void }>();
+  process.on('message', (raw) => {
+    const message = toWorker(raw);
+    if (message?.type !== 'tokenmeter:page') return;
+    const scrape = waiting.get(message.id);
+    if (scrape === undefined) return;
+    waiting.delete(message.id);
+    if (message.text !== undefined) scrape.resolve(message.text);
+    else scrape.reject(new Error(`the primary could not aggregate the workers' metrics: ${message.error}`));
+  });
+  return {
+    contentType: Registry.PROMETHEUS_CONTENT_TYPE,
+    metrics: () =>
+      new Promise<string>((resolve, reject) => {
+        const id = nextId++;
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error(`the primary did not answer a scrape within ${PAGE_TIMEOUT_MS} ms`));
+        }, PAGE_TIMEOUT_MS);
+        waiting.set(id, {
+          resolve: (text) => {
+            clearTimeout(timer);
+            resolve(text);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        });
+        sendToPrimary({ type: 'tokenmeter:page?', id });
+      }),
+  };
+}

@@ -1,0 +1,25 @@
+// docs/comparing.md's mirroring configuration is one the gateway accepts, and routes as the page says.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { resolveConfig } from '../../src/gateway/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config-validate.js';
+import { ModelRoutes } from '../../src/gateway/model-routes.js';
+
+const DOC = new URL('../../../docs/comparing.md', import.meta.url);
+
+test("docs/comparing.md's configuration is valid and mirrors qwen to the hosted upstream", async () => {
+  const text = await readFile(DOC, 'utf8');
+  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) =>
+    (m[1] ?? '').replace(/^ {3}/gm, ''),
+  );
+  assert.equal(blocks.length, 1);
+  const config = await resolveConfig(validateConfig(JSON.parse(blocks[0] ?? '')), {
+    TAOTOKEN_API_KEY: 'sk-test',
+  });
+  const route = new ModelRoutes(config.upstreams).route('qwen');
+  assert.equal(route.upstream.name, 'local');
+  assert.equal(route.mirror?.upstream.name, 'hosted');
+  assert.equal(route.mirror?.fraction, 0.2);
+  assert.equal(route.mirror?.upstream.base.apiPrefix, '/api/v1');
+});
