@@ -15,7 +15,14 @@ import type { RequestRecord } from '../record.js';
 /** The fields used here; a records file from another version of the gateway may have more. */
 export type GatewaySide = Pick<
   GatewayRecord,
-  'requestId' | 'ttftMs' | 'e2eMs' | 'lastTokenMs' | 'outcome' | 'gatewayOverheadMs' | 'server'
+  | 'requestId'
+  | 'ttftMs'
+  | 'e2eMs'
+  | 'lastTokenMs'
+  | 'outcome'
+  | 'gatewayOverheadMs'
+  | 'upstreamRequestMs'
+  | 'server'
 >;
 
 export interface GatewayComparison {

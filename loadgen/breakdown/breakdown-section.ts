@@ -47,6 +47,6 @@ export function formatBreakdownSection(summary: BreakdownSummary): string[] {
         `${ms(slow.medianTtftMs)} (all requests: ${ms(slow.dominantMedianAllMs)})`,
     );
   }
-  lines.push('~ approximate: both network legs together, or the gateway relay of later chunks included.');
+  lines.push('~ approximate: both network legs together; delivery includes the gateway relaying each chunk.');
   return lines;
 }

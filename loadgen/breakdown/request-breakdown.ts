@@ -49,7 +49,10 @@ function sumKnown(values: readonly (number | null)[]): number {
 export function breakDownRequest(client: RequestRecord, gateway?: GatewaySide): RequestBreakdown | undefined {
   if (client.outcome !== 'ok' || client.sentAtMs === null) return undefined;
   if (client.ttftMs === null || client.lastTokenMs === null) return undefined;
-  const viaGateway = gateway !== undefined && gateway.outcome === 'ok' && gateway.ttftMs !== null;
+  // The gateway's overhead before the first token is its first term, arrival to dispatch upstream
+  // (`upstreamRequestMs`); the rest, its relay of each chunk, happens after and falls in delivery.
+  const gatewayTtft = gateway?.outcome === 'ok' ? gateway.ttftMs : null;
+  const dispatch = gatewayTtft === null ? null : (gateway?.upstreamRequestMs ?? null);
   const server = client.server ?? gateway?.server;
   const serverTtft = server?.ttftMs ?? null;
   const decode = server?.decodeMs ?? null;
@@ -57,12 +60,12 @@ export function breakDownRequest(client: RequestRecord, gateway?: GatewaySide): 
     clientQueue: client.clientQueueMs,
     // Both legs (request out, first token back) and the client's own reading: one way is not measurable
     // without synchronized clocks.
-    clientGateway: viaGateway ? client.ttftMs - (gateway.ttftMs as number) : null,
-    gateway: viaGateway ? gateway.gatewayOverheadMs : null,
+    clientGateway: gatewayTtft === null ? null : client.ttftMs - gatewayTtft,
+    gateway: dispatch,
     gatewayServer:
-      viaGateway && serverTtft !== null
-        ? (gateway.ttftMs as number) - gateway.gatewayOverheadMs - serverTtft
-        : null,
+      gatewayTtft === null || dispatch === null || serverTtft === null
+        ? null
+        : gatewayTtft - dispatch - serverTtft,
     serverQueue: server?.queueMs ?? null,
     prefill: server?.prefillMs ?? null,
     decode,

@@ -20,7 +20,7 @@ export interface SegmentDefinition {
   readonly label: string;
   /**
    * False when the figure mixes in something it cannot separate: both network legs (no synchronized clocks), or
-   * the gateway's relay of later chunks.
+   * the stream's delivery with the gateway's relay of each chunk.
    */
   readonly exact: boolean;
   /** Part of the client's TTFT (before the first token), rather than before the send or after the first token. */
