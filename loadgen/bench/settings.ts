@@ -3,6 +3,8 @@
 
 import type { RampUp } from '../arrivals.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { ShardSpec } from '../shards/shard-spec.js';
+import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
@@ -66,4 +68,8 @@ export interface BenchSettings {
   readonly thresholds: readonly Threshold[];
   /** The default success floor (fewer than 90% successes fail the run); false with --no-success-floor. */
   readonly successFloor: boolean;
+  /** --shard / --shard-count: send only this slice of the run (loadgen/shards). */
+  readonly shard?: ShardSpec;
+  /** --start-at / --start-delay (or a --workers parent): t = 0 at a shared instant instead of at once. */
+  readonly start?: StartInstant;
 }

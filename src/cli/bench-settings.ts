@@ -23,6 +23,7 @@ import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
 import { UsageError } from '../shared/usage-error.js';
 import { withConfigFile } from './bench-config-file.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import { shardSettings } from './shard-settings.js';
 
 export const SMOKE_PROMPTS = 5;
 
@@ -185,6 +186,7 @@ export function benchSettingsFrom(
   const isChat = target.protocol === 'openai-chat';
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
+  const sharding = shardSettings(o, env, engine);
   const duration = durationBound(o, {
     smoke,
     engine,
@@ -240,7 +242,7 @@ export function benchSettingsFrom(
       dir,
       ...(filename === undefined ? {} : { filename }),
       ...(label === undefined ? {} : { label }),
-      metadata: parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]),
+      metadata: { ...parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]), ...sharding.metadata },
     },
     ...(flag(o, 'no-records')
       ? { recordsFile: null }
@@ -252,6 +254,7 @@ export function benchSettingsFrom(
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
     successFloor: !flag(o, 'no-success-floor'),
+    ...sharding.settings,
   };
 }
 
