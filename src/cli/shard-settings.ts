@@ -3,14 +3,12 @@
 // `tokenmeter merge` can tell the shards apart and see one missing.
 
 import type { EngineName } from '../../loadgen/bench/settings.js';
+import { SHARD_RESULT_KEY } from '../../loadgen/shards/shard-results.js';
 import { type ShardSpec, shardFromFlags, shardText } from '../../loadgen/shards/shard-spec.js';
 import { WORKER_ENV } from '../../loadgen/shards/start-handshake.js';
 import { type StartInstant, startInstantFromFlags } from '../../loadgen/shards/start-instant.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { ParsedOptions } from './options.js';
-
-/** The result file's key holding the shard, `I/N`. */
-export const SHARD_RESULT_KEY = 'shard';
 
 export interface ShardSettings {
   readonly settings: { shard?: ShardSpec; start?: StartInstant };
