@@ -263,6 +263,8 @@ export function benchSettingsFrom(
 export interface CommandLineSettings {
   readonly settings: BenchSettings;
   readonly flagNotes: string[];
+  /** The flags with --config's values filled in (what `bench --workers` hands its workers). */
+  readonly options: ParsedOptions;
 }
 
 export function newRunId(): string {
@@ -282,5 +284,5 @@ export function settingsFromCommandLine(
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]
       : [];
-  return { settings, flagNotes };
+  return { settings, flagNotes, options };
 }
