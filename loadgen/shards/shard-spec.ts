@@ -63,11 +63,20 @@ export function takeShard<T>(items: readonly T[], shard: ShardSpec): T[] {
 /** This shard's part of the run's --max-concurrency: the cap divided as evenly as it goes (the first shards take
  *  the remainder), so the shards together never hold more requests in flight than one process would. */
 export function concurrencyShare(cap: number, shard: ShardSpec): number {
-  if (cap < shard.count)
-    throw new UsageError(
-      `--max-concurrency ${cap} is split across ${shard.count} shards: give at least ${shard.count}`,
-    );
+  checkConcurrencySplit(cap, shard.count, 'shards');
   return Math.floor(cap / shard.count) + (shard.index < cap % shard.count ? 1 : 0);
+}
+
+/** Every shard (or --workers process) needs at least one slot of the cap. */
+export function checkConcurrencySplit(
+  cap: number | undefined,
+  count: number,
+  parts: 'shards' | 'workers',
+): void {
+  if (cap !== undefined && cap < count)
+    throw new UsageError(
+      `--max-concurrency ${cap} is split across ${count} ${parts}: give at least ${count}`,
+    );
 }
 
 /** `I/N`, as the result file and the merged report show it. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
 import type { PreparedRun } from '../../loadgen/bench/prepare-run.js';
 import type { BenchSettings } from '../../loadgen/bench/settings.js';
+import { checkConcurrencySplit } from '../../loadgen/shards/shard-spec.js';
 import { type WorkerFiles, workersRun } from '../../loadgen/shards/workers-run.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
@@ -49,10 +50,7 @@ export function checkWorkers(count: number, settings: BenchSettings): void {
   if (settings.engine === 'closed-loop')
     throw new UsageError('--workers needs the open-loop engine: a closed loop has no schedule to split');
   if (settings.smoke) throw new UsageError('--smoke sends 5 prompts from one process: leave out --workers');
-  if (settings.maxConcurrency !== undefined && settings.maxConcurrency < count)
-    throw new UsageError(
-      `--max-concurrency ${settings.maxConcurrency} is split across ${count} workers: give at least ${count}`,
-    );
+  checkConcurrencySplit(settings.maxConcurrency, count, 'workers');
 }
 
 function jsonValue(value: OptionValue): unknown {

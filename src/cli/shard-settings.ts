@@ -4,7 +4,12 @@
 
 import type { EngineName } from '../../loadgen/bench/settings.js';
 import { SHARD_RESULT_KEY } from '../../loadgen/shards/shard-results.js';
-import { type ShardSpec, shardFromFlags, shardText } from '../../loadgen/shards/shard-spec.js';
+import {
+  checkConcurrencySplit,
+  type ShardSpec,
+  shardFromFlags,
+  shardText,
+} from '../../loadgen/shards/shard-spec.js';
 import { WORKER_ENV } from '../../loadgen/shards/start-handshake.js';
 import { type StartInstant, startInstantFromFlags } from '../../loadgen/shards/start-instant.js';
 import { UsageError } from '../shared/usage-error.js';
@@ -25,6 +30,7 @@ export function shardSettings(o: ParsedOptions, env: NodeJS.ProcessEnv, engine: 
     return typeof v === 'number' ? v : undefined;
   };
   const shard = shardFromFlags(text('shard'), count('shard-count'), env);
+  if (shard !== undefined) checkConcurrencySplit(count('max-concurrency'), shard.count, 'shards');
   // A --workers parent names the instant itself; its workers wait for it.
   const start =
     env[WORKER_ENV] === '1'
