@@ -4,15 +4,19 @@
 // they all anchor t = 0 there. Workers run in their own process group, so a Ctrl-C reaches them once, through
 // the parent, and each still writes the record of what it ran.
 //
-// Processes, not worker threads: measured with bench/loadgen-workers.ts (docs/loadgen.md, "Sharded runs"),
-// processes held the higher rate at the same schedule lag, and a process is what a shard is on other machines.
+// Processes, not worker threads. Both were measured with bench/loadgen-workers.ts (docs/loadgen.md, "Sharded
+// runs"): on the shared 2-core box neither held a rate the other could not, the differences were inside the
+// run-to-run spread. Processes then win on what was not in doubt: a worker is the very CLI a shard on another
+// machine runs (one code path, tested once), its heap and garbage collection are its own, a crash takes only it
+// down, and taskset can pin it to a core.
 
 import { type ChildProcess, fork } from 'node:child_process';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { isReadyMessage, type StartMessage, WORKER_ENV } from './start-handshake.js';
 
-/** Between naming the instant and the instant itself: an IPC message takes well under a millisecond to arrive
- *  (measured 0.1-0.3 ms on the 2-core box, loaded); the margin covers a worker descheduled for a while. */
+/** Between naming the instant and the instant itself: an IPC message normally arrives within a millisecond; the
+ *  margin covers a worker descheduled for a while on a loaded machine (one that still wakes late shows it as
+ *  schedule lag, never as a shifted schedule). */
 const START_MARGIN_MS = 200;
 /** Lines of a worker's stderr kept to say why it failed. */
 const KEPT_LINES = 5;

@@ -1,0 +1,148 @@
+// How far the load generator goes with 1 and 2 workers, and whether a worker is better a process or a thread:
+//   1. the highest open-loop rate held with schedule lag p99 under 2 ms, against nginx serving a fixed one-token
+//      SSE answer (bench/helpers/sse-nginx.ts), so the generator is what is measured;
+//   2. the most concurrent streams sustained: C streams opened at once against the simulator (200 tokens, 20 ms
+//      apart); sustained = every request succeeds and the measured ITL p99 stays under 2x the configured 20 ms.
+// Each worker runs bench/helpers/engine-shard.ts on its shard of one seeded schedule (arrivals I, I+N, ...), all
+// starting at one instant, exactly as `bench --workers N` and `--shard I/N` split a run.
+//
+//   npm run build && node dist/bench/loadgen-workers.js [--rates 200,400,800,1600] [--seconds 3]
+//       [--streams 250,500,1000] [--workers 1,2] [--modes process,thread] [--nginx-cpu 1]
+//
+// --nginx-cpu pins nginx to that core (taskset); the workers are left to the scheduler. On a 2-core box nginx,
+// the simulator and the workers share the cores: see docs/loadgen.md for what that allows.
+import { type ChildProcess, fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { percentile } from '../loadgen/metrics/numpy-stats.js';
+import type { ShardFigures, ShardJob } from './helpers/engine-shard.js';
+import { spawnSimulator } from './helpers/spawn-simulator.js';
+import { startSseNginx } from './helpers/sse-nginx.js';
+
+const { values } = parseArgs({
+  options: {
+    rates: { type: 'string', default: '200,400,800,1600' },
+    seconds: { type: 'string', default: '3' },
+    streams: { type: 'string', default: '250,500,1000' },
+    workers: { type: 'string', default: '1,2' },
+    modes: { type: 'string', default: 'process,thread' },
+    'nginx-cpu': { type: 'string' },
+  },
+});
+const numbers = (text: string): number[] => text.split(',').filter(Boolean).map(Number);
+const SHARD_SCRIPT = fileURLToPath(new URL('./helpers/engine-shard.js', import.meta.url));
+/** Between "all ready" and t = 0: a message between processes or threads arrives well within it. */
+const START_MARGIN_MS = 200;
+type Mode = 'process' | 'thread';
+
+interface Channel {
+  on(listener: (message: { type: string; figures?: ShardFigures }) => void): void;
+  send(message: { epochMs: number }): void;
+}
+
+function startShard(mode: Mode, job: ShardJob): Channel {
+  if (mode === 'process') {
+    const child: ChildProcess = fork(SHARD_SCRIPT, [JSON.stringify(job)]);
+    return { on: (l) => child.on('message', l as never), send: (m) => child.send(m) };
+  }
+  const worker = new Worker(SHARD_SCRIPT, { workerData: job });
+  return { on: (l) => worker.on('message', l), send: (m) => worker.postMessage(m) };
+}
+
+/** Runs `count` requests split over `shards` workers of `mode`; resolves with every shard's figures. */
+async function runSplit(
+  mode: Mode,
+  shards: number,
+  base: Omit<ShardJob, 'index' | 'shards'>,
+): Promise<ShardFigures> {
+  const channels = Array.from({ length: shards }, (_, index) => startShard(mode, { ...base, index, shards }));
+  const ready = channels.map(
+    (c) => new Promise<void>((resolve) => c.on((m) => m.type === 'ready' && resolve())),
+  );
+  const done = channels.map(
+    (c) =>
+      new Promise<ShardFigures>((resolve) =>
+        c.on((m) => m.type === 'done' && m.figures && resolve(m.figures)),
+      ),
+  );
+  await Promise.all(ready);
+  const epochMs = Date.now() + START_MARGIN_MS;
+  for (const c of channels) c.send({ epochMs });
+  const all = await Promise.all(done);
+  return {
+    lagsMs: all.flatMap((f) => f.lagsMs),
+    ok: all.reduce((n, f) => n + f.ok, 0),
+    sent: all.reduce((n, f) => n + f.sent, 0),
+    itlsMs: all.flatMap((f) => f.itlsMs),
+  };
+}
+
+const p = (xs: number[], q: number): string => (xs.length === 0 ? '-' : percentile(xs, q).toFixed(2));
+const load = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+const modes = values.modes.split(',') as Mode[];
+const workerCounts = numbers(values.workers);
+
+const pin = values['nginx-cpu'] === undefined ? undefined : Number(values['nginx-cpu']);
+const nginx = await startSseNginx(pin);
+console.log(`# ${new Date().toISOString()}; nginx ${pin === undefined ? 'unpinned' : `on CPU ${pin}`}`);
+console.log('\nopen-loop rate against nginx (1-token answers), schedule lag over all workers');
+console.log('| mode | workers | rate (req/s) | requests | ok | lag p50 (ms) | lag p99 (ms) | load avg |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+const base = { url: nginx.url, model: 'nginx/fixed', outputTokens: 1 };
+// Modes take turns at each step, so a machine whose load drifts during the run does not favour one of them.
+for (const mode of modes) await runSplit(mode, 1, { ...base, count: 400, rate: 200 }); // warm-up, not reported
+for (const workers of workerCounts) {
+  for (const rate of numbers(values.rates)) {
+    for (const mode of modes) {
+      const count = Math.round(rate * Number(values.seconds));
+      const f = await runSplit(mode, workers, { ...base, count, rate });
+      console.log(
+        `| ${mode} | ${workers} | ${rate} | ${count} | ${f.ok} | ${p(f.lagsMs, 50)} | ${p(f.lagsMs, 99)} | ${load()} |`,
+      );
+    }
+  }
+}
+await nginx.stop();
+
+const streams = numbers(values.streams);
+if (streams.length > 0) {
+  const sim = await spawnSimulator([
+    '--max-num-seqs',
+    '100000',
+    '--batch-slowdown',
+    '0',
+    '--jitter',
+    '0',
+    '--ttft-ms',
+    '5',
+    '--prefill-ms-per-token',
+    '0',
+    '--itl-ms',
+    '20',
+    '--max-model-len',
+    '100000',
+  ]);
+  console.log('\nconcurrent streams against the simulator (200 tokens, 20 ms apart, all opened at once)');
+  console.log('| mode | workers | streams | ok | ITL p50 (ms) | ITL p99 (ms) | sustained | load avg |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const workers of workerCounts) {
+    for (const count of streams) {
+      for (const mode of modes) {
+        const f = await runSplit(mode, workers, {
+          url: sim.url,
+          model: 'tokenmeter/sim-7b',
+          outputTokens: 200,
+          count,
+          rate: Number.POSITIVE_INFINITY,
+        });
+        const sustained = f.ok === count && f.itlsMs.length > 0 && percentile(f.itlsMs, 99) < 40;
+        console.log(
+          `| ${mode} | ${workers} | ${count} | ${f.ok} | ${p(f.itlsMs, 50)} | ${p(f.itlsMs, 99)} | ${sustained ? 'yes' : 'no'} | ${load()} |`,
+        );
+      }
+    }
+  }
+  sim.process.kill('SIGTERM');
+}
