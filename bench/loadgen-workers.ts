@@ -40,15 +40,25 @@ type Mode = 'process' | 'thread';
 interface Channel {
   on(listener: (message: { type: string; figures?: ShardFigures }) => void): void;
   send(message: { epochMs: number }): void;
+  /** Resolves with the exit code when the worker ends (a crash must not leave the run waiting forever). */
+  readonly exited: Promise<number | null>;
 }
 
 function startShard(mode: Mode, job: ShardJob): Channel {
   if (mode === 'process') {
     const child: ChildProcess = fork(SHARD_SCRIPT, [JSON.stringify(job)]);
-    return { on: (l) => child.on('message', l as never), send: (m) => child.send(m) };
+    return {
+      on: (l) => child.on('message', l as never),
+      send: (m) => child.send(m),
+      exited: new Promise((resolve) => child.once('exit', resolve)),
+    };
   }
   const worker = new Worker(SHARD_SCRIPT, { workerData: job });
-  return { on: (l) => worker.on('message', l), send: (m) => worker.postMessage(m) };
+  return {
+    on: (l) => worker.on('message', l),
+    send: (m) => worker.postMessage(m),
+    exited: new Promise((resolve) => worker.once('exit', resolve)),
+  };
 }
 
 /** Runs `count` requests split over `shards` workers of `mode`; resolves with every shard's figures. */
