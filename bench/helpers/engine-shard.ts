@@ -16,7 +16,7 @@ export interface ShardJob {
   readonly url: string;
   readonly model: string;
   readonly count: number;
-  /** Requests per second of the whole run; Infinity = all at t = 0 (the streams test). */
+  /** Requests per second of the whole run. */
   readonly rate: number;
   readonly outputTokens: number;
   readonly index: number;
@@ -27,7 +27,6 @@ export interface ShardFigures {
   lagsMs: number[];
   ok: number;
   sent: number;
-  itlsMs: number[];
 }
 
 type Message = { type: 'ready' } | { type: 'done'; figures: ShardFigures };
@@ -66,12 +65,10 @@ const requests = prepareRequests(
   },
   'cap-',
 );
-const offsets = Number.isFinite(job.rate)
-  ? arrivalSchedule(job.count, { requestRate: job.rate, burstiness: 1, seed: 1 }).offsetsMs
-  : new Array<number>(job.count).fill(0);
+const offsets = arrivalSchedule(job.count, { requestRate: job.rate, burstiness: 1, seed: 1 }).offsetsMs;
 const shard = { index: job.index, count: job.shards };
 onStart(async (epochMs) => {
-  const figures: ShardFigures = { lagsMs: [], ok: 0, sent: 0, itlsMs: [] };
+  const figures: ShardFigures = { lagsMs: [], ok: 0, sent: 0 };
   await createOpenLoopEngine({
     offsetsMs: takeShard(offsets, shard),
     startAtMs: epochMs - performance.timeOrigin,
@@ -94,10 +91,7 @@ onStart(async (epochMs) => {
         figures.lagsMs.push(lag);
         figures.sent++;
       }
-      if (record.outcome === 'ok') {
-        figures.ok++;
-        figures.itlsMs.push(...record.itlMs);
-      }
+      if (record.outcome === 'ok') figures.ok++;
     },
   });
   post({ type: 'done', figures });
