@@ -85,7 +85,7 @@ function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset
 /** How many requests the run readies: the dataset's; with --duration, what the rate can send in that time (one
  *  more, so the schedule reaches past the deadline) or the typed --num-prompts. A recorded schedule is replayed
  *  once. (--duration with an infinite rate and no --num-prompts is refused with the flags.) */
-function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
+export function requestCount(settings: BenchSettings, dataset: LoadedDataset): number {
   const bound = settings.duration;
   if (bound === undefined || replaysRecordedSchedule(settings, dataset)) return dataset.requests.length;
   return bound.maxRequests ?? Math.ceil((settings.requestRate * bound.ms) / 1000) + 1;

@@ -11,7 +11,7 @@ import { loadgenSummaryFor } from '../bench/bench-output.js';
 import type { BenchRunOutcome } from '../bench/bench-run.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import { RecordsFile } from '../bench/records-file.js';
-import { type BenchRunResult, runFigures } from '../bench/run-bench.js';
+import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
 import { describeRun, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
@@ -99,7 +99,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       verdicts: verdicts(merged.records, extra),
       tokenizer: prepared.tokenizer,
       dataset: prepared.dataset,
-      planned: merged.records.length,
+      planned: requestCount(settings, prepared.dataset),
       interrupted: input.signal.aborted,
       recordsPath,
     };
