@@ -105,8 +105,11 @@ test('merge of the 3 shards matches the one-process run of the same seed', async
     out,
     '--result-filename',
     'merged.json',
+    '--html',
+    join(out, 'merged.html'),
   ]);
   assert.equal(merged.code, 0, merged.stderr);
+  assert.match(readFileSync(join(out, 'merged.html'), 'utf8'), /^<!doctype html>/i);
   assert.match(merged.stdout, /Shards/);
   for (const i of [0, 1, 2]) assert.match(merged.stdout, new RegExp(`^${i}/3 +\\S+ +10 `, 'm'));
   const json = JSON.parse(readFileSync(join(out, 'merged.json'), 'utf8')) as Record<string, number>;
