@@ -3,6 +3,7 @@
 // union of the shards' raw records; --save-result writes the merged result and its records file (so compare and
 // report take it like any run), --html its page.
 
+import { writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { RecordsFile } from '../../loadgen/bench/records-file.js';
 import {
@@ -70,7 +71,6 @@ export const mergeCommand: Command = {
       const records = new RecordsFile(recordsPath);
       for (const record of merged.records) records.write(record);
       records.close();
-      const { writeFileSync } = await import('node:fs');
       const json = mergedResultJson(merged, detailed, relative(dirname(path), recordsPath));
       writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
       say(`records: ${recordsPath}`);
