@@ -14,6 +14,8 @@ import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import { shardOfRun } from '../shards/shard-of-run.js';
+import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
@@ -68,15 +70,22 @@ export interface BenchRunResult {
   readonly spans?: SpanExportCounts;
 }
 
-function chooseEngine(settings: BenchSettings, offsetsMs: number[], stopSending: AbortSignal): Engine {
+function chooseEngine(
+  settings: BenchSettings,
+  offsetsMs: number[],
+  maxConcurrency: number | undefined,
+  startAtMs: number | undefined,
+  stopSending: AbortSignal,
+): Engine {
   if (settings.engine === 'closed-loop') {
-    return createClosedLoopEngine(settings.maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
+    return createClosedLoopEngine(maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
   return createOpenLoopEngine({
     offsetsMs,
     stopSending,
-    ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     ...(settings.duration === undefined ? {} : { sendUntilMs: settings.duration.ms }),
+    ...(startAtMs === undefined ? {} : { startAtMs }),
   });
 }
 
@@ -131,7 +140,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
-  const requests: PreparedRequest[] = cycleRequests(
+  const allRequests: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
       { ...settings.payload, protocol: settings.target.protocol, model: input.model },
@@ -140,7 +149,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     requestCount(settings, dataset),
     settings.requestIdPrefix,
   );
-  const offsetsMs = schedule(settings, dataset, requests.length);
+  // A shard keeps its slice of the whole run's requests and schedule (--shard, --workers).
+  const { requests, offsetsMs, maxConcurrency } = shardOfRun(
+    allRequests,
+    schedule(settings, dataset, allRequests.length),
+    settings,
+  );
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
   const stop = new AbortController();
@@ -194,7 +208,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
-    result = await chooseEngine(settings, offsetsMs, stopSending.signal).run({
+    const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
+    result = await chooseEngine(settings, offsetsMs, maxConcurrency, startAtMs, stopSending.signal).run({
       target: {
         origin: settings.target.origin,
         path: settings.target.path,

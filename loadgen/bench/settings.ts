@@ -6,6 +6,8 @@ import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { ShardSpec } from '../shards/shard-spec.js';
+import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
@@ -84,4 +86,8 @@ export interface BenchSettings {
   readonly spanExport: OtlpExportSettings | null;
   /** The GenAI semantic conventions version of those spans (OTEL_SEMCONV_STABILITY_OPT_IN). */
   readonly genAiSemconv: GenAiSemconvVersion;
+  /** --shard / --shard-count: send only this slice of the run (loadgen/shards). */
+  readonly shard?: ShardSpec;
+  /** --start-at / --start-delay (or a --workers parent): t = 0 at a shared instant instead of at once. */
+  readonly start?: StartInstant;
 }

@@ -6,6 +6,9 @@
 // a run where the load generator itself fell behind can be told apart from one where the server, or the cap, set
 // the pace.
 //
+// A shard of a run split across processes or machines anchors t = 0 at the instant all shards share (startAtMs)
+// instead of at the call, and waits for it here.
+//
 // Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
 // concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
 // where its wait would look like server latency.
@@ -36,6 +39,8 @@ export interface OpenLoopOptions {
   readonly sendUntilMs?: number;
   /** A budget limit (--max-cost): once aborted nothing more is sent, as at the --duration deadline. */
   readonly stopSending?: AbortSignal;
+  /** performance.now() instant of t = 0 when it is not "now": a shard's shared start (loadgen/shards). */
+  readonly startAtMs?: number;
 }
 
 export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
@@ -59,7 +64,9 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   const inFlight: Array<Promise<void>> = [];
   let recorded = 0;
   let lastEndMs = 0;
-  const startedAtMs = performance.now();
+  const startedAtMs = pacing.startAtMs ?? performance.now();
+  // t = 0 is the instant itself, not the moment this wait ends: a late wake-up shows as schedule lag.
+  if (performance.now() < startedAtMs) await waitUntil(startedAtMs, signal);
   const sendUntilMs = pacing.sendUntilMs ?? Number.POSITIVE_INFINITY;
   const stopSending = pacing.stopSending;
   const noMoreSends = stopSending === undefined ? signal : AbortSignal.any([signal, stopSending]);

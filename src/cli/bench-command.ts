@@ -46,7 +46,7 @@ export const benchCommand: Command = {
     const { checkOutputFolders, benchOutputFolders } = await import('../../loadgen/bench/output-folders.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
-    const { settings, flagNotes } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
+    const { settings, flagNotes, options } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
     const { estimateBenchRun, calibratedFullRunEstimate } = await import(
       '../../loadgen/cost/run-estimate.js'
     );
@@ -59,15 +59,21 @@ export const benchCommand: Command = {
     }
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;
+    const workers = typeof options['workers'] === 'number' ? options['workers'] : 1;
+    const { checkWorkers } = await import('./bench-workers.js');
+    checkWorkers(workers, settings);
     checkOutputFolders(benchOutputFolders(settings, htmlPath));
     const prepared = await prepareRun(settings, say, { flagNotes });
     if (settings.cost.price !== undefined) {
       const { estimate } = await estimateBenchRun(settings, prepared);
       say(formatEstimate(estimate));
     }
-    const outcome = await untilStopped((signal) =>
-      benchRun(settings, prepared, { signal, say, progressStream: process.stderr }),
-    );
+    const outcome = await untilStopped(async (signal) => {
+      if (workers === 1) return benchRun(settings, prepared, { signal, say, progressStream: process.stderr });
+      const { workersOutcome } = await import('./bench-workers.js');
+      say(`workers: ${workers} processes, each sending 1/${workers} of the schedule`);
+      return workersOutcome(commandLine, options, workers, settings, prepared, signal, say);
+    });
     process.stdout.write(outcome.report);
     if (settings.smoke && outcome.result.smokeFailure === undefined) {
       const calibrated = await calibratedFullRunEstimate(settings, {

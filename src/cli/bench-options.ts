@@ -440,6 +440,44 @@ export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Splitting one run across processes (--workers) or machines (--shard): loadgen/shards, docs/loadgen.md. */
+export const SHARD_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'workers',
+    type: 'integer',
+    min: 1,
+    default: 1,
+    valueName: 'N',
+    help: 'Send the run from N processes on this machine (each a shard), merged into one report',
+  },
+  {
+    name: 'shard',
+    type: 'string',
+    valueName: 'I/N',
+    help: 'Send only shard I of N (0-based): arrivals I, I+N, ... of the --seed schedule; merge with tokenmeter merge',
+  },
+  {
+    name: 'shard-count',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'Like --shard I/N with I from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
+  },
+  {
+    name: 'start-at',
+    type: 'string',
+    valueName: 'ISO-TIME',
+    help: "Start the schedule at this instant (e.g. 2026-12-03T17:00:00Z), every shard's t = 0",
+  },
+  {
+    name: 'start-delay',
+    type: 'number',
+    min: 0,
+    valueName: 'S',
+    help: 'Start the schedule S seconds after this process is ready (dataset loaded, model known)',
+  },
+];
+
 export const RATE_OPTION: OptionSpec = {
   name: 'request-rate',
   type: 'number',
@@ -458,4 +496,5 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...RESULT_OPTIONS,
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
+  ...SHARD_OPTIONS,
 ];

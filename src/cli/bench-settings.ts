@@ -32,6 +32,7 @@ import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import { shardSettings } from './shard-settings.js';
 
 export const SMOKE_PROMPTS = 5;
 
@@ -211,6 +212,7 @@ export function benchSettingsFrom(
   const isChat = target.protocol === 'openai-chat';
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
+  const sharding = shardSettings(o, env, engine);
   const duration = durationBound(o, {
     smoke,
     engine,
@@ -266,7 +268,7 @@ export function benchSettingsFrom(
       dir,
       ...(filename === undefined ? {} : { filename }),
       ...(label === undefined ? {} : { label }),
-      metadata: parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]),
+      metadata: { ...parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]), ...sharding.metadata },
     },
     ...(flag(o, 'no-records')
       ? { recordsFile: null }
@@ -291,6 +293,7 @@ export function benchSettingsFrom(
       env,
     ),
     genAiSemconv: genAiSemconvVersion(env),
+    ...sharding.settings,
   };
 }
 
@@ -299,6 +302,8 @@ export function benchSettingsFrom(
 export interface CommandLineSettings {
   readonly settings: BenchSettings;
   readonly flagNotes: string[];
+  /** The flags with --config's values filled in (what `bench --workers` hands its workers). */
+  readonly options: ParsedOptions;
 }
 
 export function newRunId(): string {
@@ -318,5 +323,5 @@ export function settingsFromCommandLine(
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]
       : [];
-  return { settings, flagNotes };
+  return { settings, flagNotes, options };
 }

@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { compareCommand } from './compare-command.js';
 import { demoCommand } from './demo-command.js';
 import { doctorCommand } from './doctor-command.js';
+import { mergeCommand } from './merge-command.js';
 import { printConfigCommand } from './print-config-command.js';
 import { reportCommand } from './report-command.js';
 import { serveCommand } from './serve-command.js';
@@ -20,6 +21,7 @@ export const commands: readonly Command[] = [
   doctorCommand,
   printConfigCommand,
   compareCommand,
+  mergeCommand,
   reportCommand,
   topCommand,
 ];

@@ -1,0 +1,105 @@
+// `tokenmeter merge`'s run: the shards' union (merge-shards.ts) put through the report pipeline every run goes
+// through (loadgen/metrics, loadgen/report), so a merged run reads, saves and draws like a one-process one: vLLM's
+// summary and result JSON, our extras and verdicts, the HTML page; plus each shard's line (shard-table.ts). The
+// run's settings (model, rate, backend...) are the shards' own, read from the first result file.
+
+import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
+import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
+import type { RequestRecord } from '../record.js';
+import { formatExtraSummary } from '../report/extra-summary.js';
+import { isJsonObject } from '../report/read-result-file.js';
+import { numberField, rateField, stringField } from '../report/result-fields.js';
+import { buildResultJson, type JsonValue, type RunDescription } from '../report/result-json.js';
+import { readTarget } from '../report/run-target.js';
+import { formatVerdicts, type Verdict, verdicts } from '../report/verdicts.js';
+import { formatVllmSummary } from '../report/vllm-summary.js';
+import { mergeShards } from './merge-shards.js';
+import type { ShardRun } from './shard-results.js';
+import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
+
+export interface MergeSettings {
+  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly metricPercentiles: readonly number[];
+  readonly goodput?: GoodputSlos;
+}
+
+export interface MergedRun {
+  readonly run: RunDescription;
+  readonly records: RequestRecord[];
+  readonly durationMs: number;
+  readonly metrics: VllmMetrics;
+  readonly extra: ExtraMetrics;
+  readonly verdicts: Verdict[];
+  readonly shards: ShardFigures[];
+  readonly notes: string[];
+}
+
+function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date): RunDescription {
+  const json = runs[0]?.result.json ?? {};
+  const target = readTarget(json);
+  const hosts = [...new Set(runs.map((run) => run.host ?? '-'))].join(', ');
+  const label = stringField(json, 'label');
+  const maxConcurrency = numberField(json, 'max_concurrency');
+  return {
+    date,
+    backend: stringField(json, 'backend') ?? 'unknown',
+    ...(label === null ? {} : { label }),
+    modelId: stringField(json, 'model_id') ?? 'unknown',
+    tokenizerId: stringField(json, 'tokenizer_id') ?? 'unknown',
+    numPrompts: numberField(json, 'num_prompts') ?? 0,
+    requestRate: rateField(json, 'request_rate') ?? Number.POSITIVE_INFINITY,
+    burstiness: rateField(json, 'burstiness') ?? 1,
+    ...(maxConcurrency === null ? {} : { maxConcurrency }),
+    percentileMetrics: settings.percentileMetrics,
+    ...(target?.baseUrl == null || target.tokenmeterVersion === null
+      ? {}
+      : { target: { baseUrl: target.baseUrl, tokenmeterVersion: target.tokenmeterVersion, host: hosts } }),
+  };
+}
+
+export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
+  const { records, durationMs, notes } = mergeShards(runs);
+  const extra = extraMetrics(records, settings.metricPercentiles);
+  return {
+    run: describe(runs, settings, date),
+    records,
+    durationMs,
+    metrics: vllmMetrics(records, {
+      durationMs,
+      metricPercentiles: settings.metricPercentiles,
+      ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+    }),
+    extra,
+    verdicts: verdicts(records, extra),
+    shards: runs.map(shardFigures),
+    notes,
+  };
+}
+
+export function formatMergedReport(merged: MergedRun): string {
+  const { run } = merged;
+  return [
+    formatVllmSummary(merged.metrics, {
+      requestRate: run.requestRate,
+      percentileMetrics: run.percentileMetrics,
+      ...(run.maxConcurrency === undefined ? {} : { maxConcurrency: run.maxConcurrency }),
+    }),
+    formatExtraSummary(merged.extra),
+    formatShardTable(merged.shards, merged.notes),
+    formatVerdicts(merged.verdicts),
+  ].join('');
+}
+
+/** vLLM's result JSON of the merged run, with each shard's line under `tokenmeter.shards`. */
+export function mergedResultJson(
+  merged: MergedRun,
+  detailed: boolean,
+  recordsFile?: string,
+): Record<string, JsonValue> {
+  const run = recordsFile === undefined ? merged.run : { ...merged.run, recordsFile };
+  const json = buildResultJson(run, merged.metrics, merged.extra, merged.records, detailed);
+  const tokenmeter = json['tokenmeter'];
+  if (isJsonObject(tokenmeter)) tokenmeter['shards'] = shardsJson(merged.shards);
+  return json;
+}
