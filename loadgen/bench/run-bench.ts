@@ -4,7 +4,7 @@
 
 import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
-import { type RunBreakdown, runBreakdown } from '../breakdown/run-breakdown.js';
+import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
@@ -19,7 +19,6 @@ import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
-import { readGatewayRecords } from './gateway-timings.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -242,9 +241,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   }
   records.sort((a, b) => a.index - b.index);
   const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
-  const gatewayRecords =
-    settings.gatewayRecords === undefined ? [] : readGatewayRecords(settings.gatewayRecords);
-  const breakdown = runBreakdown(records, gatewayRecords, settings.requestIdPrefix);
+  const breakdown = benchBreakdown(records, settings);
   return {
     records,
     startedAtMs: result.startedAtMs,

@@ -1,7 +1,7 @@
 // A run's breakdown: every completed request split (request-breakdown.ts), joined with the gateway's records of
 // the run when there are any (--gateway-records), and summed up (breakdown-summary.ts).
 
-import { type GatewaySide, gatewayRecordsByIndex } from '../bench/gateway-timings.js';
+import { type GatewaySide, gatewayRecordsByIndex, readGatewayRecords } from '../bench/gateway-timings.js';
 import type { RequestRecord } from '../record.js';
 import { type BreakdownSummary, summarizeBreakdown } from './breakdown-summary.js';
 import { breakDownRun, type RequestBreakdown } from './request-breakdown.js';
@@ -18,4 +18,13 @@ export function runBreakdown(
 ): RunBreakdown {
   const requests = breakDownRun(records, gatewayRecordsByIndex(gatewayRecords, requestIdPrefix));
   return { requests, summary: summarizeBreakdown(requests) };
+}
+
+/** A bench run's breakdown: with the gateway's records file when --gateway-records names one, read as the run ends. */
+export function benchBreakdown(
+  records: readonly RequestRecord[],
+  settings: { readonly gatewayRecords?: string; readonly requestIdPrefix: string },
+): RunBreakdown {
+  const gateway = settings.gatewayRecords === undefined ? [] : readGatewayRecords(settings.gatewayRecords);
+  return runBreakdown(records, gateway, settings.requestIdPrefix);
 }

@@ -15,6 +15,7 @@ import { type BenchRunResult, requestCount, runFigures } from '../bench/run-benc
 import { runChecks } from '../bench/run-checks.js';
 import { describeRun, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
+import { benchBreakdown } from '../breakdown/run-breakdown.js';
 import { verdicts } from '../report/verdicts.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
@@ -90,13 +91,15 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       settings,
       settings.metricPercentiles,
     );
+    const breakdown = benchBreakdown(merged.records, settings);
     const result: BenchRunResult = {
       records: merged.records,
       startedAtMs: 0,
       durationMs: merged.durationMs,
       metrics,
       extra,
-      verdicts: verdicts(merged.records, extra),
+      breakdown,
+      verdicts: verdicts(merged.records, extra, undefined, undefined, breakdown.summary),
       tokenizer: prepared.tokenizer,
       dataset: prepared.dataset,
       planned: requestCount(settings, prepared.dataset),
