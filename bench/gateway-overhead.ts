@@ -24,7 +24,7 @@
 // at the usual 100 per second), but a round of a few seconds costs a proxy hundreds of milliseconds, so two reads
 // per round err by a few percent at most, and less once rounds are summed.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { cpuMs, processTree, rssMb } from './helpers/process-usage.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const { values: args, positionals } = parseArgs({
@@ -154,45 +155,6 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
 `,
   );
   return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
-}
-
-/** The process and its descendants (nginx's master and worker), read once the process has started them. */
-function processTree(pid: number): number[] {
-  const tree = [pid];
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
-      for (const child of children) tree.push(...processTree(Number(child)));
-    }
-  } catch {}
-  return tree;
-}
-
-function rssMb(pids: readonly number[]): number {
-  let total = 0;
-  for (const p of pids) {
-    try {
-      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1];
-      total += Number(kb ?? 0) / 1024;
-    } catch {}
-  }
-  return total;
-}
-
-const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
-
-/** User + system CPU time the processes have used so far, ms. */
-function cpuMs(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const p of pids) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      // The command name (field 2) may hold spaces: split after its closing parenthesis, where field 3 starts.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // fields 14 and 15: utime, stime
-    } catch {}
-  }
-  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 interface Samples {

@@ -16,12 +16,13 @@
 // CPU is the gateway's process tree (primary and workers) from /proc/<pid>/stat, read before and after each round.
 // Also timed: 20 scrapes of /metrics, which at 2 workers is aggregated by the primary from both registries.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
+import { cpuMs, processTree } from './helpers/process-usage.js';
 import { type SpawnedGateway, spawnGateway } from './helpers/spawn-gateway.js';
 
 const { values: args } = parseArgs({
@@ -65,33 +66,6 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
 `,
   );
   return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
-}
-
-/** The process and its descendants (the primary's workers, nginx's worker). */
-function processTree(pid: number): number[] {
-  const tree = [pid];
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
-      for (const child of children) tree.push(...processTree(Number(child)));
-    }
-  } catch {}
-  return tree;
-}
-
-const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
-
-/** User + system CPU time the processes have used so far, ms. */
-function cpuMs(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const p of pids) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // fields 14 and 15: utime, stime
-    } catch {}
-  }
-  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 /** Pins every process (and thread) in `pids` to `cpus`. */

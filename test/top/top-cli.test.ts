@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { request } from 'undici';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { sendShortChatStream, startUpstream } from '../gateway/helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';
+import { sendSteadily } from './helpers/steady-traffic.js';
 
 /** A loopback port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -27,20 +27,9 @@ test('--once: one frame with the traffic of its interval, and a sentence for the
   const dead = await closedPort();
 
   // Requests keep arriving while top takes its two readings, one interval (1 s) apart.
-  let sending = true;
-  const traffic = (async () => {
-    while (sending) {
-      const answer = await request(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm1', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      await answer.body.text();
-    }
-  })();
+  const traffic = sendSteadily(gateway.url, 'm1');
   const top = await runCli(['top', '--once', '--url', gateway.url, '--url', `http://127.0.0.1:${dead}`]);
-  sending = false;
-  await traffic;
+  await traffic.stop();
 
   assert.equal(top.code, 0, top.stderr);
   const lines = top.stdout.trimEnd().split('\n');

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { request } from 'undici';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { sendShortChatStream, startUpstream } from '../gateway/helpers/upstream.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
+import { sendSteadily } from './helpers/steady-traffic.js';
 
 const SCRIPT = '/usr/bin/script';
 const ENTER_SCREEN = '\u001b[?1049h\u001b[?25l';
@@ -71,21 +71,10 @@ test('full screen on a terminal: draws rows, re-sorts on s, and restores the ter
   const gateway = await startGateway({
     upstreams: [{ name: 'local', baseUrl: upstream.url, keyless: true }],
   });
-  let sending = true;
-  const traffic = (async () => {
-    while (sending) {
-      const answer = await request(`${gateway.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm1', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-      });
-      await answer.body.text();
-    }
-  })();
+  const traffic = sendSteadily(gateway.url, 'm1');
   // The traffic stops before the servers close, so no request of it is cut.
   t.after(async () => {
-    sending = false;
-    await traffic;
+    await traffic.stop();
     await gateway.close();
     await upstream.close();
   });
