@@ -2,8 +2,9 @@
 // upstream chosen by model (never by Host or an absolute-form target), auth swapped, and the request dispatched
 // on that upstream's undici Agent (TLS verified) with one MeteredHandler, which times the exchange and hands the
 // response to the client's socket (src/gateway/client-sink.ts). Failures before a response become coded 502/504
-// errors. A route with a mirror then sends its copy (src/gateway/mirror/). @fastify/reply-from is not used: it would put a Node stream between undici and the meter and stamp the
-// headers in a second layer; the dispatch handler is both the cheapest path and the most exact clock.
+// errors. A route with a mirror then sends its copy (src/gateway/mirror/). @fastify/reply-from is not used: it
+// would put a Node stream between undici and the meter and stamp the headers in a second layer; the dispatch
+// handler is both the cheapest path and the most exact clock.
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
