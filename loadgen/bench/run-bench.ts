@@ -19,6 +19,7 @@ import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { clientSpanSink } from './client-spans.js';
+import type { GatewaySide } from './gateway-timings.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
@@ -43,6 +44,8 @@ export interface BenchRunInput {
   /** Loaded once by a sweep and shared by its levels. */
   readonly tokenizer?: Tokenizer;
   readonly dataset?: LoadedDataset;
+  /** The gateway's records of the run when the caller holds them (the demo's gateway runs in its process). */
+  readonly gatewayRecords?: readonly GatewaySide[];
 }
 
 export interface BenchRunResult {
@@ -241,7 +244,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   }
   records.sort((a, b) => a.index - b.index);
   const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
-  const breakdown = benchBreakdown(records, settings);
+  const breakdown = benchBreakdown(records, settings, input.gatewayRecords);
   return {
     records,
     startedAtMs: result.startedAtMs,

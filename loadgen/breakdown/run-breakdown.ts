@@ -20,11 +20,17 @@ export function runBreakdown(
   return { requests, summary: summarizeBreakdown(requests) };
 }
 
-/** A bench run's breakdown: with the gateway's records file when --gateway-records names one, read as the run ends. */
+/**
+ * A bench run's breakdown, with the gateway's records: those the caller holds, else the file --gateway-records
+ * names, read as the run ends.
+ */
 export function benchBreakdown(
   records: readonly RequestRecord[],
   settings: { readonly gatewayRecords?: string; readonly requestIdPrefix: string },
+  heldGatewayRecords?: readonly GatewaySide[],
 ): RunBreakdown {
-  const gateway = settings.gatewayRecords === undefined ? [] : readGatewayRecords(settings.gatewayRecords);
+  const gateway =
+    heldGatewayRecords ??
+    (settings.gatewayRecords === undefined ? [] : readGatewayRecords(settings.gatewayRecords));
   return runBreakdown(records, gateway, settings.requestIdPrefix);
 }

@@ -68,6 +68,7 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
       recordsPath: null,
       signal: new AbortController().signal,
       progressStream: process.stderr,
+      gatewayRecords,
     });
     const comparison = compareWithGateway(
       result.records,
