@@ -5,8 +5,11 @@
 // Each worker runs bench/helpers/engine-shard.ts on its shard of one seeded schedule (arrivals I, I+N, ...), all
 // starting at one instant, exactly as `bench --workers N` and `--shard I/N` split a run.
 //
-//   npm run build && node dist/bench/loadgen-workers.js [--rates 100,200,400,800] [--seconds 2] [--workers 1,2]
-//       [--modes process,thread] [--nginx-cpu 1]
+//   npm run build && node dist/bench/loadgen-workers.js [--rates 100,200,400,800] [--seconds 3] [--warmup 1]
+//       [--workers 1,2] [--modes process,thread] [--nginx-cpu 1]
+//
+// Every step starts fresh workers; requests due in their first --warmup seconds are sent but their lag is not
+// counted (JIT and the pool's first connections), so the figures are the steady rate's.
 //
 // --nginx-cpu pins nginx to that core (taskset); the workers are left to the scheduler. On a 2-core box nginx and
 // the workers share the cores: see docs/loadgen.md for what that allows.
@@ -22,7 +25,8 @@ import { startSseNginx } from './helpers/sse-nginx.js';
 const { values } = parseArgs({
   options: {
     rates: { type: 'string', default: '100,200,400,800' },
-    seconds: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
     workers: { type: 'string', default: '1,2' },
     modes: { type: 'string', default: 'process,thread' },
     'nginx-cpu': { type: 'string' },
@@ -94,9 +98,11 @@ const pin = values['nginx-cpu'] === undefined ? undefined : Number(values['nginx
 const nginx = await startSseNginx(pin);
 console.log(`# ${new Date().toISOString()}; nginx ${pin === undefined ? 'unpinned' : `on CPU ${pin}`}`);
 console.log('\nopen-loop rate against nginx (1-token answers), schedule lag over all workers');
+console.log(`lag counted after the first ${values.warmup} s of each step`);
 console.log('| mode | workers | rate (req/s) | requests | ok | lag p50 (ms) | lag p99 (ms) | load avg |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-const base = { url: nginx.url, model: 'nginx/fixed', outputTokens: 1 };
+const warmupMs = Number(values.warmup) * 1000;
+const base = { url: nginx.url, model: 'nginx/fixed', outputTokens: 1, warmupMs };
 // Modes take turns at each step, so a machine whose load drifts during the run does not favour one of them.
 for (const mode of modes) await runSplit(mode, 1, { ...base, count: 400, rate: 200 }); // warm-up, not reported
 for (const workers of workerCounts) {
