@@ -15,8 +15,8 @@
 //           workers, so the ratio is what running as a cluster costs, not what it gains.
 // CPU is the gateway's process tree (primary and workers) from /proc/<pid>/stat, read before and after each round.
 // Also timed: 20 scrapes of /metrics, which at 2 workers is aggregated by the primary from both registries.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
 import { cpuMs, processTree } from './helpers/process-usage.js';
 import { type SpawnedGateway, spawnGateway } from './helpers/spawn-gateway.js';
+import { NGINX, startSseNginx } from './helpers/sse-nginx.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,36 +38,6 @@ const SECONDS = Number(args.seconds);
 const ROUNDS = Number(args.rounds);
 const CONCURRENCY = Number(args.concurrency);
 const CHUNKS = Number(args.chunks);
-
-/** The fixed answer: a role chunk, CHUNKS content chunks, finish, usage, [DONE]. */
-function sseAnswer(): string {
-  const chunk = (delta: string, finish: string | null): string =>
-    `data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]}\n\n`;
-  let body = chunk('{"role":"assistant","content":""}', null);
-  for (let i = 0; i < CHUNKS; i++) body += chunk('{"content":" tok"}', null);
-  body += chunk('{}', 'stop');
-  body += `data: {"id":"b","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":${CHUNKS},"total_tokens":${CHUNKS + 5}}}\n\n`;
-  return `${body}data: [DONE]\n\n`;
-}
-
-function startNginx(dir: string, port: number): ChildProcess {
-  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'])
-    mkdirSync(join(dir, sub), { recursive: true });
-  const conf = join(dir, 'nginx.conf');
-  // nginx's `return` takes a quoted string: the answer has double quotes, so it goes in single quotes.
-  writeFileSync(
-    conf,
-    `worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log warn;
-events { worker_connections 4096; }
-http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:${port};
-    location / { default_type text/event-stream; return 200 '${sseAnswer()}'; } } }
-`,
-  );
-  return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
-}
 
 /** Pins every process (and thread) in `pids` to `cpus`. */
 function pin(pids: readonly number[], cpus: string): void {
@@ -126,11 +97,10 @@ interface Setup {
 }
 
 async function main(): Promise<void> {
-  if (spawnSync('nginx', ['-v']).error) throw new Error('nginx is not installed (apt-get install nginx)');
+  if (spawnSync(NGINX, ['-v']).error) throw new Error('nginx is not installed (apt-get install nginx)');
   const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-workers-bench-'));
-  const nginxPort = 20000 + Math.floor(Math.random() * 20000);
-  const nginx = startNginx(dir, nginxPort);
-  const upstream = `http://127.0.0.1:${nginxPort}/v1`;
+  const nginx = await startSseNginx({ tokens: CHUNKS });
+  const upstream = `${nginx.url}/v1`;
   const setups: Setup[] = [];
   for (const layout of ['shared', 'pinned'] as const) {
     for (const workers of [1, 2]) {
@@ -184,7 +154,7 @@ async function main(): Promise<void> {
   }
   for (const setup of setups) setup.gateway.process.kill('SIGTERM');
   await Promise.all(setups.map((s) => s.gateway.exited));
-  nginx.kill('SIGTERM');
+  await nginx.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -95,7 +95,7 @@ const modes = values.modes.split(',') as Mode[];
 const workerCounts = numbers(values.workers);
 
 const pin = values['nginx-cpu'] === undefined ? undefined : Number(values['nginx-cpu']);
-const nginx = await startSseNginx(pin);
+const nginx = await startSseNginx({ ...(pin === undefined ? {} : { cpu: pin }) });
 console.log(`# ${new Date().toISOString()}; nginx ${pin === undefined ? 'unpinned' : `on CPU ${pin}`}`);
 console.log('\nopen-loop rate against nginx (1-token answers), schedule lag over all workers');
 console.log(`lag counted after the first ${values.warmup} s of each step`);

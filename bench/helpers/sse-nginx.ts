@@ -1,7 +1,8 @@
-// An upstream that costs almost nothing, for measuring a client: nginx (unprivileged, a scratch prefix, one
-// worker process, a loopback port) answering every request with the same short OpenAI chat stream. Its answer is
-// one token, so a run's load is its request rate, and nginx spends microseconds on each: what limits the run is
-// the load generator. `cpu` pins nginx to one core with taskset, so on a small box the client keeps the others.
+// An upstream that costs almost nothing, for measuring a client or a proxy: nginx (unprivileged, a scratch prefix,
+// one worker process, a loopback port) answering every request with the same OpenAI chat stream from memory. By
+// default its answer is one token, so a run's load is its request rate, and nginx spends microseconds on each:
+// what limits the run is what is measured. `cpu` pins nginx to one core with taskset, so on a small box the
+// measured process keeps the others.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,13 +14,18 @@ export const NGINX = '/usr/sbin/nginx';
 const chunk = (choices: string, usage = ''): string =>
   `data: {"id":"chatcmpl-0","object":"chat.completion.chunk","created":0,"model":"nginx/fixed","choices":${choices}${usage}}\n\n`;
 
-/** The fixed answer: role, one token, finish, usage, [DONE], as vLLM writes them. */
-const ANSWER =
-  chunk('[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]') +
-  chunk('[{"index":0,"delta":{"content":" hello"},"finish_reason":null}]') +
-  chunk('[{"index":0,"delta":{},"finish_reason":"stop"}]') +
-  chunk('[]', ',"usage":{"prompt_tokens":16,"completion_tokens":1,"total_tokens":17}') +
-  'data: [DONE]\n\n';
+/** The fixed answer: role, `tokens` content chunks, finish, usage, [DONE], as vLLM writes them. */
+function answer(tokens: number): string {
+  let body = chunk('[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]');
+  for (let i = 0; i < tokens; i++)
+    body += chunk('[{"index":0,"delta":{"content":" hello"},"finish_reason":null}]');
+  body += chunk('[{"index":0,"delta":{},"finish_reason":"stop"}]');
+  body += chunk(
+    '[]',
+    `,"usage":{"prompt_tokens":16,"completion_tokens":${tokens},"total_tokens":${16 + tokens}}`,
+  );
+  return `${body}data: [DONE]\n\n`;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -30,7 +36,7 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-function config(prefix: string, port: number): string {
+function config(prefix: string, port: number, tokens: number): string {
   const temp = (name: string): string => join(prefix, name);
   return `worker_processes 1;
 daemon off;
@@ -54,7 +60,7 @@ http {
     }
     location / {
       default_type text/event-stream;
-      return 200 '${ANSWER}';
+      return 200 '${answer(tokens)}';
     }
   }
 }
@@ -64,14 +70,23 @@ http {
 export interface SseNginx {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
+  /** nginx's master process (its worker is a child): to pin it or read its CPU time. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
-export async function startSseNginx(cpu?: number): Promise<SseNginx> {
+export interface SseNginxOptions {
+  /** Pin nginx to this core with taskset. */
+  readonly cpu?: number;
+  /** Content chunks in each answer (default 1). */
+  readonly tokens?: number;
+}
+
+export async function startSseNginx({ cpu, tokens = 1 }: SseNginxOptions = {}): Promise<SseNginx> {
   const prefix = mkdtempSync(join(tmpdir(), 'tokenmeter-nginx-'));
   mkdirSync(join(prefix, 'logs'));
   const port = await freePort();
-  writeFileSync(join(prefix, 'nginx.conf'), config(prefix, port));
+  writeFileSync(join(prefix, 'nginx.conf'), config(prefix, port, tokens));
   const args = ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')];
   const child: ChildProcess =
     cpu === undefined
@@ -90,6 +105,7 @@ export async function startSseNginx(cpu?: number): Promise<SseNginx> {
   }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
