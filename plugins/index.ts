@@ -90,7 +90,7 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   const file = config.recordsFile;
   if (file === null) return null;
   let warned = false;
-  return new RecordsWriter(file, (error) => {
+  const writer = new RecordsWriter(file, (error) => {
     if (warned) return;
     warned = true;
     log.error(
@@ -98,6 +98,8 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
       `cannot write request records to ${file}: traffic continues, records are lost`,
     );
   });
+  writer.openNow();
+  return writer;
 }
 
 /** Span export when configured; its first lost span is logged once (the metric counts them all). */

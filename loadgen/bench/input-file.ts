@@ -8,8 +8,17 @@ import { basename } from 'node:path';
 import { fileErrorReason } from '../../src/shared/file-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
-/** Throws a UserFacingError unless `path` is a non-empty file this process can read. */
-export async function checkInputFile(flag: string, path: string, whatItHolds: string): Promise<void> {
+/**
+ * Throws a UserFacingError unless `path` is a file this process can read, and not empty unless `mayBeEmpty` (a
+ * gateway's records file exists from the gateway's start, empty until its first request ends, and is read when
+ * the run is over).
+ */
+export async function checkInputFile(
+  flag: string,
+  path: string,
+  whatItHolds: string,
+  mayBeEmpty = false,
+): Promise<void> {
   const named = `${flag} ${path}`;
   let stats: Stats;
   try {
@@ -29,5 +38,6 @@ export async function checkInputFile(flag: string, path: string, whatItHolds: st
   }
   if (stats.isDirectory()) throw new UserFacingError(`${named} is a folder: name the file in it`);
   if (!stats.isFile()) throw new UserFacingError(`${named} is not a regular file`);
-  if (stats.size === 0) throw new UserFacingError(`${named} is empty: expected ${whatItHolds}`);
+  if (stats.size === 0 && !mayBeEmpty)
+    throw new UserFacingError(`${named} is empty: expected ${whatItHolds}`);
 }

@@ -44,7 +44,7 @@ export async function prepareRun(
   const dataset = await loadDataset(settings.dataset, tokenizer);
   // A gateway run with --workers wrote one file per worker beside the path it was given.
   for (const file of settings.gatewayRecords === undefined ? [] : recordsFilesAt(settings.gatewayRecords))
-    await checkInputFile('--gateway-records', file, RECORDS_FILE_SHAPE);
+    await checkInputFile('--gateway-records', file, RECORDS_FILE_SHAPE, true);
   const target = settings.target;
   say(`target: ${target.url} (backend ${target.backend}); key: ${settings.apiKey.source}`);
   for (const note of [...target.notes, ...proxyNotes(options.env ?? process.env)]) say(`note: ${note}`);

@@ -82,6 +82,24 @@ export class RecordsWriter {
     this.#retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
   }
 
+  /**
+   * Opens (creating) the file now, before any record: a reader started beside the gateway (bench's
+   * --gateway-records checks its file before sending) finds it, and a path that cannot be opened is reported at
+   * start rather than at the first request. A failure loses nothing: the first batch opens again.
+   */
+  openNow(): void {
+    if (this.#pump !== null || this.#file !== null) return;
+    this.#pump = this.#open()
+      .then(
+        () => undefined,
+        (error: unknown) => this.#onError(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => {
+        this.#pump = null;
+        this.#startPump(); // records that finished while the file was opening
+      });
+  }
+
   /** Bytes of lines held in memory now (never more than the bound). */
   get pendingBytes(): number {
     return this.#pendingBytes;
@@ -214,7 +232,8 @@ export class RecordsWriter {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#pump === null && this.#lines.length > 0) this.#pump = this.#drain();
-    await this.#pump;
+    // The early open (openNow) hands over to a drain of what queued meanwhile: wait for that too.
+    while (this.#pump !== null) await this.#pump;
     const file = this.#file;
     this.#file = null;
     await file?.close().catch(() => {});
