@@ -18,6 +18,8 @@ import { parseCommandLine } from './options.js';
 
 export interface DemoReplayOptions {
   readonly simUrl: string;
+  /** Where the simulator sends its spans: the replay's own span receiver listens there. */
+  readonly spanPort: number;
   readonly prompts: number;
   readonly rate: number;
   readonly write: (text: string) => void;
@@ -51,6 +53,8 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
       String(options.prompts),
       '--request-rate',
       String(options.rate),
+      '--span-receiver-port',
+      String(options.spanPort),
     ];
     const settings = benchSettingsFrom(
       parseCommandLine('bench', BENCH_OPTIONS, argv, {}).options,
@@ -82,8 +86,10 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
         : formatBenchReport(result, settings, comparison),
     );
     options.write(
-      `\nSame run from the command line: tokenmeter sim & tokenmeter serve --upstream http://127.0.0.1:8000/v1 --records gw.jsonl & ` +
-        `tokenmeter bench --base-url http://127.0.0.1:8080 --num-prompts ${options.prompts} --request-rate ${options.rate} --gateway-records gw.jsonl\n`,
+      '\nSame run from the command line: tokenmeter sim --otlp-traces-endpoint http://127.0.0.1:4318/v1/traces & ' +
+        'tokenmeter serve --upstream http://127.0.0.1:8000/v1 --records gw.jsonl & ' +
+        `tokenmeter bench --base-url http://127.0.0.1:8080 --num-prompts ${options.prompts} --request-rate ${options.rate} ` +
+        '--gateway-records gw.jsonl --span-receiver-port 4318\n',
     );
   } finally {
     await gateway.app.close();

@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { protocolByName } from '../protocols/index.js';
+import { freeLoopbackPort } from '../shared/free-port.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
@@ -50,7 +51,14 @@ async function streamOnce(url: string, write: (text: string) => void): Promise<S
 }
 
 export async function runDemo(options: ParsedOptions): Promise<number> {
-  const sim = await startSimulator({ port: options['port'] as number });
+  // The simulator exports its llm_request spans, as vLLM would with --otlp-traces-endpoint, to the replay's span
+  // receiver, so the report can split each request's time down to the server's queue, prefill and decode. A short
+  // batch delay: the receiver holds each record until its span arrives, and the demo should not wait 5 s for it.
+  const spanPort = await freeLoopbackPort();
+  const sim = await startSimulator(
+    { port: options['port'] as number, otlpTracesEndpoint: `http://127.0.0.1:${spanPort}/v1/traces` },
+    { ...process.env, OTEL_BSP_SCHEDULE_DELAY: '100' },
+  );
   const out = process.stdout;
   out.write(`Simulator (a vLLM stand-in) listening on ${sim.url}\n\nPrompt: ${PROMPT}\nAnswer: `);
   const start = performance.now();
@@ -63,6 +71,7 @@ export async function runDemo(options: ParsedOptions): Promise<number> {
   if (options['answer-only'] !== true) {
     await replayThroughGateway({
       simUrl: sim.url,
+      spanPort,
       prompts: options['prompts'] as number,
       rate: options['request-rate'] as number,
       write: (text) => out.write(text),
