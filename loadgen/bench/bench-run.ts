@@ -11,7 +11,7 @@ import type { PreparedRun, Say } from './prepare-run.js';
 import type { ProgressStream } from './progress.js';
 import { type BenchRunResult, runBench } from './run-bench.js';
 import { runChecks } from './run-checks.js';
-import { describeRun, resultPath, saveHtmlReport, saveResult } from './save-result.js';
+import { describeRun, recordsPathFor, resultPath, saveHtmlReport, saveResult } from './save-result.js';
 import type { BenchSettings } from './settings.js';
 
 export interface BenchRunContext {
@@ -45,10 +45,7 @@ export async function benchRun(
     prepared.dataset.requests.length,
   );
   const path = resultPath(settings, run);
-  const recordsPath =
-    settings.recordsFile === null
-      ? null
-      : (settings.recordsFile ?? `${path.replace(/\.json$/, '')}.records.jsonl`);
+  const recordsPath = recordsPathFor(settings, path);
   if (recordsPath !== null) context.say(`records: ${recordsPath}`);
   const result = await runBench({
     settings,

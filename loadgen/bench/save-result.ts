@@ -47,6 +47,16 @@ export function resultPath(settings: BenchSettings, run: RunDescription): string
   return join(settings.save.dir, settings.save.filename ?? resultFileName(run));
 }
 
+/** The records file named after a result file: `run.json` -> `run.records.jsonl`. */
+export function recordsBesideResult(resultFile: string): string {
+  return `${resultFile.replace(/\.json$/, '')}.records.jsonl`;
+}
+
+/** Where a run's records go: --records-file, else beside its result file; null with --no-records. */
+export function recordsPathFor(settings: BenchSettings, resultFile: string): string | null {
+  return settings.recordsFile === null ? null : (settings.recordsFile ?? recordsBesideResult(resultFile));
+}
+
 export function saveResult(
   path: string,
   run: RunDescription,

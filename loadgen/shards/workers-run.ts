@@ -13,7 +13,7 @@ import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import { RecordsFile } from '../bench/records-file.js';
 import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
-import { describeRun, resultPath } from '../bench/save-result.js';
+import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import { benchBreakdown } from '../breakdown/run-breakdown.js';
 import { verdicts } from '../report/verdicts.js';
@@ -75,10 +75,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
         : new UserFacingError(`worker ${failed.index} exited with ${failed.code}: ${failed.lastLines}`);
     });
     const merged = mergeShards(runs);
-    const recordsPath =
-      settings.recordsFile === null
-        ? null
-        : (settings.recordsFile ?? `${path.replace(/\.json$/, '')}.records.jsonl`);
+    const recordsPath = recordsPathFor(settings, path);
     if (recordsPath !== null) {
       input.say(`records: ${recordsPath}`);
       const file = new RecordsFile(recordsPath);

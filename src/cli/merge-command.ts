@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { RecordsFile } from '../../loadgen/bench/records-file.js';
+import { recordsBesideResult } from '../../loadgen/bench/save-result.js';
 import {
   parseGoodput,
   parseMetricPercentiles,
@@ -67,7 +68,7 @@ export const mergeCommand: Command = {
     const detailed = options['save-detailed'] === true;
     if (options['save-result'] === true || detailed) {
       const path = join(text('result-dir') ?? '.', text('result-filename') ?? resultFileName(merged.run));
-      const recordsPath = `${path.replace(/\.json$/, '')}.records.jsonl`;
+      const recordsPath = recordsBesideResult(path);
       const records = new RecordsFile(recordsPath);
       for (const record of merged.records) records.write(record);
       records.close();
