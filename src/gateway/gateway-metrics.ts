@@ -14,8 +14,8 @@ import type { GatewayState } from './context.js';
 import type { RequestMeasurement } from './measurement.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
+import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
 import type { RequestRecord, RequestRole } from './record.js';
-import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 /** Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts). */
