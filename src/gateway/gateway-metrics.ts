@@ -8,13 +8,13 @@ import {
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
 } from '../shared/latency-buckets.js';
+import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
 import type { SpanExport } from '../tracing/span-export.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
 import type { RequestMeasurement } from './measurement.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
-import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
 import type { RequestRecord, RequestRole } from './record.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
