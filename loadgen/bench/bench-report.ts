@@ -9,6 +9,7 @@ import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
+import { formatSessionsSection, turnFigures } from '../report/session-turns.js';
 import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import type { GatewayComparison } from './gateway-timings.js';
@@ -76,6 +77,9 @@ export function formatBenchReport(
     ...intendedSection(result, settings),
     ...gatewaySection(gateway),
     ...formatBreakdownSection(result.breakdown.summary),
+    ...(result.sessions === undefined
+      ? []
+      : formatSessionsSection(turnFigures(result.records), result.sessions)),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));

@@ -7,9 +7,16 @@ import { arrivalSchedule } from '../arrivals.js';
 import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
+import type { SampleRequest } from '../datasets/sample-request.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
+import {
+  createSessionEngine,
+  type SessionCounts,
+  type SessionPacing,
+  type SessionRunCounts,
+} from '../engine/session-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
@@ -26,6 +33,7 @@ import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
+import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
@@ -70,6 +78,8 @@ export interface BenchRunResult {
   readonly breakdown: RunBreakdown;
   /** With span export on: what became of the run's client spans, once the last were sent. */
   readonly spans?: SpanExportCounts;
+  /** --multi-turn: the sessions and the turns that were never sent. */
+  readonly sessions?: SessionRunCounts;
 }
 
 function chooseEngine(
@@ -78,7 +88,9 @@ function chooseEngine(
   maxConcurrency: number | undefined,
   startAtMs: number | undefined,
   stopSending: AbortSignal,
+  sessions: SessionEngineInput | undefined,
 ): Engine {
+  if (sessions !== undefined) return createSessionEngine(sessions.pacing, sessions.counts);
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
@@ -138,10 +150,40 @@ export function runFigures(
   };
 }
 
+interface SessionEngineInput {
+  readonly pacing: SessionPacing;
+  readonly counts: SessionCounts;
+}
+
+/** --multi-turn: one arrival per session, turns built from the history as it happens (session-bodies.ts). */
+function sessionEngineInput(
+  settings: BenchSettings,
+  dataset: LoadedDataset,
+  model: string,
+): SessionEngineInput | undefined {
+  const spans = dataset.sessions;
+  if (spans === undefined || settings.sessions === undefined) return undefined;
+  const payload = { ...settings.payload, protocol: settings.target.protocol, model };
+  return {
+    pacing: {
+      sessions: spans,
+      offsetsMs: schedule(settings, dataset, spans.length),
+      ...(settings.sessions.maxActive === undefined ? {} : { maxActive: settings.sessions.maxActive }),
+      thinkTime: settings.sessions.thinkTime,
+      seed: settings.seed,
+      turnBody: (index, history) =>
+        sessionTurnBody(dataset.requests[index] as SampleRequest, history, payload),
+      userMessage: (index) => (dataset.requests[index] as SampleRequest).prompt,
+    },
+    counts: { notSentAfterFailure: 0, notSentStopped: 0 },
+  };
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
+  const sessions = sessionEngineInput(settings, dataset, input.model);
   const allRequests: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
@@ -211,7 +253,14 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
-    result = await chooseEngine(settings, offsetsMs, maxConcurrency, startAtMs, stopSending.signal).run({
+    result = await chooseEngine(
+      settings,
+      offsetsMs,
+      maxConcurrency,
+      startAtMs,
+      stopSending.signal,
+      sessions,
+    ).run({
       target: {
         origin: settings.target.origin,
         path: settings.target.path,
@@ -271,5 +320,14 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
     ...(spans === null ? {} : { spans: spans.counts }),
+    ...(sessions === undefined
+      ? {}
+      : {
+          sessions: {
+            sessions: sessions.pacing.sessions.length,
+            turnsPlanned: requests.length,
+            ...sessions.counts,
+          },
+        }),
   };
 }

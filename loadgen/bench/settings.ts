@@ -5,6 +5,7 @@ import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
+import type { ThinkTime } from '../engine/session-engine.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
 import type { StartInstant } from '../shards/start-instant.js';
@@ -90,4 +91,13 @@ export interface BenchSettings {
   readonly shard?: ShardSpec;
   /** --start-at / --start-delay (or a --workers parent): t = 0 at a shared instant instead of at once. */
   readonly start?: StartInstant;
+  /** --multi-turn: conversations replayed as sessions (loadgen/engine/session-engine.ts). */
+  readonly sessions?: SessionSettings;
+}
+
+export interface SessionSettings {
+  /** --max-active-conversations: sessions in flight at once; undefined = no cap. */
+  readonly maxActive?: number;
+  /** --think-time-ms: between a turn's end and the next turn. */
+  readonly thinkTime: ThinkTime;
 }

@@ -56,7 +56,7 @@ export interface ShareGptSample extends SampledDataset {
 }
 
 /** Byte ranges of the eligible entries, packed: [start, end, index] per entry. */
-async function scanEligible(
+export async function scanEligible(
   options: ShareGptSampleOptions,
 ): Promise<{ ranges: number[]; read: ShareGptReadStats; tooFewTurns: number }> {
   const reader = new ShareGptReader(options.path, options.reader);

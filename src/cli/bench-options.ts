@@ -496,6 +496,35 @@ export const RATE_OPTION: OptionSpec = {
   help: 'Requests per second, or inf to send all at once',
 };
 
+/** `bench --multi-turn`: conversations as sessions (docs/loadgen.md, "Multi-turn sessions"). */
+export const SESSION_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'multi-turn',
+    type: 'boolean',
+    help: 'sharegpt: replay each conversation as a session; turn k sends the history with the answers the model gave',
+  },
+  {
+    name: 'max-turns',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N turns of each conversation (default: all)',
+  },
+  {
+    name: 'max-active-conversations',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N sessions in flight; others wait (default: no cap)',
+  },
+  {
+    name: 'think-time-ms',
+    type: 'string',
+    valueName: 'MS|MIN-MAX',
+    help: "--multi-turn: the user's pause between an answer and the next turn, fixed or uniform (default 0)",
+  },
+];
+
 export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...TARGET_OPTIONS,
   ...DATASET_OPTIONS,
@@ -505,5 +534,6 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...RESULT_OPTIONS,
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
+  ...SESSION_OPTIONS,
   ...SHARD_OPTIONS,
 ];
