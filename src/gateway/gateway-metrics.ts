@@ -8,6 +8,7 @@ import {
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
 } from '../shared/latency-buckets.js';
+import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
 import type { SpanExport } from '../tracing/span-export.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
@@ -15,7 +16,6 @@ import type { RequestMeasurement } from './measurement.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
-import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 /** Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts). */

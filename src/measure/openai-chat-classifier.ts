@@ -4,6 +4,7 @@
 // text. A delta that carries only `role`, or only empty strings, is not content: counting it would stamp the first
 // token before the model produced any (vLLM's own benchmark does, which is one of its known flaws).
 
+import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { EventClassifier, EventFacts } from './event-classifier.js';
 import {
@@ -17,7 +18,6 @@ import {
   object,
   withScan,
 } from './event-scan.js';
-import { field, isJsonObject, type JsonObject, stringField } from './json-object.js';
 import { choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
