@@ -11,6 +11,7 @@ import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -70,6 +71,7 @@ export function saveResult(
   const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, detailed),
+    ...recordsLostKeys(result.recordsCounts),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
