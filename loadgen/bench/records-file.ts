@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import {
   type LostReason,
   lostCount,
@@ -15,7 +16,6 @@ import {
 } from '../../src/shared/records-writer.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { RequestRecord } from '../record.js';
-import type { JsonValue } from '../report/result-json.js';
 
 /**
  * How long the end of a run waits for its records file to take the last lines. A file that takes nothing by
