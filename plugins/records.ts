@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import '../src/gateway/fastify-types.js';
+import { lostCount } from '../src/shared/records-writer.js';
 
 export interface RecordsPluginOptions {
   readonly context: GatewayContext;
@@ -23,7 +24,21 @@ async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOpt
   // Runs after the metrics plugin's onClose (registered later, so closed first): the receiver has stopped.
   fastify.addHook('onClose', async () => {
     await spanReceiving?.close();
-    await writer?.close(recordsGiveUpMs(options.context));
+    if (writer === null) return;
+    await writer.close(recordsGiveUpMs(options.context));
+    const lost = lostCount(writer.stats);
+    if (lost > 0) {
+      // The metric dies with the process: the closing count is said once, in the log.
+      fastify.log.warn(
+        {
+          recordsWritten: writer.stats.written,
+          recordsLost: lost,
+          lostBy: writer.stats.lost,
+          file: writer.path,
+        },
+        `records file ${writer.path}: ${lost} records could not be written and are lost (${writer.stats.written} written)`,
+      );
+    }
   });
 }
 
