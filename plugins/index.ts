@@ -124,6 +124,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const state = {
     shuttingDown: false,
     cutReason: null,
+    graceEndsAt: null,
     inFlight: 0,
     mirrorsInFlight: 0,
     metricsAddress: null,

@@ -30,7 +30,7 @@ import type { GatewaySide } from './gateway-timings.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
-import { RecordsFile } from './records-file.js';
+import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
 import { sessionTurnBody } from './session-bodies.js';
@@ -74,6 +74,8 @@ export interface BenchRunResult {
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
+  /** What became of the records streamed to `recordsPath`: written, or lost and why. */
+  readonly recordsCounts?: RecordsFileCounts;
   /** Where each completed request's time went (loadgen/breakdown/), with the gateway's records when given. */
   readonly breakdown: RunBreakdown;
   /** With span export on: what became of the run's client spans, once the last were sent. */
@@ -208,9 +210,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const budget = hasLimits(settings.cost.limits)
     ? new RunBudget(settings.cost.limits, settings.cost.price)
     : undefined;
+  const file = input.recordsPath === null ? undefined : await RecordsFile.open(input.recordsPath);
   const onOuterAbort = (): void => stop.abort();
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
-  const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
   const records: RequestRecord[] = [];
   const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
@@ -247,6 +249,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   };
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
+  let recordsCounts: RecordsFileCounts | undefined;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
@@ -287,7 +290,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
-    file?.close();
+    recordsCounts = await file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);
     await spans?.shutdown();
   }
@@ -319,6 +322,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
+    ...(recordsCounts === undefined ? {} : { recordsCounts }),
     ...(spans === null ? {} : { spans: spans.counts }),
     ...(sessions === undefined
       ? {}

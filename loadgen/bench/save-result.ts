@@ -12,6 +12,7 @@ import { buildResultJson, type RunDescription, resultFileName } from '../report/
 import { baseUrlOf } from '../report/run-target.js';
 import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -74,6 +75,7 @@ export function saveResult(
     ...(result.sessions === undefined
       ? {}
       : sessionsResultKeys(turnFigures(result.records), result.sessions)),
+    ...recordsLostKeys(result.recordsCounts),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);

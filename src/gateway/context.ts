@@ -35,6 +35,11 @@ export interface GatewayState {
   mirrorsInFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
   metricsAddress: AddressInfo | null;
+  /**
+   * performance.now() at which the drain's grace period ends, once the drain began: closing the records file
+   * gives up on a file that takes nothing by then (plugins/records.ts), so shutdown ends within its grace.
+   */
+  graceEndsAt: number | null;
 }
 
 export interface GatewayContext {
