@@ -3,8 +3,9 @@
 // are not checked), measure both with the tokenizer, drop pairs that fail the length filter, and stop at
 // num_prompts; if too few pass, fill up with duplicates and say so.
 //
-// Same rules, not the same picks: vLLM shuffles with Python's Mersenne Twister, we with SeededRandom, so a given
-// seed selects a different (equally random) subset.
+// Same rules and the same picks: the shuffle is Python's `random.shuffle` after `random.seed(seed)`, reproduced
+// draw for draw (loadgen/vllm-random), so a given --seed sends the same prompts in the same order as vLLM's
+// client on the same file; so is the oversampling's `random.choice`, after vLLM's reseed.
 //
 // Memory bound: two passes over the file. Pass 1 streams it (one element at a time, see sharegpt-reader.ts)
 // and keeps only the byte range of each eligible entry: 3 numbers, ~24 bytes, per entry, ~2 MB for ShareGPT's
@@ -12,9 +13,9 @@
 // So memory is O(entries x 24 bytes + chosen prompts), never O(file).
 
 import { open } from 'node:fs/promises';
-import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 import {
@@ -77,7 +78,8 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   const { ranges, read, tooFewTurns } = await scanEligible(options);
   const eligible = ranges.length / 3;
   const order = Array.from({ length: eligible }, (_, i) => i);
-  new SeededRandom(hashSeed('sharegpt', options.seed)).shuffle(order);
+  const shuffler = new PythonRandom(options.seed);
+  shuffler.shuffle(order);
 
   const requests: SampleRequest[] = [];
   const rejected: Record<string, number> = {};
@@ -118,9 +120,11 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   if (read.malformed > 0)
     notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
   if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
-  const oversampled = oversample(requests, options.numPrompts, options.seed, `ShareGPT file ${options.path}`);
+  // vLLM reseeds Python's global state before oversampling; its later draws (LoRA picks) continue from there.
+  const pythonRandom = requests.length < options.numPrompts ? new PythonRandom(options.seed) : shuffler;
+  const oversampled = oversample(requests, options.numPrompts, pythonRandom, `ShareGPT file ${options.path}`);
   if (oversampled !== undefined) notes.push(oversampled);
-  return { requests, notes, stats };
+  return { requests, notes, stats, pythonRandom };
 }
 
 /** Why no request could be taken from the file, from the first step that left nothing. */
