@@ -39,6 +39,10 @@ export interface ShareGptSampleOptions {
   fixedOutputLen?: number;
   limits?: ShareGptLengthLimits;
   reader?: ShareGptReaderOptions;
+  /** --disable-shuffle: walk the file in order. */
+  disableShuffle?: boolean;
+  /** --no-oversample: return fewer requests than asked rather than duplicates. */
+  noOversample?: boolean;
 }
 
 export interface ShareGptSampleStats {
@@ -79,7 +83,7 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   const eligible = ranges.length / 3;
   const order = Array.from({ length: eligible }, (_, i) => i);
   const shuffler = new PythonRandom(options.seed);
-  shuffler.shuffle(order);
+  if (options.disableShuffle !== true) shuffler.shuffle(order);
 
   const requests: SampleRequest[] = [];
   const rejected: Record<string, number> = {};
@@ -121,9 +125,14 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
     notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
   if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
   // vLLM reseeds Python's global state before oversampling; its later draws (LoRA picks) continue from there.
-  const pythonRandom = requests.length < options.numPrompts ? new PythonRandom(options.seed) : shuffler;
-  const oversampled = oversample(requests, options.numPrompts, pythonRandom, `ShareGPT file ${options.path}`);
+  const fillUp = requests.length < options.numPrompts && options.noOversample !== true;
+  const pythonRandom = fillUp ? new PythonRandom(options.seed) : shuffler;
+  const oversampled = fillUp
+    ? oversample(requests, options.numPrompts, pythonRandom, `ShareGPT file ${options.path}`)
+    : undefined;
   if (oversampled !== undefined) notes.push(oversampled);
+  if (requests.length < options.numPrompts && options.noOversample === true)
+    notes.push(`--no-oversample: only ${requests.length} usable entries, so ${requests.length} requests`);
   return { requests, notes, stats, pythonRandom };
 }
 
