@@ -46,6 +46,10 @@ export interface DatasetSettings {
   readonly randomRangeRatio?: number;
   readonly randomPrefixLen?: number;
   readonly customOutputLen?: number;
+  /** --disable-shuffle: file order instead of the seeded shuffle (sharegpt, jsonl). */
+  readonly disableShuffle?: boolean;
+  /** --no-oversample: fewer requests rather than duplicates when too few entries pass. */
+  readonly noOversample?: boolean;
   readonly replaySpeed: number;
   /** Traces: tokens per prefix block id (Mooncake's 512). */
   readonly traceBlockTokens?: number;
@@ -113,6 +117,8 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
         ...common,
         path,
         ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+        ...(settings.disableShuffle === true ? { disableShuffle: true } : {}),
+        ...(settings.noOversample === true ? { noOversample: true } : {}),
       }).catch((error: unknown) => {
         if (!(error instanceof NotAJsonArrayError)) throw error;
         throw new UserFacingError(`--dataset-path ${path} is not ${SHAREGPT_SHAPE}: ${error.message}`, {
@@ -139,6 +145,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
         ...common,
         path,
         ...(settings.customOutputLen === undefined ? {} : { defaultOutputTokens: settings.customOutputLen }),
+        ...(settings.disableShuffle === true ? { keepOrder: true } : {}),
       });
       return { ...sample, description: `JSONL prompts ${path}` };
     }

@@ -25,9 +25,11 @@ import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
@@ -35,6 +37,7 @@ import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
 import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
+import { waitUntilReady, warmUp } from './warm-up.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
 export const DEFAULT_CLOSED_LOOP_CONCURRENCY = 8;
@@ -54,6 +57,8 @@ export interface BenchRunInput {
   readonly dataset?: LoadedDataset;
   /** The gateway's records of the run when the caller holds them (the demo's gateway runs in its process). */
   readonly gatewayRecords?: readonly GatewaySide[];
+  /** Lines about the ready check and the warm-up, when there are any. */
+  readonly say?: (line: string) => void;
 }
 
 export interface BenchRunResult {
@@ -186,11 +191,22 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
   const sessions = sessionEngineInput(settings, dataset, input.model);
+  const lora = settings.lora;
+  const models =
+    lora === undefined
+      ? undefined
+      : loraModelNames(
+          dataset.requests.length,
+          lora.modules,
+          lora.assignment,
+          dataset.pythonRandom ?? new PythonRandom(settings.seed),
+        );
   const allRequests: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
       { ...settings.payload, protocol: settings.target.protocol, model: input.model },
       settings.requestIdPrefix,
+      models,
     ),
     requestCount(settings, dataset),
     settings.requestIdPrefix,
@@ -255,6 +271,32 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
+    const target = {
+      origin: settings.target.origin,
+      path: settings.target.path,
+      headers,
+      protocol: settings.target.protocol,
+      ...(settings.insecure === true ? { insecure: true } : {}),
+    };
+    const unrecorded = {
+      target,
+      tokenizer,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      errorBodyBytes: ERROR_BODY_BYTES,
+      signal: stop.signal,
+    };
+    const first = allRequests[0];
+    const say = input.say ?? ((): void => undefined);
+    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+      await waitUntilReady(
+        unrecorded,
+        first,
+        settings.readyCheckTimeoutS ?? 0,
+        say,
+        settings.requestIdPrefix,
+      );
+    if (first !== undefined && (settings.warmups ?? 0) > 0)
+      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     result = await chooseEngine(
       settings,
@@ -264,12 +306,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       stopSending.signal,
       sessions,
     ).run({
-      target: {
-        origin: settings.target.origin,
-        path: settings.target.path,
-        headers,
-        protocol: settings.target.protocol,
-      },
+      target,
       requests,
       tokenizer,
       keepText: settings.save.detailed || settings.smoke,

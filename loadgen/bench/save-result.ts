@@ -1,7 +1,7 @@
 // --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
 // which also says what was measured from where (the target) and where the run's records file is.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
@@ -65,6 +65,8 @@ export function saveResult(
   result: BenchRunResult,
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
+  /** --append-result: add the JSON as one line to the file (vLLM's form) instead of replacing it. */
+  append = false,
 ): void {
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
@@ -78,7 +80,13 @@ export function saveResult(
     ...recordsLostKeys(result.recordsCounts),
   });
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+  if (!append) {
+    writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    return;
+  }
+  // vLLM writes each result as one line, a newline between them.
+  const empty = (statSync(path, { throwIfNoEntry: false })?.size ?? 0) === 0;
+  appendFileSync(path, `${empty ? '' : '\n'}${JSON.stringify(json)}`);
 }
 
 /** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */

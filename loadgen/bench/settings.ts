@@ -12,6 +12,7 @@ import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
+import type { LoraAssignment } from './lora-modules.js';
 import type { PayloadOptions } from './payload.js';
 import type { ResolvedTarget } from './target-url.js';
 
@@ -91,6 +92,16 @@ export interface BenchSettings {
   readonly shard?: ShardSpec;
   /** --start-at / --start-delay (or a --workers parent): t = 0 at a shared instant instead of at once. */
   readonly start?: StartInstant;
+  /** --num-warmups: copies of the first request sent before the run, not recorded (loadgen/bench/warm-up.ts). */
+  readonly warmups?: number;
+  /** --ready-check-timeout-sec: retry the first request until it succeeds, at most this long; 0 = no check. */
+  readonly readyCheckTimeoutS?: number;
+  /** --lora-modules: each request's model is one of these adapters. */
+  readonly lora?: { readonly modules: readonly string[]; readonly assignment: LoraAssignment };
+  /** --insecure: the server's TLS certificate is not verified. */
+  readonly insecure?: boolean;
+  /** --append-result: the result JSON is appended to its file rather than replacing it. */
+  readonly appendResult?: boolean;
   /** --multi-turn: conversations replayed as sessions (loadgen/engine/session-engine.ts). */
   readonly sessions?: SessionSettings;
 }

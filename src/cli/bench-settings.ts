@@ -40,6 +40,7 @@ import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 import { shardSettings } from './shard-settings.js';
+import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
 
 export const SMOKE_PROMPTS = 5;
 
@@ -250,9 +251,17 @@ export function benchSettingsFrom(
   const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
+  const vllm = vllmPartsOf(o, target.backend, target.protocol === 'openai-completions');
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
+  // vLLM's --input-len / --output-len stand for the dataset flags and win over them.
+  const aliased: Record<string, number | undefined> = {
+    'random-input-len': vllm.inputLen,
+    'random-output-len': vllm.outputLen,
+    'sharegpt-output-len': vllm.outputLen,
+    'custom-output-len': vllm.outputLen,
+  };
   const optional = (name: string, key: string): Record<string, number> => {
-    const v = num(o, name);
+    const v = aliased[name] ?? num(o, name);
     return v === undefined ? {} : { [key]: v };
   };
   const goodputPairs = [...list(o, 'goodput'), ...extra.goodput];
@@ -318,10 +327,11 @@ export function benchSettingsFrom(
       chatContent: (str(o, 'chat-content') ?? 'string') as ChatContentFormat,
       maxTokensField: (str(o, 'max-tokens-field') ??
         (isChat ? 'max_completion_tokens' : 'max_tokens')) as MaxTokensField,
-      ignoreEos: flag(o, 'ignore-eos'),
+      ignoreEos: flag(o, 'ignore-eos') || vllm.forceIgnoreEos,
       includeUsage: !flag(o, 'no-stream-usage'),
-      temperature: num(o, 'temperature') ?? 0,
-      extraBody: parseExtraBody(str(o, 'extra-body')),
+      ...(vllm.temperature === undefined ? {} : { temperature: vllm.temperature }),
+      // vLLM's order: the sampling flags, then --extra-body over them.
+      extraBody: { ...vllm.sampling, ...parseExtraBody(str(o, 'extra-body')) },
     },
     idleTimeoutMs: (num(o, 'idle-timeout') ?? 300) * 1000,
     requestIdPrefix: str(o, 'request-id-prefix') ?? `tokenmeter-${runId}-`,
@@ -330,7 +340,7 @@ export function benchSettingsFrom(
     metricPercentiles: parseMetricPercentiles(str(o, 'metric-percentiles') ?? '99'),
     ...(goodput === undefined ? {} : { goodput }),
     save: {
-      result: flag(o, 'save-result') || flag(o, 'save-detailed'),
+      result: flag(o, 'save-result') || flag(o, 'save-detailed') || flag(o, 'append-result'),
       detailed: flag(o, 'save-detailed'),
       dir,
       ...(filename === undefined ? {} : { filename }),
@@ -362,7 +372,22 @@ export function benchSettingsFrom(
     genAiSemconv: genAiSemconvVersion(env),
     ...sharding.settings,
     ...(sessions === undefined ? {} : { sessions }),
+    warmups: vllm.warmups,
+    readyCheckTimeoutS: vllm.readyCheckTimeoutS,
+    ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
+    ...(vllm.insecure ? { insecure: true } : {}),
+    ...(vllm.appendResult ? { appendResult: true } : {}),
   };
+}
+
+/** vllm-serve-settings.ts's part of the settings, from the merged flags. */
+function vllmPartsOf(o: ParsedOptions, backend: Backend, completions: boolean): VllmServeParts {
+  return vllmServeParts(o, {
+    backend,
+    datasetName: str(o, 'dataset-name') ?? 'sharegpt',
+    datasetNamed: str(o, 'dataset-name') !== undefined,
+    completions,
+  });
 }
 
 /** `bench` and `sweep`'s command line (flags over --config) as settings, with notes about flags that change
@@ -385,11 +410,13 @@ export function settingsFromCommandLine(
 ): CommandLineSettings {
   const options = withConfigFile(commandLine, specs);
   const settings = benchSettingsFrom(options, commandLine.positionals, env, newRunId());
-  const flagNotes =
-    options['trust-remote-code'] === true
+  const flagNotes = [
+    ...(options['trust-remote-code'] === true
       ? [
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]
-      : [];
+      : []),
+    ...vllmPartsOf(options, settings.target.backend, settings.target.protocol === 'openai-completions').notes,
+  ];
   return { settings, flagNotes, options };
 }

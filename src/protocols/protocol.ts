@@ -46,7 +46,8 @@ export interface BodyOptions {
   readonly ignoreEos: boolean;
   /** stream_options.include_usage, where usage must be asked for (Protocol.usageOnRequest). */
   readonly includeUsage: boolean;
-  readonly temperature: number;
+  /** Sent only when given (--temperature): otherwise the server's default applies, as with vLLM's client. */
+  readonly temperature?: number;
 }
 
 export type Body = Record<string, unknown>;
