@@ -67,6 +67,7 @@ export class KvCache {
     if (fresh > this.capacityBlocks - this.used - revived) return undefined;
     for (const block of hits) this.hold(block);
     this.allocate(fresh);
+    const cachedTokens = hits.length * BLOCK_SIZE;
     const shared = hits;
     let own = fresh;
     if (this.prefixCaching) {
@@ -81,7 +82,7 @@ export class KvCache {
         own--;
       }
     }
-    return { shared, own, cachedTokens: hits.length * BLOCK_SIZE };
+    return { shared, own, cachedTokens };
   }
 
   /** Grows `hold` to cover `tokens` tokens; false (and nothing taken) when the pool has too few free blocks. */

@@ -41,7 +41,7 @@ export function kvCapacity(config: SimConfig): KvCapacity {
   const tokens = blocks * BLOCK_SIZE;
   if (tokens < timing.maxModelLen) {
     throw new UserFacingError(
-      `The model's max seq len (${timing.maxModelLen}) is larger than the maximum number of tokens that can be stored in KV cache (${tokens}). Try increasing --gpu-memory-utilization or decreasing --max-model-len.`,
+      `The model's max seq len (${timing.maxModelLen}) is larger than the maximum number of tokens that can be stored in KV cache (${tokens}). Try increasing ${source === 'kv-cache-tokens' ? '--kv-cache-tokens' : '--gpu-memory-utilization'} or decreasing --max-model-len.`,
     );
   }
   return { blocks, tokens, source };

@@ -46,7 +46,6 @@ export function createSimulatorState(
     changed({ running, waiting }) {
       metrics.running.set(engine, running);
       metrics.waiting.set(engine, waiting);
-      for (const gauge of metrics.kvUsage) gauge.set(engine, kv.usage);
     },
     admitted(contextTokens, cachedTokens) {
       // Like vLLM's, counted in tokens, only where prefix caching is on; every (re)admission is one lookup.
@@ -59,7 +58,7 @@ export function createSimulatorState(
     },
   });
   // Every series exists from the start (at 0), as vLLM's do, so a scraper's baseline sees them all.
-  for (const gauge of metrics.kvUsage) gauge.set(engine, 0);
+  metrics.readKvUsageFrom(() => kv.usage, engine);
   for (const counter of [...metrics.prefixQueries, ...metrics.prefixHits, metrics.preemptions]) {
     counter.inc(engine, 0);
   }

@@ -31,6 +31,7 @@ export class SimMetrics {
   readonly waiting: Gauge<VllmLabel>;
   /** vllm:kv_cache_usage_perc and, under its name before 0.9, vllm:gpu_cache_usage_perc. */
   readonly kvUsage: readonly Gauge<VllmLabel>[];
+  private kvUsageSource: { read: () => number; labels: VllmLabels } | undefined;
   readonly preemptions: Counter<VllmLabel>;
   /** Current and pre-0.9 names of each, counted in tokens like vLLM's. */
   readonly prefixQueries: readonly Counter<VllmLabel>[];
@@ -70,9 +71,22 @@ export class SimMetrics {
     );
     this.running = gauge('vllm:num_requests_running', 'Number of requests in model execution batches.');
     this.waiting = gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.');
+    // Usage changes with every block a sequence takes; reading it when scraped costs nothing per token.
+    const metrics = this;
+    const usageGauge = (name: string, help: string) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const source = metrics.kvUsageSource;
+          if (source) this.set(source.labels, source.read());
+        },
+      });
     this.kvUsage = [
-      gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.'),
-      gauge(
+      usageGauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.'),
+      usageGauge(
         'vllm:gpu_cache_usage_perc',
         'GPU KV-cache usage. 1 means 100 percent usage. DEPRECATED: Use vllm:kv_cache_usage_perc instead.',
       ),
@@ -117,6 +131,11 @@ export class SimMetrics {
       help: 'Requests whose client disconnected before the answer was complete.',
       registers,
     });
+  }
+
+  /** Where the KV usage gauges read their value at each scrape. */
+  readKvUsageFrom(read: () => number, labels: VllmLabels): void {
+    this.kvUsageSource = { read, labels };
   }
 
   /** The engine's gauges and counters, set at once (they are engine-wide, labelled with the first served name). */
