@@ -10,6 +10,7 @@ import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
+import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
@@ -70,6 +71,7 @@ export function saveResult(
   const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, detailed),
+    ...serverMetricsKeys(result),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
@@ -84,6 +86,7 @@ export async function saveHtmlReport(
   const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, true),
+    ...serverMetricsKeys(result),
   });
   await writeHtmlReport('run', { result: json }, path);
 }

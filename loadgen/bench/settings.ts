@@ -5,7 +5,9 @@ import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
+import type { EarlyStopSettings } from '../early-stop/early-stop-settings.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { ServerMetricsSettings } from '../server-metrics/server-metrics-settings.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
 import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
@@ -90,4 +92,9 @@ export interface BenchSettings {
   readonly shard?: ShardSpec;
   /** --start-at / --start-delay (or a --workers parent): t = 0 at a shared instant instead of at once. */
   readonly start?: StartInstant;
+  /** --server-metrics-url and its interval: the server's own /metrics read through the run; null with
+   *  --no-server-metrics, undefined where nothing asked for them (the demo). */
+  readonly serverMetrics?: ServerMetricsSettings | null;
+  /** --stop-on-saturation, --max-error-rate: stop once the run's answer is known (loadgen/early-stop/). */
+  readonly earlyStop?: EarlyStopSettings;
 }

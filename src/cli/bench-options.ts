@@ -8,6 +8,7 @@ import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
+import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
   {
@@ -497,4 +498,5 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
   ...SHARD_OPTIONS,
+  ...SERVER_METRICS_OPTIONS,
 ];
