@@ -3,9 +3,9 @@
 // (peaks and increases, derived from the series and saved for notebooks), the scrape's cost; or, with no server
 // metrics, the URL tried and why. Readers (merge, report, HTML) rebuild the series and recompute the summary.
 
+import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
 import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
-import { isJsonObject, type JsonObject } from '../report/read-result-file.js';
-import type { JsonValue } from '../report/result-json.js';
+import type { JsonObject } from '../report/read-result-file.js';
 import type { HistogramFigure, ServerFamily } from './server-metric-names.js';
 import { SERIES_FIGURES, type SeriesFigure, type ServerSeries } from './server-series.js';
 import { type ServerQuantiles, type ServerSummary, summarizeServer } from './server-summary.js';

@@ -1,8 +1,8 @@
 // The result JSON's keys for what the server said and why a run stopped early, beside the cost's and the
 // breakdown's under "tokenmeter".
 
+import type { JsonValue } from '../../src/shared/json-object.js';
 import type { EarlyStop } from '../early-stop/early-stop.js';
-import type { JsonValue } from '../report/result-json.js';
 import { SERVER_METRICS_KEY, type ServerMetricsRun, serverMetricsJson } from './server-metrics-json.js';
 
 export const EARLY_STOP_KEY = 'early_stop';

@@ -3,6 +3,14 @@
 // arrive before the model produced anything: stamping the first token on them gives a fake ~1 ms TTFT.
 // Usage comes in two halves: input tokens in `message_start`, output tokens (cumulative) in `message_delta`.
 
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
 import {
@@ -13,14 +21,6 @@ import {
   NO_FACTS,
   UNPARSEABLE_FACTS,
 } from './event-classifier.js';
-import {
-  countField,
-  field,
-  isJsonObject,
-  type JsonObject,
-  parseJsonObject,
-  stringField,
-} from './json-object.js';
 import { anthropicPromptUsage } from './prompt-usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {

@@ -4,9 +4,9 @@
 // text. A delta that carries only `role`, or only empty strings, is not content: counting it would stamp the first
 // token before the model produced any (vLLM's own benchmark does, which is one of its known flaws).
 
+import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { EventClassifier, EventFacts } from './event-classifier.js';
-import { field, isJsonObject, type JsonObject, stringField } from './json-object.js';
 import { classifyOpenAiEvent } from './openai-stream.js';
 
 export const openAiChatClassifier: EventClassifier = {

@@ -3,6 +3,14 @@
 // output (the `*.done` events repeat text already streamed, so counting them would count it twice). Usage and the
 // end come with `response.completed` (or `response.incomplete`); `response.failed` and `error` carry errors.
 
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
 import {
@@ -12,14 +20,6 @@ import {
   NO_FACTS,
   UNPARSEABLE_FACTS,
 } from './event-classifier.js';
-import {
-  countField,
-  field,
-  isJsonObject,
-  type JsonObject,
-  parseJsonObject,
-  stringField,
-} from './json-object.js';
 import { responsesPromptUsage } from './prompt-usage.js';
 
 const CONTENT_DELTAS: ReadonlySet<string> = new Set([

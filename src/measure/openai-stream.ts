@@ -2,9 +2,6 @@
 // (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set), `finish_reason`, and errors sent
 // inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
 
-import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage } from './error-message.js';
-import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
 import {
   countField,
   field,
@@ -12,7 +9,10 @@ import {
   type JsonObject,
   parseJsonObject,
   stringField,
-} from './json-object.js';
+} from '../shared/json-object.js';
+import type { SseEvent } from '../sse/sse-parser.js';
+import { capErrorMessage } from './error-message.js';
+import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
 import { openAiPromptUsage } from './prompt-usage.js';
 
 /** Reads the generated text out of one element of `choices` ('' when it carries none). */

@@ -2,6 +2,7 @@
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
+import { parseJsonText } from '../shared/json-object.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 
 export interface TimingModel {
@@ -190,7 +191,7 @@ export function readSimConfigFile(path: string): SimOptions {
     });
   }
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseJsonText(text);
     if (!isRecord(parsed)) throw new Error('the top level must be an object');
     return parsed as SimOptions;
   } catch (error) {
