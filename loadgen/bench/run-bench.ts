@@ -8,6 +8,8 @@ import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
+import { type EarlyStop, EarlyStopWatch } from '../early-stop/early-stop.js';
+import { stopsEarly } from '../early-stop/early-stop-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
@@ -21,6 +23,9 @@ import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
+import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
+import { seriesOfScrape } from '../server-metrics/server-series.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -87,6 +92,11 @@ export interface BenchRunResult {
   readonly spans?: SpanExportCounts;
   /** --multi-turn: the sessions and the turns that were never sent. */
   readonly sessions?: SessionRunCounts;
+  /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
+   *  not asked for. */
+  readonly serverMetrics?: ServerMetricsRun;
+  /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
+  readonly earlyStop?: EarlyStop;
 }
 
 function chooseEngine(
@@ -266,6 +276,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
   let recordsCounts: RecordsFileCounts | undefined;
+  let scraper: ServerMetricsScraper | null = null;
+  let earlyStop: EarlyStop | undefined;
+  let watchTimer: NodeJS.Timeout | undefined;
+  let watch: EarlyStopWatch | null = null;
+  let scrape: Awaited<ReturnType<ServerMetricsScraper['finish']>> | undefined;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
@@ -298,6 +313,28 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     if (first !== undefined && (settings.warmups ?? 0) > 0)
       await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
+    // The baseline sample is taken before the first request is sent.
+    scraper =
+      settings.serverMetrics == null
+        ? null
+        : await ServerMetricsScraper.start(settings.serverMetrics, settings.target.origin);
+    if (stopsEarly(settings.earlyStop)) {
+      const rules = settings.earlyStop;
+      const running = new EarlyStopWatch(
+        rules,
+        settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
+        startAtMs ?? performance.now(),
+      );
+      watch = running;
+      scraper?.onSample((sample) => running.onServerSample(sample));
+      watchTimer = setInterval(() => {
+        earlyStop ??= running.check();
+        if (earlyStop === undefined) return;
+        clearInterval(watchTimer);
+        stopSending.abort();
+        stop.abort();
+      }, rules.checkEveryMs);
+    }
     result = await chooseEngine(
       settings,
       offsetsMs,
@@ -319,11 +356,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         spanOf?.(record, runStartMs, performance.now());
         if (joining === null) accept(record);
         else joining.settle(record);
+        watch?.onRecord(record, runStartMs);
         onFinished(record);
       },
     });
     await joining?.finish(stop.signal);
   } finally {
+    clearInterval(watchTimer);
+    // The last sample, after the drain.
+    scrape = await scraper?.finish();
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
@@ -370,5 +411,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
             ...sessions.counts,
           },
         }),
+    ...(scrape === undefined
+      ? {}
+      : {
+          serverMetrics: serverMetricsRun(
+            seriesOfScrape(scrape, result.startedAtMs),
+            scrape.url,
+            scrape.unavailable ?? 'no sample could be read',
+          ),
+        }),
+    ...(earlyStop === undefined ? {} : { earlyStop }),
   };
 }

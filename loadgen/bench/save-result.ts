@@ -11,6 +11,7 @@ import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
 import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
+import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import { recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
@@ -78,6 +79,7 @@ export function saveResult(
       ? {}
       : sessionsResultKeys(turnFigures(result.records), result.sessions)),
     ...recordsLostKeys(result.recordsCounts),
+    ...serverMetricsKeys(result),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {
@@ -98,6 +100,7 @@ export async function saveHtmlReport(
   const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, true),
+    ...serverMetricsKeys(result),
   });
   await writeHtmlReport('run', { result: json }, path);
 }

@@ -8,6 +8,7 @@ import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
+import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
@@ -546,4 +547,5 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...SHARD_OPTIONS,
   ...VLLM_SERVE_OPTIONS,
   ...VLLM_ACCEPTED_ONLY_OPTIONS,
+  ...SERVER_METRICS_OPTIONS,
 ];

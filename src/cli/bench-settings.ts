@@ -39,6 +39,7 @@ import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import { earlyStopSettingsFrom, serverMetricsSettingsFrom } from './server-metrics-settings.js';
 import { shardSettings } from './shard-settings.js';
 import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
 
@@ -248,6 +249,7 @@ export function benchSettingsFrom(
   );
   const smoke = flag(o, 'smoke');
   const fullRunPrompts = num(o, 'num-prompts') ?? 1000;
+  const serverMetrics = serverMetricsSettingsFrom(o);
   const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
@@ -377,6 +379,8 @@ export function benchSettingsFrom(
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
     ...(vllm.insecure ? { insecure: true } : {}),
     ...(vllm.appendResult ? { appendResult: true } : {}),
+    serverMetrics,
+    earlyStop: earlyStopSettingsFrom(o, serverMetrics?.intervalMs ?? 1000),
   };
 }
 
