@@ -1,6 +1,8 @@
 // Bounded metric labels: model names come from clients, so only the configured names plus the first
 // `maxModels` others get their own label value; the rest share `other`. Ids, keys and URLs are never labels.
 
+import { NO_MODEL_LABEL } from '../shared/no-model-label.js';
+
 export const OTHER_MODEL = 'other';
 
 export class ModelLabels {
@@ -14,7 +16,7 @@ export class ModelLabels {
   }
 
   label(model: string | null): string {
-    if (model === null) return 'none';
+    if (model === null) return NO_MODEL_LABEL;
     if (this.#allowed.has(model)) return model;
     if (this.#extra >= this.#max || model.length > 200) return OTHER_MODEL;
     this.#extra++;
