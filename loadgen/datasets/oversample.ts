@@ -5,12 +5,14 @@ import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampleRequest } from './sample-request.js';
 
-/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. */
+/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. `dropped` says why the other
+ *  entries were not usable (e.g. "of 11 entries: 4 malformed, 6 dropped by vLLM's length filter ..."). */
 export function oversample(
   requests: SampleRequest[],
   wanted: number,
   seed: number,
   datasetName: string,
+  dropped?: string,
 ): string | undefined {
   const found = requests.length;
   if (found >= wanted) return undefined;
@@ -24,5 +26,7 @@ export function oversample(
     const original = requests[random.int(0, found - 1)] as SampleRequest;
     requests.push({ ...original, oversampled: true });
   }
-  return `oversampled: only ${found} usable entries for ${wanted} requests; ${wanted - found} duplicates added`;
+  const usable = `${found} usable ${found === 1 ? 'entry' : 'entries'}`;
+  const why = dropped === undefined || dropped === '' ? '' : ` (${dropped})`;
+  return `oversampled: only ${usable} for ${wanted} requests${why}; ${wanted - found} duplicates added`;
 }

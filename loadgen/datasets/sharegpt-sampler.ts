@@ -18,6 +18,8 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 import {
+  isLengthRejection,
+  LENGTH_REJECTIONS,
   lengthRejection,
   SHAREGPT_LENGTH_LIMITS,
   type ShareGptLengthLimits,
@@ -118,9 +120,38 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   if (read.malformed > 0)
     notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
   if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
-  const oversampled = oversample(requests, options.numPrompts, options.seed, `ShareGPT file ${options.path}`);
+  const oversampled = oversample(
+    requests,
+    options.numPrompts,
+    options.seed,
+    `ShareGPT file ${options.path}`,
+    droppedEntries(stats),
+  );
   if (oversampled !== undefined) notes.push(oversampled);
   return { requests, notes, stats };
+}
+
+/** Where the entries that are not usable went, e.g. "of 11 entries: 4 malformed; 6 dropped by vLLM's length
+ *  filter: 3 prompt too short, 3 reply too short"; '' when none was dropped. */
+function droppedEntries(stats: ShareGptSampleStats): string {
+  const { read } = stats;
+  const ruleOrder = (why: string): number => (LENGTH_REJECTIONS as readonly string[]).indexOf(why);
+  const lengthFilter = Object.entries(stats.rejected)
+    .filter(([why]) => isLengthRejection(why))
+    .sort(([a], [b]) => ruleOrder(a) - ruleOrder(b));
+  const unreadable = Object.entries(stats.rejected).filter(([why]) => !isLengthRejection(why));
+  const filtered = lengthFilter.reduce((sum, [, count]) => sum + count, 0);
+  const parts = [
+    ...(read.malformed > 0 ? [`${read.malformed} malformed`] : []),
+    ...(stats.tooFewTurns > 0 ? [`${stats.tooFewTurns} with fewer than the two turns a request needs`] : []),
+    ...unreadable.map(([why, count]) => `${count} ${why}`),
+    ...(filtered > 0
+      ? [
+          `${filtered} dropped by vLLM's length filter: ${lengthFilter.map(([why, count]) => `${count} ${why}`).join(', ')}`,
+        ]
+      : []),
+  ];
+  return parts.length === 0 ? '' : `of ${plural(read.elements, 'entry', 'entries')}: ${parts.join('; ')}`;
 }
 
 /** Why no request could be taken from the file, from the first step that left nothing. */
