@@ -26,6 +26,7 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
+import { isJsonObject } from '../shared/json-object.js';
 import { UsageError } from '../shared/usage-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
@@ -102,8 +103,7 @@ function parseExtraBody(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
+    if (isJsonObject(value)) return { ...value };
   } catch {
     // reported below
   }
@@ -183,6 +183,7 @@ export function benchSettingsFrom(
     {
       ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
       ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      sendsNothing: flag(o, 'estimate'),
       fallbackEnv: BACKEND_SPECS[target.backend].keyEnv,
     },
     env,
