@@ -12,10 +12,21 @@ import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
+import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
+import { sampleMooncakeTrace } from '../traces/mooncake-trace.js';
 import { checkInputFile } from './input-file.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
-export const DATASET_NAMES = ['sharegpt', 'random', 'jsonl', 'custom', 'records'] as const;
+export const DATASET_NAMES = [
+  'sharegpt',
+  'random',
+  'jsonl',
+  'custom',
+  'records',
+  'mooncake',
+  'burstgpt',
+] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
 /** dist/loadgen/bench -> loadgen/data (the data folder is shipped, not compiled). */
@@ -35,6 +46,8 @@ export interface DatasetSettings {
   readonly randomPrefixLen?: number;
   readonly customOutputLen?: number;
   readonly replaySpeed: number;
+  /** Traces: tokens per prefix block id (Mooncake's 512). */
+  readonly traceBlockTokens?: number;
   /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
   readonly endpointFamily?: EndpointFamily;
 }
@@ -50,8 +63,19 @@ const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations"
 /** What a gateway records file holds, in the words of an error about one. */
 export const RECORDS_FILE_SHAPE = "a tokenmeter gateway's records file (JSON lines)";
 
+/** Datasets that carry their own send times (replayed unless a --request-rate or ramp-up replaces them). */
+const TIMED_DATASETS: ReadonlySet<DatasetName> = new Set(['records', 'mooncake', 'burstgpt']);
+
+export function datasetHasSchedule(name: DatasetName): boolean {
+  return TIMED_DATASETS.has(name);
+}
+
+const MOONCAKE_SHAPE =
+  'a Mooncake-style trace (JSON lines of {"timestamp", "input_length", "output_length", "hash_ids"})';
+const BURSTGPT_SHAPE = 'a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...)';
+
 /** Datasets read from a file the user must name (sharegpt falls back to the bundled sample). */
-const NEED_A_PATH: ReadonlySet<DatasetName> = new Set(['jsonl', 'custom', 'records']);
+const NEED_A_PATH: ReadonlySet<DatasetName> = new Set(['jsonl', 'custom', 'records', 'mooncake', 'burstgpt']);
 
 /** The usage error for a dataset that needs --dataset-path and has none; checked as the flags are read. */
 export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'>): void {
@@ -120,6 +144,25 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
         notes: replay.notes,
         recordedOffsetsMs: replay.offsetsMs,
         description: `gateway records ${path}`,
+      };
+    }
+    case 'mooncake':
+    case 'burstgpt': {
+      const path = needPath(settings);
+      const mooncake = settings.name === 'mooncake';
+      await checkInputFile('--dataset-path', path, mooncake ? MOONCAKE_SHAPE : BURSTGPT_SHAPE);
+      const options = {
+        ...common,
+        path,
+        speed: settings.replaySpeed,
+        blockTokens: settings.traceBlockTokens ?? DEFAULT_TRACE_BLOCK_TOKENS,
+      };
+      const replay = mooncake ? await sampleMooncakeTrace(options) : await sampleBurstGptTrace(options);
+      return {
+        requests: replay.requests,
+        notes: replay.notes,
+        recordedOffsetsMs: replay.offsetsMs,
+        description: `${mooncake ? 'Mooncake' : 'BurstGPT'} trace ${path}`,
       };
     }
   }

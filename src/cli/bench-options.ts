@@ -94,7 +94,9 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     choices: DATASET_NAMES,
     default: 'sharegpt',
-    help: 'sharegpt, random, jsonl (custom), or records (replay a tokenmeter gateway records file)',
+    help:
+      'sharegpt, random, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
+      'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids) or burstgpt (its CSV)',
   },
   {
     name: 'dataset-path',
@@ -166,7 +168,14 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     min: 0.001,
     default: 1,
     valueName: 'X',
-    help: 'records: replay X times faster than recorded (ignored with --request-rate)',
+    help: 'records, mooncake, burstgpt: replay X times faster than recorded (ignored with --request-rate)',
+  },
+  {
+    name: 'trace-block-tokens',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: "mooncake: tokens per hash id block (default 512, as in Mooncake's traces)",
   },
 ];
 

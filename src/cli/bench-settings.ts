@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
 import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
-import { checkDatasetPath, type DatasetName } from '../../loadgen/bench/load-dataset.js';
+import { checkDatasetPath, type DatasetName, datasetHasSchedule } from '../../loadgen/bench/load-dataset.js';
 import type {
   BenchSettings,
   DurationBound,
@@ -219,7 +219,7 @@ export function benchSettingsFrom(
     engine,
     requestRate,
     ramp: ramp !== undefined,
-    replay: datasetName === 'records',
+    replay: datasetHasSchedule(datasetName),
   });
   return {
     target,
@@ -241,6 +241,7 @@ export function benchSettingsFrom(
       ...optional('random-range-ratio', 'randomRangeRatio'),
       ...optional('random-prefix-len', 'randomPrefixLen'),
       ...optional('custom-output-len', 'customOutputLen'),
+      ...optional('trace-block-tokens', 'traceBlockTokens'),
     },
     requestRate,
     burstiness: num(o, 'burstiness') ?? 1,

@@ -146,6 +146,7 @@ export class RequestMeasurement {
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
+      ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),

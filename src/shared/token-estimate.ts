@@ -16,3 +16,8 @@ export function estimateTokens(text: string): number {
   while (TOKEN_PATTERN.exec(text) !== null) count++;
   return count;
 }
+
+/** The tokens of `text` under the same rule, as strings: what prefix hashing of a prompt splits it into. */
+export function estimatedTokenPieces(text: string): string[] {
+  return text.match(TOKEN_PATTERN) ?? [];
+}
