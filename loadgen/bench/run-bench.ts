@@ -149,6 +149,18 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
   }).offsetsMs;
 }
 
+/** The last intended send time when the schedule alone sets the pace: the open loop with no concurrency cap (which
+ *  would hold requests back) and arrivals spread over time (not every request at t = 0). */
+function optionalScheduleEnd(
+  settings: BenchSettings,
+  offsetsMs: readonly number[],
+  maxConcurrency: number | undefined,
+): { scheduleEndMs?: number } {
+  if (settings.engine !== 'open-loop' || maxConcurrency !== undefined) return {};
+  const end = offsetsMs.reduce((latest, offset) => Math.max(latest, offset), 0);
+  return end > 0 ? { scheduleEndMs: end } : {};
+}
+
 /** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
  *  --metric-percentiles reports). */
 export function runFigures(
@@ -239,7 +251,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const file = input.recordsPath === null ? undefined : await RecordsFile.open(input.recordsPath);
   const onOuterAbort = (): void => stop.abort();
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
-  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
+  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
+    ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
+  });
   const records: RequestRecord[] = [];
   const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
   const spanOf =
