@@ -61,11 +61,12 @@ function isTraversal(segment: string): boolean {
   return decoded.split(/[/\\]/).some((part) => part === '.' || part === '..');
 }
 
-/** `rawUrl` is the request target as received: origin-form or absolute-form (whose host is ignored). */
-export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
-  let path = rawUrl;
-  const query = path.indexOf('?');
-  if (query >= 0) path = path.slice(0, query);
+/**
+ * `target` is the request target as received less its query (split once, where the request arrives):
+ * origin-form or absolute-form (whose host is ignored).
+ */
+export function canonicalizeClientPath(target: string): CanonicalPath {
+  let path = target;
   // Absolute-form (`POST http://host/v1/...`): only the path counts; the host never selects an upstream.
   const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
   if (scheme) path = path.slice(scheme[0].length);
