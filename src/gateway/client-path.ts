@@ -56,6 +56,9 @@ function decodeFully(segment: string): string | undefined {
 }
 
 function isTraversal(segment: string): boolean {
+  // Without a percent-escape there is nothing to decode, and no `/` or `\` inside (split on the one, refused on
+  // the other): the common path skips the decoding.
+  if (!segment.includes('%')) return segment === '.' || segment === '..';
   const decoded = decodeFully(segment);
   if (decoded === undefined) return true;
   return decoded.split(/[/\\]/).some((part) => part === '.' || part === '..');
