@@ -45,17 +45,24 @@ export function readBody(
   }
   const chunks: Buffer[] = [];
   let received = 0;
+  /** done() was called: whatever the request emits after is not this read's. */
+  let settled = false;
   const onData = (chunk: Buffer): void => {
+    if (settled) return;
     received += chunk.length;
     if (received > limit) {
       stop();
+      settled = true;
       done(tooLarge(), undefined);
       return;
     }
     chunks.push(chunk);
   };
+  // Listeners are removed only when reading stops early: removing a 'data' listener schedules a tick to update
+  // the stream's flowing state, a cost per request for nothing once the body has ended.
   const onEnd = (): void => {
-    stop();
+    if (settled) return;
+    settled = true;
     if (!Number.isNaN(declared) && received !== declared) {
       done(unreadable(), undefined);
       return;
@@ -63,7 +70,9 @@ export function readBody(
     done(null, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
   };
   const onError = (error: Error): void => {
+    if (settled) return;
     stop();
+    settled = true;
     if (!request.socket?.destroyed) done(unreadable(error), undefined);
   };
   function stop(): void {
