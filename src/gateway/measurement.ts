@@ -40,8 +40,6 @@ export class RequestMeasurement {
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
   stream = false;
-  /** `/healthz`, `/readyz`, `/metrics`: measured for in-flight only, never recorded. */
-  ownEndpoint = false;
   status = 0;
   #outcome: Outcome | null = null;
   upstreamRequestAt = Number.NaN;
