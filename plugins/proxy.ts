@@ -94,6 +94,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
         dispatcher,
         model: route.upstreamModel,
         injectUsage: config.injectUsage,
+        keepGaps: config.recordGaps,
         scrubber: context.scrubber,
       },
       { sink: new ClientSink(request, reply, (cause) => upstreamFailure(upstream, cause), context.scrubber) },
