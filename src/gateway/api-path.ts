@@ -205,6 +205,7 @@ export class ApiPath {
         dispatcher,
         model: route.upstreamModel,
         injectUsage: config.injectUsage,
+        keepGaps: config.recordGaps,
         scrubber: context.scrubber,
       },
       { sink },

@@ -179,7 +179,7 @@ export class RequestMeasurement {
       finishReason: figures?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      gapCounts: gapCountsOf(figures?.itlMs),
+      gapCounts: gapCountsOf(timing?.contentGaps),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null
