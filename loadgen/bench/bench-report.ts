@@ -13,6 +13,7 @@ import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
+import { interruptionLine } from './interruption.js';
 import { recordsLostLine } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings, DurationBound } from './settings.js';
@@ -85,12 +86,7 @@ export function formatBenchReport(
   if (result.spans !== undefined && settings.spanExport !== null)
     parts.push(spansLine(result.spans, settings.spanExport));
   parts.push(recordsLostLine(result.recordsCounts, result.recordsPath));
-  if (result.interrupted) {
-    parts.push(
-      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +
-        'the figures above describe only the part that ran.\n',
-    );
-  }
+  if (result.interruption !== undefined) parts.push(interruptionLine(result.interruption, result.planned));
   return parts.join('');
 }
 
