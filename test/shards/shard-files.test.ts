@@ -13,7 +13,7 @@ import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { type CliResult, runCli } from '../helpers/run-cli.js';
 import { bench, cleanEnv } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
-import { ID_PREFIX, RUN } from './shard-run.js';
+import { seededRunFlags } from './shard-run.js';
 
 let sim: RunningSimulator;
 let root: string;
@@ -21,24 +21,7 @@ let root: string;
 let shardsDir: string;
 
 function runFlags(dir: string): string[] {
-  return [
-    '--base-url',
-    sim.url,
-    '--num-prompts',
-    String(RUN.prompts),
-    '--request-rate',
-    String(RUN.rate),
-    '--seed',
-    String(RUN.seed),
-    '--sharegpt-output-len',
-    String(RUN.outputTokens),
-    '--request-id-prefix',
-    ID_PREFIX,
-    '--disable-tqdm',
-    '--save-result',
-    '--result-dir',
-    dir,
-  ];
+  return seededRunFlags(sim.url, dir);
 }
 
 function jsonOf(path: string): Record<string, unknown> {
