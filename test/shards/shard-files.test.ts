@@ -41,10 +41,12 @@ async function copyOfShards(name: string): Promise<string> {
   return copy;
 }
 
+/** The shards' files in shard order (their dates may differ by a second: shards start when they are ready). */
 function filesIn(dir: string, suffix: string): string[] {
+  const shardOf = (name: string): number => Number(/-shard(\d+)of3[.]/.exec(name)?.[1] ?? -1);
   return readdirSync(dir)
     .filter((name) => name.endsWith(suffix))
-    .sort()
+    .sort((a, b) => shardOf(a) - shardOf(b))
     .map((name) => join(dir, name));
 }
 
