@@ -33,6 +33,7 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
+import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
@@ -79,6 +80,8 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** When it was stopped so and what that cancelled (left out of the figures). */
+  readonly interruption?: Interruption;
   /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
   readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
@@ -249,7 +252,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ? new RunBudget(settings.cost.limits, settings.cost.price)
     : undefined;
   const file = input.recordsPath === null ? undefined : await RecordsFile.open(input.recordsPath);
-  const onOuterAbort = (): void => stop.abort();
+  let interruptedAt: Date | null = null;
+  const onOuterAbort = (): void => {
+    interruptedAt = new Date();
+    stop.abort();
+  };
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
     ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
@@ -387,8 +394,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
-  const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
-  const breakdown = benchBreakdown(records, settings, input.gatewayRecords);
+  const interruption = interruptionOf(interruptedAt, records, requests.length);
+  // A run cut short is measured on what ran: the requests Ctrl-C cancelled are no failures of the server.
+  const measured = measuredRecords(records, interruption);
+  const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
+  const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -397,7 +407,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     extra,
     breakdown,
     verdicts: verdicts(
-      records,
+      measured,
       extra,
       DEFAULT_VERDICT_THRESHOLDS,
       {
@@ -411,6 +421,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(interruption === undefined ? {} : { interruption }),
     ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
