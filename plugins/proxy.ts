@@ -7,6 +7,7 @@
 // handler is both the cheapest path and the most exact clock.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { ALLOW, isApiMethod, ROUTED_METHODS } from '../src/gateway/api-methods.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from '../src/gateway/client-path.js';
 import { ClientSink } from '../src/gateway/client-sink.js';
 import type { GatewayContext } from '../src/gateway/context.js';
@@ -22,7 +23,6 @@ export interface ProxyPluginOptions {
 }
 
 const ACCEPTED = `${KNOWN_ENDPOINTS.map((e) => `/v1/${e}`).join(', ')} (and any other /v1/... path)`;
-const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions): Promise<void> {
   const { context } = options;
@@ -103,8 +103,18 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     return reply;
   }
 
-  fastify.route({ method: [...METHODS], url: '/*', handler: handle });
+  fastify.route({ method: [...ROUTED_METHODS], url: '/*', handler: handle });
   fastify.setNotFoundHandler(handle);
+  // Before the body is read (Fastify would refuse a QUERY without a content type with its own 500): a method
+  // outside the API's list is answered here, for every path, and never forwarded.
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (isApiMethod(request.method)) return;
+    reply.header('allow', ALLOW);
+    throw new GatewayError(
+      'method_not_allowed',
+      `${request.method.slice(0, 20)} is not an API method: use ${ALLOW}`,
+    );
+  });
 }
 
 export default fp(proxyPlugin, {

@@ -17,6 +17,8 @@ export const GATEWAY_ERRORS = {
   path_traversal: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
   model_not_found: { status: 404, type: 'invalid_request_error', outcome: 'rejected' },
   invalid_request_body: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  request_too_deep: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', outcome: 'rejected' },
   request_too_large: { status: 413, type: 'invalid_request_error', outcome: 'rejected' },
   missing_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },
   invalid_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },

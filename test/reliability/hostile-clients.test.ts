@@ -5,8 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';
+import { ALLOW } from '../../src/gateway/api-methods.js';
 import { prettyLine } from '../../src/gateway/pretty-log.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
+import { rawRequest } from '../gateway/helpers/raw-http.js';
 import { sendShortChatStream, startUpstream } from '../gateway/helpers/upstream.js';
 import { closeAndAccount } from './accounting.js';
 
@@ -19,6 +21,7 @@ test('a model name with terminal escapes, CR and NUL: answered, escaped in the p
   const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
   t.after(() => upstream.close());
   const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
+  t.after(() => gateway.close());
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -49,5 +52,34 @@ test('a model name with terminal escapes, CR and NUL: answered, escaped in the p
   assert.ok(
     labelled.some((line) => line.includes(String.raw`model="m\\u001b]0;owned`)),
     labelled[0],
+  );
+});
+
+/** Methods outside the API's list that Node's parser accepts; an upstream honouring TRACE echoes the request. */
+const FOREIGN_METHODS = ['TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'SEARCH', 'MKCOL', 'QUERY'];
+
+test('methods outside the API (TRACE, WebDAV, PURGE, QUERY): 405 with Allow, never forwarded, recorded rejected', async (t) => {
+  const upstream = await startUpstream((req, res) => {
+    // What an upstream honouring TRACE does: the request it received, headers and all, as the body.
+    res.writeHead(200, { 'content-type': 'message/http' });
+    res.end(`${req.method} ${req.url}\r\n${JSON.stringify(req.headers)}`);
+  });
+  t.after(() => upstream.close());
+  const gateway = await startGateway(
+    { upstreams: [{ name: 'u', baseUrl: upstream.url, keyEnv: 'METHOD_KEY' }] },
+    { METHOD_KEY: 'sk-method-row-Qx81Lm20' },
+  );
+  t.after(() => gateway.close());
+  for (const method of FOREIGN_METHODS) {
+    const got = await rawRequest(gateway.url, `${method} /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1`);
+    assert.equal(got.status, 405, `${method}: ${got.head}`);
+    assert.match(got.head, new RegExp(`\r\nallow: ${ALLOW}\r\n`, 'i'), method);
+    assert.equal(JSON.parse(got.body).error.code, 'method_not_allowed', method);
+  }
+  assert.equal(upstream.requests.length, 0, 'no method outside the list reached the upstream');
+  const records = await closeAndAccount(gateway, FOREIGN_METHODS.length);
+  assert.deepEqual(
+    records.map((r) => `${r.outcome} ${r.status}`),
+    FOREIGN_METHODS.map(() => 'rejected 405'),
   );
 });
