@@ -68,6 +68,15 @@ interface UpstreamLike {
 export function upstreamFailure(upstream: UpstreamLike, cause: unknown): GatewayError {
   const where = `upstream '${upstream.name}' at ${upstream.base.display}`;
   const { kind, code } = networkFailure(cause, false);
+  // undici's name for a response it refuses to parse on, such as a 100 Continue it did not ask for (it sends no
+  // Expect): the connection is destroyed, but the upstream did answer, not hang up.
+  if (kind === 'reset' && cause instanceof Error && cause.message === 'bad response') {
+    return new GatewayError(
+      'upstream_bad_response',
+      `${where} answered with a response the gateway cannot use (such as a 100 Continue it did not ask for); check its logs`,
+      { cause },
+    );
+  }
   switch (kind) {
     case 'refused':
       return new GatewayError('upstream_refused', `${where} refused the connection: is it running?`, {
