@@ -5,7 +5,7 @@ import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
-import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
 import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
@@ -65,7 +65,7 @@ export interface BenchSettings {
   readonly requestIdPrefix: string;
   /** Stop at the first failure and print the whole answer. */
   readonly smoke: boolean;
-  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly percentileMetrics: readonly PercentileMetric[];
   readonly metricPercentiles: readonly number[];
   readonly goodput?: GoodputSlos;
   readonly save: SaveSettings;

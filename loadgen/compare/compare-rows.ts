@@ -4,7 +4,13 @@
 // Each row also says how its interval is drawn from the records (bootstrap.ts), or why it has none.
 
 import type { JsonObject } from '../report/read-result-file.js';
-import { extraStat, numberField, percentileWords, successRate } from '../report/result-fields.js';
+import {
+  extraStat,
+  failedCount,
+  numberField,
+  percentileWords,
+  successRate,
+} from '../report/result-fields.js';
 import type { Statistic } from './bootstrap.js';
 import type { RateAmount, SampleName } from './request-samples.js';
 
@@ -107,7 +113,10 @@ function ttfbRows(runs: readonly JsonObject[]): RowSpec[] {
 export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
   const rows: RowSpec[] = [
     plain('completed', 'Successful requests', '', 'higher', fromRequests('ok', SUM), true),
-    plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+    {
+      ...plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+      read: (json) => failedCount(json).value,
+    },
     {
       key: 'tokenmeter.success_rate',
       label: 'Success rate',
@@ -124,10 +133,14 @@ export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
       kind: 'rate',
       amount: 'requests',
     }),
-    plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
-      kind: 'none',
-      reason: 'SLOs not saved',
-    }),
+    {
+      ...plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
+        kind: 'none',
+        reason: 'SLOs not saved',
+      }),
+      // vLLM 0.8.5 and earlier spelled the key with a colon.
+      read: (json) => numberField(json, 'request_goodput') ?? numberField(json, 'request_goodput:'),
+    },
     plain('output_throughput', 'Output token throughput', 'tok/s', 'higher', {
       kind: 'rate',
       amount: 'output_tokens',
