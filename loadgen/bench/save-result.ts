@@ -10,7 +10,10 @@ import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
+import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
+import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -73,6 +76,11 @@ export function saveResult(
   const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, detailed),
+    ...(result.sessions === undefined
+      ? {}
+      : sessionsResultKeys(turnFigures(result.records), result.sessions)),
+    ...recordsLostKeys(result.recordsCounts),
+    ...serverMetricsKeys(result),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {
@@ -93,6 +101,7 @@ export async function saveHtmlReport(
   const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, true),
+    ...serverMetricsKeys(result),
   });
   await writeHtmlReport('run', { result: json }, path);
 }

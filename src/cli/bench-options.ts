@@ -8,6 +8,7 @@ import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
+import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
@@ -504,6 +505,35 @@ export const RATE_OPTION: OptionSpec = {
   help: 'Requests per second, or inf to send all at once',
 };
 
+/** `bench --multi-turn`: conversations as sessions (docs/loadgen.md, "Multi-turn sessions"). */
+export const SESSION_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'multi-turn',
+    type: 'boolean',
+    help: 'sharegpt: replay each conversation as a session; turn k sends the history with the answers the model gave',
+  },
+  {
+    name: 'max-turns',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N turns of each conversation (default: all)',
+  },
+  {
+    name: 'max-active-conversations',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N sessions in flight; others wait (default: no cap)',
+  },
+  {
+    name: 'think-time-ms',
+    type: 'string',
+    valueName: 'MS|MIN-MAX',
+    help: "--multi-turn: the user's pause between an answer and the next turn, fixed or uniform (default 0)",
+  },
+];
+
 export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...TARGET_OPTIONS,
   ...DATASET_OPTIONS,
@@ -513,7 +543,9 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...RESULT_OPTIONS,
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
+  ...SESSION_OPTIONS,
   ...SHARD_OPTIONS,
   ...VLLM_SERVE_OPTIONS,
   ...VLLM_ACCEPTED_ONLY_OPTIONS,
+  ...SERVER_METRICS_OPTIONS,
 ];

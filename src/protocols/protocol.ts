@@ -78,6 +78,11 @@ export interface Protocol<Name extends string = string, Family extends string = 
   readonly buildBody: (sample: PayloadSample, options: BodyOptions) => Body;
   /** What a body of this protocol needs to stream, with usage where it must be asked for (replayed bodies). */
   readonly streamFields: (options: BodyOptions) => Body;
+  /**
+   * The body field holding the conversation as a list of {role, content} messages, where a multi-turn session
+   * puts its earlier turns (loadgen/bench/session-bodies.ts); null for a single prompt (completions).
+   */
+  readonly conversationField: 'messages' | 'input' | null;
 }
 
 /** Untimed endpoints (models, embeddings, ...) take a bearer token. */
