@@ -437,7 +437,8 @@ const ROWS: Row[] = [
         .records()
         .sort((a, b) => a.index - b.index)
         .map((r) => r.intendedOffsetMs);
-      intended.forEach((at, i) => assert.ok(Math.abs(at - (expected[i] as number)) < 1e-6, `request ${i}`));
+      for (const [i, at] of intended.entries())
+        assert.ok(Math.abs(at - (expected[i] as number)) < 1e-6, `request ${i}`);
       assert.match(run.stdout, /\nRequest rate configured \(RPS\):\s+40\.00 /);
       assert.equal(run.results()[0]?.['burstiness'], 0.5);
     },
@@ -471,7 +472,8 @@ const ROWS: Row[] = [
         .records()
         .sort((a, b) => a.index - b.index)
         .map((r) => r.intendedOffsetMs);
-      intended.forEach((at, i) => assert.ok(Math.abs(at - (expected[i] as number)) < 1e-6, `request ${i}`));
+      for (const [i, at] of intended.entries())
+        assert.ok(Math.abs(at - (expected[i] as number)) < 1e-6, `request ${i}`);
     },
   },
   {
