@@ -177,6 +177,8 @@ export function runFigures(
       durationMs,
       metricPercentiles: percentiles,
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+      requestRate: settings.requestRate,
     }),
     extra: extraMetrics(records, percentiles),
   };

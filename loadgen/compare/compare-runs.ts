@@ -8,7 +8,13 @@
 
 import { basename } from 'node:path';
 import { interruptionNote } from '../bench/interruption.js';
-import { numberField, rateField, stringField } from '../report/result-fields.js';
+import {
+  type FailedSource,
+  failedCount,
+  numberField,
+  rateField,
+  stringField,
+} from '../report/result-fields.js';
 import { type RunTarget, readTarget } from '../report/run-target.js';
 import { differenceInterval, type Interval } from './bootstrap.js';
 import { type BetterWhen, compareRowSpecs } from './compare-rows.js';
@@ -56,6 +62,8 @@ export interface ComparedRun {
   recordsMissing: string | null;
   /** A run cut short by Ctrl-C, in words (`tokenmeter.interrupted`); null for a run that ran to its end. */
   interrupted: string | null;
+  /** How its failed count was had (derived for vLLM 0.8.5 files, which save none). */
+  failedSource: FailedSource;
 }
 
 /** How a row's best run was decided. */
@@ -118,6 +126,7 @@ function describeRun(run: LoadedRun, index: number): ComparedRun {
     recordCount: records.records?.length ?? 0,
     recordsMissing: records.records === null ? records.missing : null,
     interrupted: interruptionNote(json),
+    failedSource: failedCount(json).source,
   };
 }
 
