@@ -1,6 +1,8 @@
 // What does the gateway add? Side by side in one run, rounds alternated: streamed chat requests sent directly
 // to a mock upstream, through the leanest Node proxy (`node:http` + an undici dispatch handler, no measurement:
-// helpers/leanest-proxy.ts), through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
+// helpers/leanest-proxy.ts), through the "Fastify floor" (the leanest proxy's undici dispatch inside a Fastify
+// wildcard route with a buffer body parser and a hijacked reply: what Fastify itself costs a proxy that adds
+// nothing), through a bare @fastify/http-proxy (nothing added), through nginx (Debian's package,
 // `proxy_buffering off`, skipped when not installed), through the gateway (metering, records file and JSON
 // logs on) and through the gateway with OpenTelemetry span export on as well (OTLP/HTTP protobuf, the default,
 // to a local receiver that reads and discards each export: docs/tracing.md), at concurrency 16 and 256. Not
@@ -8,7 +10,12 @@
 // install nginx`):
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
-//     [--itl-ms 16:40,256:100] [--concurrency 16,256]
+//     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N]
+//
+// `--cores N` pins every process of the run (this client, the upstream, every proxy) to CPUs 0..N-1 with taskset
+// (default: every CPU of the machine), so a run on a bigger machine can be made to look like a small one, or
+// given room. The load average is printed at the start and the end: on a shared machine it says how noisy the
+// figures are.
 //
 // Every party runs in its own process (upstream, each proxy, the client), but on a 2-core machine they share the
 // cores. The default token rates (10 tokens, 40 ms apart at concurrency 16, 100 ms apart at 256: ~35 and ~230
@@ -27,7 +34,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -45,8 +52,10 @@ const { values: args, positionals } = parseArgs({
     // Gap between tokens per concurrency: lower rates at 256 so the shared 2 cores are not saturated.
     'itl-ms': { type: 'string', default: '16:40,256:100' },
     concurrency: { type: 'string', default: '16,256' },
+    cores: { type: 'string', default: String(availableParallelism()) },
   },
 });
+const CPUS = `0-${Math.max(0, Math.min(availableParallelism(), Number(args.cores) || 1) - 1)}`;
 
 function announce(port: number): void {
   process.stdout.write(`PORT ${port}\n`);
@@ -84,6 +93,28 @@ async function runBareProxy(upstream: string): Promise<void> {
   const { default: proxy } = await import('@fastify/http-proxy');
   const app = Fastify({ logger: false });
   await app.register(proxy, { upstream, undici: { connections: 1024, pipelining: 1 } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  announce((app.server.address() as AddressInfo).port);
+}
+
+/**
+ * The leanest proxy's dispatch (helpers/leanest-proxy.ts) inside a Fastify application: a wildcard route, a body
+ * parser that keeps the bytes, and a hijacked reply written by the dispatch handler. What is left of Fastify's
+ * cost when nothing else is added.
+ */
+async function runFastifyFloor(upstream: string): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const { forwardOn, leanestAgent } = await import('./helpers/leanest-proxy.js');
+  const origin = new URL(upstream).origin;
+  const agent = leanestAgent();
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.all('/*', (request, reply) => {
+    reply.hijack();
+    const body = Buffer.isBuffer(request.body) ? request.body : null;
+    forwardOn(agent, origin, request.raw, reply.raw, body);
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   announce((app.server.address() as AddressInfo).port);
 }
@@ -128,7 +159,9 @@ async function runGateway(upstream: string, dir: string, otlpEndpoint?: string):
 }
 
 function startChild(argv: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [SELF, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('taskset', ['-c', CPUS, process.execPath, SELF, ...argv], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       const port = /PORT (\d+)/.exec(d.toString())?.[1];
@@ -154,7 +187,9 @@ http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}
     location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; } } }
 `,
   );
-  return spawn('nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: 'inherit' });
+  return spawn('taskset', ['-c', CPUS, 'nginx', '-c', conf, '-p', dir, '-g', 'daemon off;'], {
+    stdio: 'inherit',
+  });
 }
 
 interface Samples {
@@ -218,12 +253,19 @@ function pct(values: number[], p: number): number {
   return (sorted[lo] ?? 0) + ((sorted[Math.ceil(rank)] ?? 0) - (sorted[lo] ?? 0)) * (rank - lo);
 }
 
+const loadAverage = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 async function drive(): Promise<void> {
+  spawnSync('taskset', ['-a', '-cp', CPUS, String(process.pid)], { stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bench-'));
   const seconds = Number(args.seconds);
   const up = await startChild(['upstream', args.tokens ?? '10']);
   const upstreamUrl = `http://127.0.0.1:${up.port}`;
   const leanest = await startChild(['leanest', upstreamUrl]);
+  const floor = await startChild(['floor', upstreamUrl]);
   const bare = await startChild(['bare', upstreamUrl]);
   const gw = await startChild(['gateway', upstreamUrl, dir]);
   const collector = await startChild(['collector']);
@@ -236,6 +278,7 @@ async function drive(): Promise<void> {
   const targets: { name: string; port: number; pids: number[] }[] = [
     { name: 'direct', port: up.port, pids: [] },
     { name: 'leanest Node proxy', port: leanest.port, pids: tree(leanest.child) },
+    { name: 'Fastify floor', port: floor.port, pids: tree(floor.child) },
     { name: 'bare http-proxy', port: bare.port, pids: tree(bare.child) },
     ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
     { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
@@ -245,8 +288,9 @@ async function drive(): Promise<void> {
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
   );
   console.log(
-    `tokens ${args.tokens}, ${seconds} s x ${args.rounds} rounds per target${nginx ? '' : ' (nginx not installed: skipped)'}`,
+    `tokens ${args.tokens}, ${seconds} s x ${args.rounds} rounds per target, CPUs ${CPUS}${nginx ? '' : ' (nginx not installed: skipped)'}`,
   );
+  console.log(`load average (1, 5, 15 min) at start: ${loadAverage()}`);
   for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
     const itl = itlByConcurrency.get(concurrency) ?? 40;
     const results = new Map(targets.map(({ name }) => [name, noSamples()]));
@@ -290,7 +334,17 @@ async function drive(): Promise<void> {
       );
     }
   }
-  for (const child of [up.child, leanest.child, bare.child, gw.child, gwOtlp.child, collector.child, nginx])
+  console.log(`\nload average (1, 5, 15 min) at the end: ${loadAverage()}`);
+  for (const child of [
+    up.child,
+    leanest.child,
+    floor.child,
+    bare.child,
+    gw.child,
+    gwOtlp.child,
+    collector.child,
+    nginx,
+  ])
     child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   rmSync(dir, { recursive: true, force: true });
@@ -301,6 +355,7 @@ if (positionals[0] !== undefined) process.once('SIGTERM', () => process.exit(0))
 const [role, a, b, c] = positionals;
 if (role === 'upstream') await runUpstream(Number(a));
 else if (role === 'leanest') await runLeanestProxy(a ?? '');
+else if (role === 'floor') await runFastifyFloor(a ?? '');
 else if (role === 'bare') await runBareProxy(a ?? '');
 else if (role === 'gateway') await runGateway(a ?? '', b ?? '', c);
 else if (role === 'collector') await runDiscardingCollector();

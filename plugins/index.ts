@@ -16,13 +16,13 @@ import type { MetricsSource } from '../src/gateway/metrics-page.js';
 import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
-import { RecordsWriter } from '../src/gateway/records-writer.js';
 import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { sendGatewayError } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import { SpanExport } from '../src/tracing/span-export.js';
 import drain from './drain.js';
@@ -86,11 +86,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter | null {
+function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter<RequestRecord> | null {
   const file = config.recordsFile;
   if (file === null) return null;
   let warned = false;
-  const writer = new RecordsWriter(file, (error) => {
+  const writer = new RecordsWriter<RequestRecord>(file, (error) => {
     if (warned) return;
     warned = true;
     log.error(
@@ -98,7 +98,7 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
       `cannot write request records to ${file}: traffic continues, records are lost`,
     );
   });
-  writer.openNow();
+  void writer.openNow(); // a failure is logged by the writer's onError above
   return writer;
 }
 
@@ -124,6 +124,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const state = {
     shuttingDown: false,
     cutReason: null,
+    graceEndsAt: null,
     inFlight: 0,
     mirrorsInFlight: 0,
     metricsAddress: null,
@@ -139,7 +140,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   });
   const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
   const extraSink = options.onRecord ?? null;
-  const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
+  const sinks: RecordSink[] = [(record) => gatewayMetrics.observe(record)];
   const spanSink = spans === null ? null : gatewaySpanSink(spans, config.upstreams, config.genAiSemconv);
   let spanReceiving: SpanReceiving | null = null;
   if (config.spanReceiver === null) {
@@ -157,7 +158,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sinks.push(requestLogSink(logger), spanReceiving.hold);
   }
   Object.freeze(sinks);
-  const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
+  const mirrors = new Mirrors({
+    config,
+    dispatchers,
+    skipped: (reason) => gatewayMetrics.mirrorSkipped(reason),
+    scrubber,
+    state,
+    sinks,
+  });
   const context: GatewayContext = Object.freeze({
     config,
     routes,

@@ -44,6 +44,53 @@ function without(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Incom
   return kept;
 }
 
+/** Dispatches one request whose body was read (`body`) and writes the answer to `res` as it arrives. */
+export function forwardOn(
+  agent: Dispatcher,
+  origin: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | null,
+  tap: ProxyTap = NO_TAP,
+): void {
+  const handler: Dispatcher.DispatchHandler = {
+    onRequestStart(controller) {
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort(new Error('client closed'));
+      });
+    },
+    onResponseStart(_controller, statusCode, headers) {
+      tap.onResponseStart(req);
+      res.writeHead(statusCode, without(headers, RESPONSE_DROP));
+      res.flushHeaders();
+    },
+    onResponseData(controller, chunk) {
+      tap.onResponseData(req, chunk);
+      if (!res.write(chunk) && !controller.paused) {
+        controller.pause();
+        res.once('drain', () => controller.resume());
+      }
+    },
+    onResponseEnd() {
+      res.end();
+    },
+    onResponseError(_controller, err) {
+      if (res.headersSent) res.destroy(err);
+      else res.writeHead(502).end();
+    },
+  };
+  agent.dispatch(
+    {
+      origin,
+      path: req.url ?? '/',
+      method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers: without(req.headers, REQUEST_DROP),
+      body,
+    },
+    handler,
+  );
+}
+
 function forward(
   agent: Agent,
   origin: string,
@@ -53,44 +100,14 @@ function forward(
 ): void {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(controller) {
-        res.once('close', () => {
-          if (!res.writableFinished) controller.abort(new Error('client closed'));
-        });
-      },
-      onResponseStart(_controller, statusCode, headers) {
-        tap.onResponseStart(req);
-        res.writeHead(statusCode, without(headers, RESPONSE_DROP));
-        res.flushHeaders();
-      },
-      onResponseData(controller, chunk) {
-        tap.onResponseData(req, chunk);
-        if (!res.write(chunk) && !controller.paused) {
-          controller.pause();
-          res.once('drain', () => controller.resume());
-        }
-      },
-      onResponseEnd() {
-        res.end();
-      },
-      onResponseError(_controller, err) {
-        if (res.headersSent) res.destroy(err);
-        else res.writeHead(502).end();
-      },
-    };
-    agent.dispatch(
-      {
-        origin,
-        path: req.url ?? '/',
-        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-        headers: without(req.headers, REQUEST_DROP),
-        body: chunks.length === 0 ? null : Buffer.concat(chunks),
-      },
-      handler,
-    );
-  });
+  req.on('end', () =>
+    forwardOn(agent, origin, req, res, chunks.length === 0 ? null : Buffer.concat(chunks), tap),
+  );
+}
+
+/** The leanest proxy's upstream client: one undici Agent, kept-alive connections. */
+export function leanestAgent(connections = 0): Agent {
+  return new Agent({ pipelining: 1, keepAliveTimeout: 60_000, connections: connections || null });
 }
 
 /** Listens on 127.0.0.1, port 0 unless given, forwarding every request to `upstreamOrigin`. */
@@ -99,11 +116,7 @@ export async function startLeanestProxy(
   options: LeanestProxyOptions & { readonly port?: number } = {},
 ): Promise<LeanestProxy> {
   const origin = new URL(upstreamOrigin).origin;
-  const agent = new Agent({
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    connections: options.connections || null,
-  });
+  const agent = leanestAgent(options.connections);
   const tap = options.tap ?? NO_TAP;
   const server = createServer((req, res) => forward(agent, origin, tap, req, res));
   server.keepAliveTimeout = 60_000;

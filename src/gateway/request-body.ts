@@ -1,6 +1,6 @@
 // The request body: JSON bodies are read once as bytes and parsed to learn `model` and `stream`; the bytes go
 // upstream unchanged unless the model must be renamed or usage reporting requested, and only then re-serialized.
-import { isJsonObject, type JsonObject } from '../measure/json-object.js';
+import { isJsonObject, type JsonObject } from '../shared/json-object.js';
 
 export interface ParsedBody {
   readonly raw: Buffer;

@@ -2,6 +2,7 @@
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
+import { isJsonObject, parseJsonText } from '../shared/json-object.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { kvCapacity } from './kv-capacity.js';
 
@@ -149,14 +150,10 @@ export type SimOptions = DeepPartial<Omit<SimConfig, 'servedModelNames'>> & {
   servedModelNames?: readonly string[];
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Fills every field from `base`, rejecting names that do not exist so typos in a config file are caught. */
 function mergeSection<T extends object>(base: T, override: unknown, where: string): T {
   if (override === undefined) return base;
-  if (!isRecord(override)) throw new UserFacingError(`${where} must be an object`);
+  if (!isJsonObject(override)) throw new UserFacingError(`${where} must be an object`);
   const merged: Record<string, unknown> = { ...(base as object) };
   for (const [key, value] of Object.entries(override)) {
     if (!(key in base)) {
@@ -252,8 +249,8 @@ export function readSimConfigFile(path: string): SimOptions {
     });
   }
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (!isRecord(parsed)) throw new Error('the top level must be an object');
+    const parsed: unknown = parseJsonText(text);
+    if (!isJsonObject(parsed)) throw new Error('the top level must be an object');
     return parsed as SimOptions;
   } catch (error) {
     throw new UserFacingError(`simulator config ${path} is not valid JSON: ${(error as Error).message}`);
