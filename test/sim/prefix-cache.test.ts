@@ -4,25 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { type RequestTruth, type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import type { RequestTruth } from '../../src/sim/index.js';
 import { chatBody, payloads, postAndCapture } from '../helpers/sse-capture.js';
+import { withSim } from './helpers/with-sim.js';
 
 const SHARED = Array.from({ length: 60 }, (_, i) => `Rule ${i}: answer briefly and cite the source.`).join(
   ' ',
 );
 const TIMING = { ttftMs: 10, prefillMsPerToken: 0.2, itlMs: 2, jitter: 0 };
-
-async function withSim(
-  options: Parameters<typeof startSimulator>[0],
-  run: (sim: RunningSimulator) => Promise<void>,
-) {
-  const sim = await startSimulator(options);
-  try {
-    await run(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 function chatWith(question: string): Record<string, unknown> {
   return chatBody({
