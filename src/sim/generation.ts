@@ -201,7 +201,7 @@ export class Generation implements SeatOwner {
   private extendBlocks(tokens: readonly string[], from: number, to: number): void {
     const blocks = this.request.blocks;
     const before = blocks.blockHashes.length;
-    for (let i = from; i < to; i++) blocks.text(tokens[i] as string);
+    for (let i = from; i < to; i++) blocks.generated(tokens[i] as string);
     if (blocks.blockHashes.length > before) this.env.scheduler.filled(this.seat as Seat);
   }
 

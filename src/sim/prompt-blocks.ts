@@ -38,6 +38,15 @@ export class PromptBlockHasher {
     return this;
   }
 
+  /**
+   * Adds one generated token: the simulator's tokens are one word (with its leading space) or one mark each, so
+   * the piece the rule would find in it is the token without its space, and no pattern needs to run.
+   */
+  generated(token: string): this {
+    this.piece(token.trimStart());
+    return this;
+  }
+
   /** Adds `n` chat-template tokens (role markers and the like). */
   template(n: number): this {
     for (let i = 0; i < n; i++) this.piece(TEMPLATE_TOKEN);
