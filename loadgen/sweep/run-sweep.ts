@@ -15,6 +15,7 @@ import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
 import { findKnee, type Knee } from './knee.js';
+import { kneeCause } from './knee-cause.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
 import {
   levelRequests,
@@ -179,6 +180,7 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     );
   }
   const knee = findKnee(levels);
+  const cause = kneeCause(knee);
   return {
     dir,
     started,
@@ -187,7 +189,7 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     levels,
     knee,
     interrupted: signal.aborted,
-    report: `${formatSweepTable(levels)}\n${knee.sentence}\n`,
+    report: `${formatSweepTable(levels)}\n${knee.sentence}\n${cause === null ? '' : `${cause.sentence}\n`}`,
   };
 }
 

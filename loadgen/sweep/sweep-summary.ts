@@ -1,6 +1,7 @@
 // sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
 import type { Knee } from './knee.js';
+import { kneeCause } from './knee-cause.js';
 import type { SweepProbes } from './run-sweep.js';
 import type { SweepLevel } from './sweep-level.js';
 
@@ -46,6 +47,18 @@ function levelJson(level: SweepLevel) {
     follow_ratio: level.followRatio,
     follow_spread: level.followSpread,
     worst_slo: level.worstSlo,
+    // The server's own metrics over the level (docs/loadgen.md, "Server metrics"); null without them.
+    server:
+      level.server == null
+        ? null
+        : {
+            peak_kv_cache_usage: level.server.peakKvUsage,
+            preemptions: level.server.preemptions,
+            max_requests_running: level.server.maxRunning,
+            max_requests_waiting: level.server.maxWaiting,
+            server_ttft_p50_ms: level.server.serverTtft?.p50Ms ?? null,
+            server_ttft_p99_ms: level.server.serverTtft?.p99Ms ?? null,
+          },
     status: level.status,
     reason: level.reason,
   };
@@ -79,6 +92,8 @@ export function sweepSummaryJson(
       offered_rate: marked,
       last_good_rps: knee.finding === 'knee' || knee.finding === 'no-knee' ? lastGood : null,
       first_bad_rps: firstBad,
+      // What the server's metrics say bounded it at the first level that fell behind; null without them.
+      cause: kneeCause(knee),
     },
     interrupted: context.interrupted,
   };
