@@ -3,6 +3,7 @@
 import type { Knee } from './knee.js';
 import { kneeCause } from './knee-cause.js';
 import type { SweepProbes } from './run-sweep.js';
+import type { SloCapacity } from './slo-search.js';
 import type { SweepLevel } from './sweep-level.js';
 
 export interface SweepSummaryContext {
@@ -64,11 +65,36 @@ function levelJson(level: SweepLevel) {
   };
 }
 
+/** --slo: the capacity, its bracket and intervals, and every level tried with each SLO's value there. */
+function sloCapacityJson(capacity: SloCapacity) {
+  const interval = (i: { low: number; high: number } | null) =>
+    i === null ? null : { low: i.low, high: i.high };
+  return {
+    slos: capacity.slos,
+    capacity_rps: capacity.capacityRps,
+    broke_at_rps: capacity.brokeAtRps,
+    broke_first: capacity.brokeFirst,
+    achieved_rps: capacity.achieved?.rps ?? null,
+    achieved_rps_interval: interval(capacity.achieved?.interval ?? null),
+    figures: capacity.figures.map((f) => ({ slo: f.slo, value: f.value, interval: interval(f.interval) })),
+    trials: capacity.trials.map((t) => ({
+      rate: t.rateRps,
+      phase: t.phase,
+      held: t.held,
+      status: t.level.status,
+      checks: t.checks.map((c) => ({ slo: c.threshold.text, value: c.value, passed: c.passed })),
+      result_file: t.level.resultFile,
+    })),
+    sentence: capacity.sentence,
+  };
+}
+
 export function sweepSummaryJson(
   context: SweepSummaryContext,
   probes: SweepProbes,
   levels: readonly SweepLevel[],
   knee: Knee,
+  capacity?: SloCapacity,
 ) {
   const lastGood = knee.lastGood?.offeredRps ?? null;
   const firstBad = knee.firstBad?.offeredRps ?? null;
@@ -95,6 +121,7 @@ export function sweepSummaryJson(
       // What the server's metrics say bounded it at the first level that fell behind; null without them.
       cause: kneeCause(knee),
     },
+    ...(capacity === undefined ? {} : { slo_capacity: sloCapacityJson(capacity) }),
     interrupted: context.interrupted,
   };
 }
