@@ -25,7 +25,9 @@ import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
+import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -211,6 +213,16 @@ function sessionEngineInput(
     },
     counts: { notSentAfterFailure: 0, notSentStopped: 0 },
   };
+}
+
+/** The run's verdicts, and after them what the server's metrics attribute them to. */
+function withServerVerdict(
+  found: Verdict[],
+  serverMetrics: ServerMetricsRun | undefined,
+  records: readonly RequestRecord[],
+): Verdict[] {
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
+  return server === undefined ? found : [...found, server];
 }
 
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
@@ -401,6 +413,25 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const measured = measuredRecords(records, interruption);
   const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
   const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
+  const serverMetrics =
+    scrape === undefined
+      ? undefined
+      : serverMetricsRun(
+          seriesOfScrape(scrape, result.startedAtMs),
+          scrape.url,
+          scrape.unavailable ?? 'no sample could be read',
+        );
+  const found = verdicts(
+    measured,
+    extra,
+    DEFAULT_VERDICT_THRESHOLDS,
+    {
+      path: settings.target.path,
+      model: input.model,
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    },
+    breakdown.summary,
+  );
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -408,17 +439,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: verdicts(
-      measured,
-      extra,
-      DEFAULT_VERDICT_THRESHOLDS,
-      {
-        path: settings.target.path,
-        model: input.model,
-        ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
-      },
-      breakdown.summary,
-    ),
+    verdicts: withServerVerdict(found, serverMetrics, measured),
     tokenizer,
     dataset,
     planned: requests.length,
@@ -438,15 +459,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
             ...sessions.counts,
           },
         }),
-    ...(scrape === undefined
-      ? {}
-      : {
-          serverMetrics: serverMetricsRun(
-            seriesOfScrape(scrape, result.startedAtMs),
-            scrape.url,
-            scrape.unavailable ?? 'no sample could be read',
-          ),
-        }),
+    ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
   };
 }
