@@ -11,6 +11,7 @@ import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
+import { type SessionSpan, sampleShareGptSessions } from '../datasets/sharegpt-sessions.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
 import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
@@ -45,14 +46,22 @@ export interface DatasetSettings {
   readonly randomRangeRatio?: number;
   readonly randomPrefixLen?: number;
   readonly customOutputLen?: number;
+  /** --disable-shuffle: file order instead of the seeded shuffle (sharegpt, jsonl). */
+  readonly disableShuffle?: boolean;
+  /** --no-oversample: fewer requests rather than duplicates when too few entries pass. */
+  readonly noOversample?: boolean;
   readonly replaySpeed: number;
   /** Traces: tokens per prefix block id (Mooncake's 512). */
   readonly traceBlockTokens?: number;
+  /** --multi-turn: ShareGPT conversations as sessions, each with at most this many turns (Infinity: all). */
+  readonly sessionTurns?: number;
   /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
   readonly endpointFamily?: EndpointFamily;
 }
 
 export interface LoadedDataset extends SampledDataset {
+  /** --multi-turn: how `requests` (every turn, session after session) group into sessions. */
+  readonly sessions?: readonly SessionSpan[];
   /** Only for replays: the recorded schedule. */
   readonly recordedOffsetsMs?: number[];
   /** What was read, for the run's header lines. */
@@ -115,17 +124,29 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
   switch (settings.name) {
     case 'sharegpt': {
       const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
+      await checkInputFile('--dataset-path', path, SHAREGPT_SHAPE);
+      const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
+      if (settings.sessionTurns !== undefined) {
+        const sessions = await sampleShareGptSessions({
+          ...common,
+          path,
+          maxTurns: settings.sessionTurns,
+          ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+        });
+        return { ...sessions, description: `${which}, as multi-turn sessions` };
+      }
       const sample = await sampleShareGpt({
         ...common,
         path,
         ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+        ...(settings.disableShuffle === true ? { disableShuffle: true } : {}),
+        ...(settings.noOversample === true ? { noOversample: true } : {}),
       }).catch((error: unknown) => {
         if (!(error instanceof NotAJsonArrayError)) throw error;
         throw new UserFacingError(`--dataset-path ${path} is not ${SHAREGPT_SHAPE}: ${error.message}`, {
           cause: error,
         });
       });
-      const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
       return { ...sample, description: which };
     }
     case 'random': {
@@ -145,6 +166,7 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
         ...common,
         path,
         ...(settings.customOutputLen === undefined ? {} : { defaultOutputTokens: settings.customOutputLen }),
+        ...(settings.disableShuffle === true ? { keepOrder: true } : {}),
       });
       return { ...sample, description: `JSONL prompts ${path}` };
     }

@@ -30,7 +30,7 @@ export function gatewaySpanSink(
   const byName = new Map<string, UpstreamFacts>(
     upstreams.map((u) => [u.name, { server: new URL(u.base.origin), apiPrefix: u.base.apiPrefix }]),
   );
-  return (record, measurement) => {
+  return (record) => {
     const upstream = record.upstream === null ? undefined : byName.get(record.upstream);
     const endpoint =
       upstream === undefined || record.pathSent === null
@@ -48,13 +48,18 @@ export function gatewaySpanSink(
       errorType: record.outcome === 'ok' ? null : record.outcome,
       timeToFirstChunkS: record.ttftMs === null ? null : record.ttftMs / 1000,
     };
-    const start = measurement.receivedAt;
+    const start = record.receivedAtMonotonicMs;
     const events: SpanEventFacts[] =
       record.ttftMs === null ? [] : [{ name: FIRST_TOKEN_EVENT, atMs: start + record.ttftMs }];
     spans.add({
       name: genAiSpanName(facts),
       kind: record.role === 'mirror' ? SpanKind.CLIENT : SpanKind.SERVER,
-      trace: measurement.trace,
+      trace: {
+        traceId: record.traceId,
+        spanId: record.spanId,
+        parentSpanId: record.parentSpanId,
+        flags: record.traceFlags,
+      },
       startMs: start,
       endMs: start + record.e2eMs,
       attributes: {

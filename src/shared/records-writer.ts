@@ -20,11 +20,12 @@
 // with any copytruncate; they stay counted written (the writer cannot see them go).
 //
 // Files that are not regular (a FIFO, /dev/stdout) take plain sequential writes on a non-blocking descriptor:
-// they cannot be truncated, and a reader that stops reading makes writes fail with EAGAIN, retried on a timer,
-// instead of a write parked in libuv's threadpool. (A parked write holds a threadpool thread, and Node's exit
-// waits to join that thread: the process could not end.) A regular file on a hung mount can still park a write;
-// `close(giveUpAfterMs)` then counts what it held as lost and reports `writeStuck`, and the caller decides how the
-// process ends.
+// a reader that stops reading makes writes fail with EAGAIN, retried on a timer, instead of a write parked in
+// libuv's threadpool (a parked write holds a threadpool thread, and Node's exit waits to join that thread: the
+// process could not end). They cannot be cut back: if close() gives up on a pipe midway through a line, the reader
+// gets that line's first part with no newline, last (the record is counted lost; record readers skip a torn last
+// line). A regular file on a hung mount can still park a write; `close(giveUpAfterMs)` then counts what it held as
+// lost and reports `writeStuck`, and the caller decides how the process ends.
 //
 // Not sonic-boom (pino's destination, v4): after a short write it writes the rest from the middle of the line; if
 // that fails (ENOSPC) it emits 'error' with the partial line left in the file, keeps the unwritten tail to append

@@ -3,6 +3,7 @@
 
 import { request } from 'undici';
 import { errorCode, failureKindOfCode, type NetworkFailureKind } from '../measure/network-failure.js';
+import { boundedText } from '../shared/bounded-text.js';
 import { type GatewayReading, readGatewayPage } from './gateway-reading.js';
 
 export type Scrape =
@@ -49,7 +50,7 @@ export async function scrapeGateway(url: string, timeoutMs: number, token: strin
       await answer.body.dump();
       return { ok: false, url, problem: `answered HTTP ${answer.statusCode}, not a metrics page` };
     }
-    const page = await pageText(answer.body);
+    const page = await boundedText(answer.body, MAX_PAGE_BYTES);
     if (page === null) return { ok: false, url, problem: `the page is over ${MAX_PAGE_BYTES} bytes` };
     const reading = readGatewayPage(url, performance.now(), page);
     if (reading === null) {
@@ -61,18 +62,4 @@ export async function scrapeGateway(url: string, timeoutMs: number, token: strin
     const why = WHY[kind] ?? (error instanceof Error ? error.message : String(error));
     return { ok: false, url, problem: `cannot reach it: ${why}` };
   }
-}
-
-async function pageText(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > MAX_PAGE_BYTES) {
-      body.destroy();
-      return null;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
