@@ -1,10 +1,12 @@
 // Gateway-key plugin: when gateway keys are configured, API requests must present one, as
 // `Authorization: Bearer <key>` or `x-api-key: <key>`. Health and metrics endpoints stay open for probes.
+
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { matchesGatewayKey } from '../src/gateway/gateway-keys.js';
+import { bearerToken } from '../src/shared/bearer-token.js';
 
 export interface GatewayAuthOptions {
   readonly context: GatewayContext;
@@ -16,7 +18,7 @@ const HOW = "send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
 function presentedKeys(authorization: string | undefined, apiKey: string | string[] | undefined): string[] {
   const keys: string[] = [];
   if (typeof apiKey === 'string' && apiKey !== '') keys.push(apiKey);
-  const bearer = authorization === undefined ? undefined : /^Bearer\s+(.+)$/i.exec(authorization.trim())?.[1];
+  const bearer = bearerToken(authorization);
   if (bearer !== undefined) keys.push(bearer);
   return keys;
 }
