@@ -18,12 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseRecordLines, type RecordObject } from '../src/measure/record-lines.js';
 import {
   FIRST_TOKEN_BUCKETS_S,
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
-} from '../src/gateway/latency-buckets.js';
-import { parseRecordLines, type RecordObject } from '../src/measure/record-lines.js';
+} from '../src/shared/latency-buckets.js';
 import { type QuantileError, quantileErrors, worstErrorAcrossRange } from './helpers/quantile-error.js';
 import { spawnGateway } from './helpers/spawn-gateway.js';
 import { spawnSimulator } from './helpers/spawn-simulator.js';

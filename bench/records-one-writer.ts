@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { RequestRecord } from '../src/gateway/record.js';
-import { RecordsWriter } from '../src/gateway/records-writer.js';
+import { RecordsWriter } from '../src/shared/records-writer.js';
 
 const WORKERS = 2;
 const { values: args } = parseArgs({ options: { records: { type: 'string', default: '100000' } } });

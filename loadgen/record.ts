@@ -52,6 +52,10 @@ export interface RequestRecord extends ExchangeFigures {
   generatedTextLength: number;
   /** The generated text itself, kept only when detailed results are saved. */
   generatedText?: string;
+  /** `--multi-turn`: the session (the dataset's conversation id) this turn belongs to. */
+  sessionId?: string;
+  /** `--multi-turn`: the turn's number in its session, from 1. */
+  turn?: number;
   /**
    * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/gateway-header.ts);
    * absent when the answer came straight from the upstream, or when no answer arrived.

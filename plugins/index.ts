@@ -25,7 +25,6 @@ import type { MetricsSource } from '../src/gateway/metrics-page.js';
 import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
-import { RecordsWriter } from '../src/gateway/records-writer.js';
 import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestIdFrom } from '../src/gateway/request-id.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
@@ -33,6 +32,7 @@ import { errorHeaders } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import { SpanExport } from '../src/tracing/span-export.js';
 import health from './health.js';
@@ -91,11 +91,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter | null {
+function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter<RequestRecord> | null {
   const file = config.recordsFile;
   if (file === null) return null;
   let warned = false;
-  const writer = new RecordsWriter(file, (error) => {
+  const writer = new RecordsWriter<RequestRecord>(file, (error) => {
     if (warned) return;
     warned = true;
     log.error(
@@ -103,7 +103,7 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
       `cannot write request records to ${file}: traffic continues, records are lost`,
     );
   });
-  writer.openNow();
+  void writer.openNow(); // a failure is logged by the writer's onError above
   return writer;
 }
 
@@ -129,6 +129,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   const state = {
     shuttingDown: false,
     cutReason: null,
+    graceEndsAt: null,
     inFlight: 0,
     mirrorsInFlight: 0,
     metricsAddress: null,

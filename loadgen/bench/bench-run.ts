@@ -55,6 +55,7 @@ export async function benchRun(
     progressStream: context.progressStream,
     tokenizer: prepared.tokenizer,
     dataset: prepared.dataset,
+    say: context.say,
   });
   const checks = runChecks(result, settings, run);
   const report =
@@ -72,7 +73,14 @@ export async function saveBenchRun(
   say: Say,
 ): Promise<void> {
   if (settings.save.result) {
-    saveResult(outcome.resultPath, outcome.run, outcome.result, settings.save.detailed, outcome.checks);
+    saveResult(
+      outcome.resultPath,
+      outcome.run,
+      outcome.result,
+      settings.save.detailed,
+      outcome.checks,
+      settings.appendResult === true,
+    );
     say(`result: ${outcome.resultPath}`);
   }
   if (htmlPath !== undefined) {

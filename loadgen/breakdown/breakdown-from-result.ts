@@ -2,7 +2,8 @@
 // `tokenmeter report` draws and judges exactly what bench computed. Null when the file has no breakdown arrays
 // (saved without --save-detailed, or before the breakdown existed).
 
-import { isJsonObject, type JsonObject } from '../report/read-result-file.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
+import type { JsonObject } from '../report/read-result-file.js';
 import { tokenmeterSection } from '../report/result-fields.js';
 import { BASIS_KEYS, segmentKey } from './breakdown-json.js';
 import { assembleSplit, type RequestBreakdown, type SplitBasis } from './request-breakdown.js';

@@ -2,7 +2,7 @@
 // and with detailed results each split's basis and one array per segment, aligned by position (null = unknown),
 // from which `tokenmeter report` rebuilds the splits (breakdown-from-result.ts) for its charts and verdicts.
 
-import type { JsonValue } from '../report/result-json.js';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import type { SplitBasis } from './request-breakdown.js';
 import type { RunBreakdown } from './run-breakdown.js';
 import { SEGMENT_NAMES, type SegmentName } from './segments.js';

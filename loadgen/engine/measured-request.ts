@@ -80,6 +80,8 @@ export class MeasuredRequest {
       classifier: protocolByName(options.protocol).classifier,
       meterEveryBody: true,
       sink: this.#sink,
+      // vLLM's ITL percentiles and --save-detailed's itls need every gap: the first MAX_KEPT_GAPS (100,000) of a
+      // stream are kept, and a record whose stream had more says so (itlMsCut).
       keepChunkDetail: true,
       keepText: true,
       removeUsageOnlyEvents: false,
@@ -209,6 +211,7 @@ export class MeasuredRequest {
       ttfbMs: sentAt === null || Number.isNaN(headersAt) ? null : headersAt - sentAt,
       ttftMs: sent ? (figures?.ttftMs ?? null) : null,
       itlMs: sent ? [...(figures?.itlMs ?? [])] : [],
+      ...(sent && figures?.itlCut === true ? { itlMsCut: true } : {}),
       lastTokenMs: sent ? (figures?.lastTokenMs ?? null) : null,
       outputTokens: figures?.outputTokens ?? 0,
       outputTokensSource: figures?.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',

@@ -4,8 +4,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { fileErrorReason } from '../../src/shared/file-error.js';
+import { isJsonObject, type JsonValue, parseJsonText } from '../../src/shared/json-object.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import type { JsonValue } from './result-json.js';
 
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -18,12 +18,8 @@ export interface LoadedResult {
 /** Keys every vLLM result file has since the first version of --save-result; enough to tell one apart. */
 const REQUIRED_RESULT_KEYS = ['completed', 'duration', 'request_throughput', 'output_throughput'] as const;
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads and parses a JSON file; `what` names what the file should be, for the error message. */
-export async function readJsonFile(path: string, what: string): Promise<unknown> {
+export async function readJsonFile(path: string, what: string): Promise<JsonValue> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -31,7 +27,7 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
     throw new UserFacingError(`cannot read ${what} '${path}': ${fileErrorReason(error)}`, { cause: error });
   }
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonText(text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new UserFacingError(`'${path}' is not valid JSON (${detail}); expected ${what}`, { cause: error });
@@ -43,12 +39,12 @@ export function missingResultKeys(json: JsonObject): string[] {
   return REQUIRED_RESULT_KEYS.filter((key) => typeof json[key] !== 'number');
 }
 
-export function isResultJson(value: unknown): value is JsonObject {
+export function isResultJson(value: JsonValue): value is JsonObject {
   return isJsonObject(value) && missingResultKeys(value).length === 0;
 }
 
 /** Checks that a parsed value is a result file, naming what is missing when it is not. */
-export function asResult(path: string, value: unknown): LoadedResult {
+export function asResult(path: string, value: JsonValue): LoadedResult {
   if (!isJsonObject(value)) {
     throw new UserFacingError(
       `'${path}' is not a benchmark result: expected a JSON object as written by --save-result`,

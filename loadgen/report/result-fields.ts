@@ -1,8 +1,8 @@
 // Typed reads of a result file's keys. Files come from our bench, from vLLM's script (any version) or from a
 // hand edit, so every read tolerates a missing or mistyped key and answers null rather than guessing.
 
+import { isJsonObject } from '../../src/shared/json-object.js';
 import type { JsonObject } from './read-result-file.js';
-import { isJsonObject } from './read-result-file.js';
 
 /** A finite number under `key`, else null ("inf" rates are handled by `rateField`). */
 export function numberField(json: JsonObject, key: string): number | null {

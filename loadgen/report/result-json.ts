@@ -5,6 +5,7 @@
 // `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
 
 import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { LatencyMetric } from '../metrics/metric-options.js';
@@ -37,8 +38,6 @@ export interface RunDescription {
   /** --price-input/--price-output: the run's cost is saved as `tokenmeter.cost` (loadgen/cost/cost-report.ts). */
   price?: ModelPrice;
 }
-
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 function pad2(n: number): string {
   return String(n).padStart(2, '0');

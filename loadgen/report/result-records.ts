@@ -5,10 +5,10 @@
 // perf_counter readings; ours are offsets from the run's start; both are shifted to start at 0.
 
 import { type Outcome, outcomeNamed } from '../../src/measure/outcome.js';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
 import type { JsonObject } from './read-result-file.js';
 import { tokenmeterSection } from './result-fields.js';
-import type { JsonValue } from './result-json.js';
 
 const REQUIRED_ARRAYS = ['ttfts', 'itls', 'latencies', 'start_times', 'output_lens'] as const;
 

@@ -4,11 +4,12 @@
 // success-rate verdicts can be given; the caller is told so it can say it.
 
 import { outcomeNamed } from '../../src/measure/outcome.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import { breakdownFromResult } from '../breakdown/breakdown-from-result.js';
 import { summarizeBreakdown } from '../breakdown/breakdown-summary.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { isJsonObject, type JsonObject } from './read-result-file.js';
+import type { JsonObject } from './read-result-file.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
 import { type Verdict, verdicts } from './verdicts.js';
 

@@ -3,11 +3,11 @@
 // tokenmeter gateway (its header, noted per request by the load generator), the tokenmeter version that measured,
 // and the host it ran on. Written under the result's `tokenmeter.target` key; vLLM's keys are untouched.
 
+import type { JsonValue } from '../../src/shared/json-object.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
 import type { JsonObject } from './read-result-file.js';
-import { isJsonObject } from './read-result-file.js';
 import { stringField, tokenmeterSection } from './result-fields.js';
-import type { JsonValue } from './result-json.js';
 
 /** Known before the run starts; the gateway is learnt from the answers. */
 export interface TargetSettings {

@@ -3,8 +3,9 @@
 // the sweep command, so it is read tolerantly: a list under `levels`, `runs` or `results`, each entry a
 // result object or flat figures under the names below, and the knee as a rate or an object with a sentence.
 
+import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { isJsonObject, isResultJson, type JsonObject } from './read-result-file.js';
+import { isResultJson, type JsonObject } from './read-result-file.js';
 import { numberField, rateField, stringField, successRate } from './result-fields.js';
 
 export interface SweepReportLevel {
@@ -61,7 +62,7 @@ export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
   };
 }
 
-function kneeFrom(value: unknown): SweepKnee | null {
+function kneeFrom(value: JsonValue | undefined): SweepKnee | null {
   if (typeof value === 'number')
     return { offeredRate: value, firstBadRate: null, sentence: `Knee at ${value} req/s.` };
   if (!isJsonObject(value)) return null;
@@ -77,15 +78,16 @@ function kneeFrom(value: unknown): SweepKnee | null {
   };
 }
 
-export function isSweepSummary(value: unknown): value is JsonObject {
+export function isSweepSummary(value: JsonValue): value is JsonObject {
   return isJsonObject(value) && ['levels', 'runs', 'results'].some((key) => Array.isArray(value[key]));
 }
 
 /** A sweep summary JSON as report data; throws a UserFacingError naming the file when it has no levels. */
 export function sweepFromSummary(path: string, json: JsonObject): SweepReportData {
-  const list = ['levels', 'runs', 'results'].map((key) => json[key]).find(Array.isArray) ?? [];
+  const list: JsonValue[] =
+    ['levels', 'runs', 'results'].map((key) => json[key]).find((v) => Array.isArray(v)) ?? [];
   const levels = list
-    .filter(isJsonObject)
+    .filter((entry): entry is JsonObject => isJsonObject(entry))
     .map(sweepLevelFrom)
     .filter((level): level is SweepReportLevel => level !== null)
     .sort((a, b) => a.offeredRate - b.offeredRate);
@@ -98,6 +100,7 @@ export function sweepFromSummary(path: string, json: JsonObject): SweepReportDat
     if (typeof value === 'string' || typeof value === 'number') settings[key] = value;
   }
   const knee =
-    kneeFrom(json['knee']) ?? kneeFrom({ rate: json['knee_rate'], sentence: json['knee_sentence'] });
+    kneeFrom(json['knee']) ??
+    kneeFrom({ rate: json['knee_rate'] ?? null, sentence: json['knee_sentence'] ?? null });
   return { levels, knee, settings, source: path };
 }

@@ -3,14 +3,15 @@
 // summary and result JSON, our extras and verdicts, the HTML page; plus each shard's line (shard-table.ts). The
 // run's settings (model, rate, backend...) are the shards' own, read from the first result file.
 
+import type { JsonValue } from '../../src/shared/json-object.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
-import { isJsonObject } from '../report/read-result-file.js';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
-import { buildResultJson, type JsonValue, type RunDescription } from '../report/result-json.js';
+import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { readTarget } from '../report/run-target.js';
 import { formatVerdicts, type Verdict, verdicts } from '../report/verdicts.js';
 import { formatVllmSummary } from '../report/vllm-summary.js';

@@ -2,10 +2,10 @@
 // was (schedule lag, loadgen/record.ts). The merged figures hide a shard whose machine could not keep its slice
 // of the schedule; this table shows it, with the same bound as the client-bottleneck verdict.
 
+import type { JsonValue } from '../../src/shared/json-object.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { scheduleLagMs } from '../record.js';
 import { centre, fixed2, padRight } from '../report/python-format.js';
-import type { JsonValue } from '../report/result-json.js';
 import { DEFAULT_VERDICT_THRESHOLDS } from '../report/verdicts.js';
 import type { ShardRun } from './shard-results.js';
 import { shardText } from './shard-spec.js';

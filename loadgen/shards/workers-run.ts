@@ -10,7 +10,7 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadgenSummaryFor } from '../bench/bench-output.js';
 import type { BenchRunOutcome } from '../bench/bench-run.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
-import { RecordsFile } from '../bench/records-file.js';
+import { writeRecordsFile } from '../bench/records-file.js';
 import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
 import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
@@ -78,9 +78,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
     const recordsPath = recordsPathFor(settings, path);
     if (recordsPath !== null) {
       input.say(`records: ${recordsPath}`);
-      const file = new RecordsFile(recordsPath);
-      for (const record of merged.records) file.write(record);
-      file.close();
+      await writeRecordsFile(recordsPath, merged.records);
     }
     const { metrics, extra } = runFigures(
       merged.records,

@@ -2,7 +2,7 @@
 // for the report, the saved result and the exit status. The default success floor is checked the same way and
 // listed with them; it differs only in what its failure means (the run failed, not a threshold).
 
-import type { JsonValue } from '../report/result-json.js';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import { DEFAULT_VERDICT_THRESHOLDS } from '../report/verdicts.js';
 import { keeps, parseThreshold, type Threshold } from './threshold.js';
 

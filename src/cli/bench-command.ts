@@ -1,6 +1,6 @@
 // `tokenmeter bench`: vLLM's benchmark_serving.py command line, measured without coordinated omission, with
 // per-chunk timing, errors that say why, and records streamed to disk as the run goes. This file turns the flags
-// into settings and prints; the run is loadgen/bench (prepare-run.ts, bench-run.ts).
+// into settings, hands them to the workflow (loadgen/bench/bench-workflow.ts) and picks the exit status.
 
 import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
 import { BENCH_OPTIONS } from './bench-options.js';
@@ -10,6 +10,7 @@ import {
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_RUN_FAILED,
+  EXIT_STOPPED_EARLY,
   EXIT_THRESHOLD_FAILED,
 } from './exit-codes.js';
 
@@ -23,6 +24,8 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
   // A budget stop ranks above the success floor: with --on-limit cancel, the requests it cut are failures to
   // vLLM's figures, yet the user asked for them to be cut.
   if (result.budgetStop !== undefined) return EXIT_BUDGET_STOPPED;
+  // Stopped because the answer was known: its own status, above the success floor it may well have crossed.
+  if (result.earlyStop !== undefined) return EXIT_STOPPED_EARLY;
   if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
   if (checks.some((c) => !c.passed)) return EXIT_THRESHOLD_FAILED;
   return EXIT_OK;
@@ -38,51 +41,33 @@ export const benchCommand: Command = {
   options: BENCH_OPTIONS,
   allowPositionals: true,
   details:
-    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 99 a --threshold failed, 130 interrupted.',
+    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 4 stopped by --stop-on-saturation or --max-error-rate, 99 a --threshold failed, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
-    const { benchRun, saveBenchRun } = await import('../../loadgen/bench/bench-run.js');
-    const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
-    const { checkOutputFolders, benchOutputFolders } = await import('../../loadgen/bench/output-folders.js');
+    const { benchWorkflow } = await import('../../loadgen/bench/bench-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes, options } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
-    const { estimateBenchRun, calibratedFullRunEstimate } = await import(
-      '../../loadgen/cost/run-estimate.js'
-    );
-    const { formatEstimate } = await import('../../loadgen/cost/estimate.js');
-    if (settings.cost.estimateOnly) {
-      const { estimate, dataset, tokenizer } = await estimateBenchRun(settings);
-      say(`dataset: ${dataset.description}; tokenizer: ${tokenizer.name}`);
-      process.stdout.write(`${formatEstimate(estimate)}\n`);
-      return EXIT_OK;
-    }
     const html = commandLine.options['html'];
-    const htmlPath = typeof html === 'string' ? html : undefined;
-    const workers = typeof options['workers'] === 'number' ? options['workers'] : 1;
-    const { checkWorkers } = await import('./bench-workers.js');
-    checkWorkers(workers, settings);
-    checkOutputFolders(benchOutputFolders(settings, htmlPath));
-    const prepared = await prepareRun(settings, say, { flagNotes });
-    if (settings.cost.price !== undefined) {
-      const { estimate } = await estimateBenchRun(settings, prepared);
-      say(formatEstimate(estimate));
-    }
-    const outcome = await untilStopped(async (signal) => {
-      if (workers === 1) return benchRun(settings, prepared, { signal, say, progressStream: process.stderr });
-      const { workersOutcome } = await import('./bench-workers.js');
-      say(`workers: ${workers} processes, each sending 1/${workers} of the schedule`);
-      return workersOutcome(commandLine, options, workers, settings, prepared, signal, say);
+    const workers = options['workers'];
+    const ran = await benchWorkflow({
+      settings,
+      flagNotes,
+      ...(typeof html === 'string' ? { htmlPath: html } : {}),
+      ...(typeof workers === 'number'
+        ? {
+            workers: {
+              count: workers,
+              flags: { values: options, positionals: commandLine.positionals },
+              process: { cliPath: process.argv[1] ?? '', env: process.env },
+            },
+          }
+        : {}),
+      say,
+      print: (text) => void process.stdout.write(text),
+      progressStream: process.stderr,
+      stoppable: untilStopped,
     });
-    process.stdout.write(outcome.report);
-    if (settings.smoke && outcome.result.smokeFailure === undefined) {
-      const calibrated = await calibratedFullRunEstimate(settings, {
-        ...prepared,
-        records: outcome.result.records,
-      });
-      if (calibrated !== undefined) process.stdout.write(`${formatEstimate(calibrated)}\n`);
-    }
-    await saveBenchRun(outcome, settings, htmlPath, say);
-    return exitStatus(outcome);
+    return ran.kind === 'estimated' ? EXIT_OK : exitStatus(ran.outcome);
   },
 };

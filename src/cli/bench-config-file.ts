@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
+import { parseJsonText } from '../shared/json-object.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
@@ -25,7 +26,7 @@ export function readConfig(path: string): Record<string, unknown> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(text);
   } catch (error) {
     throw new UserFacingError(`--config ${path} is not valid JSON: ${(error as Error).message}`);
   }

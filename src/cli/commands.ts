@@ -10,6 +10,7 @@ import { serveCommand } from './serve-command.js';
 import { simCommand } from './sim-command.js';
 import { sweepCommand } from './sweep-command.js';
 import { topCommand } from './top-command.js';
+import { traceCommand } from './trace-command.js';
 
 /** Every `tokenmeter` command, in the order `--help` lists them. Commands are added as they land. */
 export const commands: readonly Command[] = [
@@ -24,4 +25,5 @@ export const commands: readonly Command[] = [
   mergeCommand,
   reportCommand,
   topCommand,
+  traceCommand,
 ];

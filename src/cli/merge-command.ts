@@ -5,7 +5,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { RecordsFile } from '../../loadgen/bench/records-file.js';
+import { writeRecordsFile } from '../../loadgen/bench/records-file.js';
 import { recordsBesideResult } from '../../loadgen/bench/save-result.js';
 import {
   parseGoodput,
@@ -69,9 +69,7 @@ export const mergeCommand: Command = {
     if (options['save-result'] === true || detailed) {
       const path = join(text('result-dir') ?? '.', text('result-filename') ?? resultFileName(merged.run));
       const recordsPath = recordsBesideResult(path);
-      const records = new RecordsFile(recordsPath);
-      for (const record of merged.records) records.write(record);
-      records.close();
+      await writeRecordsFile(recordsPath, merged.records);
       const json = mergedResultJson(merged, detailed, relative(dirname(path), recordsPath));
       writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
       say(`records: ${recordsPath}`);

@@ -6,6 +6,7 @@ import { loadRun } from '../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { asResult, isResultJson, readJsonFile } from '../../loadgen/report/read-result-file.js';
 import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-data.js';
+import type { JsonValue } from '../shared/json-object.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
@@ -41,7 +42,7 @@ export const reportCommand: Command = {
       throw new UsageError('give a result file, a sweep summary, or several result files');
     const parsed = await Promise.all(positionals.map((path) => readJsonFile(path, WHAT)));
     if (parsed.length === 1) {
-      const [path, json] = [positionals[0] as string, parsed[0]];
+      const [path, json] = [positionals[0] as string, parsed[0] as JsonValue];
       if (isResultJson(json)) await writeHtmlReport('run', { result: json, source: path }, output);
       else if (isSweepSummary(json)) await writeHtmlReport('sweep', sweepFromSummary(path, json), output);
       else

@@ -1,5 +1,6 @@
 // Reads tokenmeter.config.json, with messages that point at the file and the spot of a JSON syntax error.
 import { readFile } from 'node:fs/promises';
+import { parseJsonText } from '../shared/json-object.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { GatewayConfigInput } from './config.js';
 import { validateConfig } from './config-validate.js';
@@ -14,7 +15,7 @@ export async function loadConfigFile(path: string): Promise<GatewayConfigInput> 
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonText(text);
   } catch (error) {
     throw new UserFacingError(`the config file '${path}' is not valid JSON: ${(error as Error).message}`);
   }

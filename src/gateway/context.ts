@@ -5,13 +5,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
+import type { RecordsWriter } from '../shared/records-writer.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
+import type { LineLog } from './logger.js';
 import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
-import type { RecordsWriter } from './records-writer.js';
 import type { SpanReceiving } from './span-receiving.js';
 
 /** Receives each finished request's record: frozen, complete, and all a sink gets (exchange.ts finishes it). */
@@ -35,6 +36,11 @@ export interface GatewayState {
   mirrorsInFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
   metricsAddress: AddressInfo | null;
+  /**
+   * performance.now() at which the drain's grace period ends, once the drain began: closing the records file
+   * gives up on a file that takes nothing by then (plugins/records.ts), so shutdown ends within its grace.
+   */
+  graceEndsAt: number | null;
 }
 
 export interface GatewayContext {
@@ -45,7 +51,7 @@ export interface GatewayContext {
   /** Replaces the upstream keys in what the gateway passes on or writes from an upstream's answer. */
   readonly scrubber: KeyScrubber;
   /** The records file writer, when records are written. */
-  readonly records: RecordsWriter | null;
+  readonly records: RecordsWriter<RequestRecord> | null;
   /**
    * Every finished request's record goes to each, in order: metrics, records file, exported span, log line,
    * caller's own; with the span receiver, metrics, exported span, log line, then the wait for the server's span
@@ -62,10 +68,7 @@ export interface GatewayContext {
 /** What starts, serves and stops a built gateway (the Fastify application of plugins/index.ts is one). */
 export interface GatewayApp {
   readonly server: Server;
-  readonly log: {
-    info(facts: object, message: string): void;
-    warn(facts: object, message: string): void;
-  };
+  readonly log: LineLog;
   listen(options: { host: string; port: number }): Promise<string>;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // PER_TOKEN_BUCKETS_S): what the metrics sink needs of the gaps, carried on the record so that sinks get the
 // record and nothing else. Computed once per request, when it finishes, here only: the one place to change when
 // the meter counts the buckets itself as the chunks arrive.
-import { PER_TOKEN_BUCKETS_S } from './latency-buckets.js';
+import { PER_TOKEN_BUCKETS_S } from '../shared/latency-buckets.js';
 
 /** Non-zero bucket counts keyed by the bucket's `le` label (seconds; `+Inf` last), and the gaps' sum. */
 export interface GapCounts {

@@ -2,21 +2,21 @@
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { SpanExport } from '../tracing/span-export.js';
-import type { PathFix } from './client-path.js';
-import type { GatewayState } from './context.js';
-import { CountedHistogram, type CountedSeries } from './counted-histogram.js';
-import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import {
   FIRST_TOKEN_BUCKETS_S,
   OVERHEAD_BUCKETS_S,
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
-} from './latency-buckets.js';
+} from '../shared/latency-buckets.js';
+import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
+import type { SpanExport } from '../tracing/span-export.js';
+import type { PathFix } from './client-path.js';
+import type { GatewayState } from './context.js';
+import { CountedHistogram, type CountedSeries } from './counted-histogram.js';
+import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
-import { LOST_REASONS, type LostReason, type RecordsWriter } from './records-writer.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 /** Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts). */

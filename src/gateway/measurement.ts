@@ -179,6 +179,7 @@ export class RequestMeasurement {
       usageInjected: this.usageInjected,
       gapCounts: gapCountsOf(figures?.itlMs),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
+      ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),

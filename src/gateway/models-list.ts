@@ -1,7 +1,7 @@
 // `GET /v1/models` when several upstreams or aliases are configured: the union of every upstream's own list and
 // the configured aliases, in OpenAI's list format. An upstream that cannot answer is left out (and logged by the
 // caller through its absence), so one dead upstream does not hide the others' models.
-import { isJsonObject } from '../measure/json-object.js';
+import { isJsonObject } from '../shared/json-object.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { GatewayContext } from './context.js';
 

@@ -68,7 +68,7 @@ export interface RequestRecord extends ExchangeFigures {
   readonly contentChunks: number;
   /** Output tokens / content chunks: above 1 when the upstream batches tokens into chunks. */
   readonly meanTokensPerChunk: number | null;
-  /** Largest estimated token count of one chunk (only with per-chunk detail, i.e. records.gaps). */
+  /** Largest estimated token count of one chunk; null without content chunks. */
   readonly maxTokensPerChunk: number | null;
   readonly finishReason: string | null;
   readonly sseOverflow: boolean;

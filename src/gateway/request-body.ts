@@ -6,7 +6,7 @@
 // `stream_options`; the model is renamed by replacing the bytes of the one top-level `model` string. Whenever the
 // bytes do not allow the edit exactly (a `stream_options` to merge into, a key spelled with escapes, `model`
 // twice), the parsed object is re-serialized instead: the same JSON value, written anew.
-import { isJsonObject, type JsonObject } from '../measure/json-object.js';
+import { isJsonObject, type JsonObject } from '../shared/json-object.js';
 
 export interface ParsedBody {
   readonly raw: Buffer;

@@ -38,6 +38,7 @@ export class GatewayShutdown {
       { inFlight: context.state.inFlight },
       `draining: no new connections; in-flight requests have up to ${shutdownGraceMs} ms`,
     );
+    context.state.graceEndsAt = performance.now() + shutdownGraceMs;
     const closing = app.close();
     const cutEarly = context.state.cutReason;
     if (cutEarly !== null) this.cut(cutEarly);

@@ -3,6 +3,14 @@
 // arrive before the model produced anything: stamping the first token on them gives a fake ~1 ms TTFT.
 // Usage comes in two halves: input tokens in `message_start`, output tokens (cumulative) in `message_delta`.
 
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
 import {
@@ -14,13 +22,20 @@ import {
   UNPARSEABLE_FACTS,
 } from './event-classifier.js';
 import {
-  countField,
-  field,
-  isJsonObject,
-  type JsonObject,
-  parseJsonObject,
-  stringField,
-} from './json-object.js';
+  COMMA,
+  contentFacts,
+  type EventScan,
+  ignoredMember,
+  JSON_STRING,
+  literal,
+  membersAfter,
+  membersBefore,
+  named,
+  object,
+  stringValue,
+  whole,
+  withScan,
+} from './event-scan.js';
 import { anthropicPromptUsage } from './prompt-usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
@@ -29,7 +44,8 @@ const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   input_json_delta: 'partial_json',
 };
 
-export const anthropicMessagesClassifier: EventClassifier = {
+/** Every event JSON.parsed: the reference the scan is tested against. */
+export const anthropicMessagesParsingClassifier: EventClassifier = {
   protocol: 'anthropic-messages',
   classify(event: SseEvent): EventFacts {
     const data = parseJsonObject(event.data);
@@ -56,6 +72,36 @@ export const anthropicMessagesClassifier: EventClassifier = {
     }
   },
 };
+
+// The scan (event-scan.ts) of a content_block_delta: `type` before `delta`, as Anthropic writes them; in the
+// delta, its `type` before the text member that type names, and no other member contentOf reads. One capture per
+// delta type, so the text read is always the one its type names.
+const TOP_IGNORED = ignoredMember(['type', 'delta']);
+const DELTA_IGNORED = ignoredMember(['type', ...Object.values(DELTA_TEXT_FIELDS)]);
+const DELTA_BY_TYPE = Object.entries(DELTA_TEXT_FIELDS).map(
+  ([type, textField]) =>
+    `${membersBefore(DELTA_IGNORED)}${named('type')}${literal(type)}${membersAfter(DELTA_IGNORED)}${COMMA}` +
+    `${named(textField)}(${JSON_STRING})${membersAfter(DELTA_IGNORED)}`,
+);
+const CONTENT_BLOCK_DELTA = whole(
+  object(
+    `${membersBefore(TOP_IGNORED)}${named('type')}${literal('content_block_delta')}${membersAfter(TOP_IGNORED)}` +
+      `${COMMA}${named('delta')}${object(`(?:${DELTA_BY_TYPE.join('|')})`)}${membersAfter(TOP_IGNORED)}`,
+  ),
+);
+
+export const anthropicMessagesScan: EventScan = (event) => {
+  const match = CONTENT_BLOCK_DELTA.exec(event.data);
+  if (match === null) return undefined;
+  const text = match[1] ?? match[2] ?? match[3];
+  return text === undefined ? undefined : contentFacts(stringValue(text));
+};
+
+/** A content delta read by the scan, any other event JSON.parsed. */
+export const anthropicMessagesClassifier: EventClassifier = withScan(
+  anthropicMessagesParsingClassifier,
+  anthropicMessagesScan,
+);
 
 function contentOf(delta: unknown): EventFacts {
   if (!isJsonObject(delta)) return NO_FACTS;

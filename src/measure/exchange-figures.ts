@@ -29,6 +29,11 @@ export interface ExchangeFigures {
   readonly contentChunks: number;
   /** Gaps between consecutive content chunks (the gateway: with records.gaps only). */
   readonly itlMs?: readonly number[];
+  /**
+   * Written (true) only when the stream had more gaps than the record keeps (MAX_KEPT_GAPS, 100,000, in
+   * src/measure/stream-meter.ts): itlMs then holds the first ones. Absent otherwise, and from older records.
+   */
+  readonly itlMsCut?: boolean;
   /** One line saying what went wrong; null when ok. */
   readonly error: string | null;
 }

@@ -4,17 +4,42 @@
 // text. A delta that carries only `role`, or only empty strings, is not content: counting it would stamp the first
 // token before the model produced any (vLLM's own benchmark does, which is one of its known flaws).
 
+import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { EventClassifier, EventFacts } from './event-classifier.js';
-import { field, isJsonObject, type JsonObject, stringField } from './json-object.js';
-import { classifyOpenAiEvent } from './openai-stream.js';
+import {
+  type EventScan,
+  ignoredMember,
+  JSON_STRING,
+  membersAfter,
+  membersBefore,
+  named,
+  namedAnyOf,
+  object,
+  withScan,
+} from './event-scan.js';
+import { choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
 
-export const openAiChatClassifier: EventClassifier = {
+/** Every event JSON.parsed: the reference the scan is tested against. */
+export const openAiChatParsingClassifier: EventClassifier = {
   protocol: 'openai-chat',
   classify(event: SseEvent): EventFacts {
     return classifyOpenAiEvent(event, readDeltaText);
   },
 };
+
+// The delta members readDeltaText reads. A scanned delta has exactly one of the text ones (a string) and none of
+// the others: `{"content": "Hi"}`, `{"role": "assistant", "content": ""}`, `{"reasoning_content": "..."}`.
+const DELTA_READ = ['content', 'reasoning_content', 'reasoning', 'refusal', 'tool_calls', 'function_call'];
+const DELTA_TEXT = `${namedAnyOf(['content', 'reasoning_content', 'reasoning', 'refusal'])}(${JSON_STRING})`;
+const DELTA = object(
+  `${membersBefore(ignoredMember(DELTA_READ))}${DELTA_TEXT}${membersAfter(ignoredMember(DELTA_READ))}`,
+);
+
+export const openAiChatScan: EventScan = openAiChunkScan(choiceAround('delta', `${named('delta')}${DELTA}`));
+
+/** A content delta read by the scan, any other event JSON.parsed. */
+export const openAiChatClassifier: EventClassifier = withScan(openAiChatParsingClassifier, openAiChatScan);
 
 function readDeltaText(choice: JsonObject): string {
   const delta = field(choice, 'delta');

@@ -3,6 +3,14 @@
 // output (the `*.done` events repeat text already streamed, so counting them would count it twice). Usage and the
 // end come with `response.completed` (or `response.incomplete`); `response.failed` and `error` carry errors.
 
+import {
+  countField,
+  field,
+  isJsonObject,
+  type JsonObject,
+  parseJsonObject,
+  stringField,
+} from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import { capErrorMessage } from './error-message.js';
 import {
@@ -13,13 +21,20 @@ import {
   UNPARSEABLE_FACTS,
 } from './event-classifier.js';
 import {
-  countField,
-  field,
-  isJsonObject,
-  type JsonObject,
-  parseJsonObject,
-  stringField,
-} from './json-object.js';
+  COMMA,
+  contentFacts,
+  type EventScan,
+  ignoredMember,
+  JSON_STRING,
+  literalAnyOf,
+  membersAfter,
+  membersBefore,
+  named,
+  object,
+  stringValue,
+  whole,
+  withScan,
+} from './event-scan.js';
 import { responsesPromptUsage } from './prompt-usage.js';
 
 const CONTENT_DELTAS: ReadonlySet<string> = new Set([
@@ -30,7 +45,8 @@ const CONTENT_DELTAS: ReadonlySet<string> = new Set([
   'response.function_call_arguments.delta',
 ]);
 
-export const openAiResponsesClassifier: EventClassifier = {
+/** Every event JSON.parsed: the reference the scan is tested against. */
+export const openAiResponsesParsingClassifier: EventClassifier = {
   protocol: 'openai-responses',
   classify(event: SseEvent): EventFacts {
     const data = parseJsonObject(event.data);
@@ -51,6 +67,27 @@ export const openAiResponsesClassifier: EventClassifier = {
     return NO_FACTS;
   },
 };
+
+// The scan (event-scan.ts) of a content delta: `type` (one of CONTENT_DELTAS) before `delta`, a string, as OpenAI
+// writes them; no other member is read.
+const IGNORED = ignoredMember(['type', 'delta']);
+const CONTENT_DELTA = whole(
+  object(
+    `${membersBefore(IGNORED)}${named('type')}${literalAnyOf(CONTENT_DELTAS)}` +
+      `${membersAfter(IGNORED)}${COMMA}${named('delta')}(${JSON_STRING})${membersAfter(IGNORED)}`,
+  ),
+);
+
+export const openAiResponsesScan: EventScan = (event) => {
+  const match = CONTENT_DELTA.exec(event.data);
+  return match === null ? undefined : contentFacts(stringValue(match[1] as string));
+};
+
+/** A content delta read by the scan, any other event JSON.parsed. */
+export const openAiResponsesClassifier: EventClassifier = withScan(
+  openAiResponsesParsingClassifier,
+  openAiResponsesScan,
+);
 
 function finished(response: unknown): EventFacts {
   const facts: MutableFacts = { done: true };

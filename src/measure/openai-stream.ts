@@ -2,9 +2,6 @@
 // (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set), `finish_reason`, and errors sent
 // inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
 
-import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage } from './error-message.js';
-import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
 import {
   countField,
   field,
@@ -12,11 +9,55 @@ import {
   type JsonObject,
   parseJsonObject,
   stringField,
-} from './json-object.js';
+} from '../shared/json-object.js';
+import type { SseEvent } from '../sse/sse-parser.js';
+import { capErrorMessage } from './error-message.js';
+import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
+import {
+  arrayOfOne,
+  contentFacts,
+  type EventScan,
+  ignoredMember,
+  membersAfter,
+  membersBefore,
+  named,
+  object,
+  stringOtherThan,
+  stringValue,
+  whole,
+} from './event-scan.js';
 import { openAiPromptUsage } from './prompt-usage.js';
 
 /** Reads the generated text out of one element of `choices` ('' when it carries none). */
 export type ChoiceTextReader = (choice: JsonObject) => string;
+
+/**
+ * The scan (event-scan.ts) of a chunk with one choice matched by `choice`, whose one capture is the JSON string
+ * literal of its generated text. Around it, the chunk's members classifyOpenAiEvent reads may only say nothing:
+ * `"error": null`, `"usage": null`, an `object` that is not "error".
+ */
+export function openAiChunkScan(choice: string): EventScan {
+  const ignored = `(?:${ignoredMember(['choices', 'error', 'object', 'usage'])}|${named('error')}null|${named('usage')}null|${named('object')}${stringOtherThan(['error'])})`;
+  const pattern = whole(
+    object(
+      `${membersBefore(ignored)}${named('choices')}${arrayOfOne(object(choice))}${membersAfter(ignored)}`,
+    ),
+  );
+  return (event) => {
+    if (event.event === 'error') return undefined;
+    const match = pattern.exec(event.data);
+    return match === null ? undefined : contentFacts(stringValue(match[1] as string));
+  };
+}
+
+/**
+ * The members of a choice around the one that holds its text (`text`, matched by `textMember`): none that
+ * classifyOpenAiEvent or the protocol's reader reads, but a null `finish_reason`.
+ */
+export function choiceAround(textKey: string, textMember: string): string {
+  const ignored = `(?:${ignoredMember([textKey, 'finish_reason'])}|${named('finish_reason')}null)`;
+  return `${membersBefore(ignored)}${textMember}${membersAfter(ignored)}`;
+}
 
 export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextReader): EventFacts {
   if (event.data === '[DONE]') return DONE_FACTS;

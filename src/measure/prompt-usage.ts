@@ -4,7 +4,7 @@
 // tokens (`prompt_tokens_details.cached_tokens`, Responses' `input_tokens_details.cached_tokens`); Anthropic's
 // `input_tokens` excludes both cache reads and cache writes, which it reports beside it. Either way the result's
 // promptTokens is every prompt token and cachedPromptTokens the part read from the cache.
-import { countField, field, isJsonObject, type JsonObject } from './json-object.js';
+import { countField, field, isJsonObject, type JsonObject } from '../shared/json-object.js';
 
 export interface PromptUsage {
   readonly promptTokens: number | undefined;

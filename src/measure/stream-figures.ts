@@ -20,8 +20,15 @@ export interface StreamFigures {
   readonly tpotMs: number | undefined;
   /** Events carrying generated output: one event is one chunk, whatever number of tokens it holds. */
   readonly contentChunks: number;
-  /** Every gap between consecutive content chunks, only when the meter kept per-chunk detail. */
+  /**
+   * Every gap between consecutive content chunks, only when the meter kept per-chunk detail; the first
+   * MAX_KEPT_GAPS (stream-meter.ts) of them on a longer stream, and then itlCut says so.
+   */
   readonly itlMs: readonly number[] | undefined;
+  /** itlMs holds only the first MAX_KEPT_GAPS gaps of the stream (itlCount still counts every gap). */
+  readonly itlCut: boolean;
+  /** How many gaps fell in each bucket of the gateway's gap histogram (GapSummary.bucketCounts). */
+  readonly itlBucketCounts: readonly number[];
   /** Number of gaps: content chunks - 1 (kept even without per-chunk detail). */
   readonly itlCount: number;
   readonly itlMeanMs: number | undefined;
@@ -30,7 +37,7 @@ export interface StreamFigures {
   /** The upstream's usage when reported, otherwise the estimate (or the caller's tokenizer). */
   readonly outputTokens: number;
   readonly outputTokensSource: OutputTokenSource;
-  /** Largest estimated token count of one content chunk; undefined without per-chunk detail or chunks. */
+  /** Largest estimated token count of one content chunk; undefined without content chunks. */
   readonly maxTokensPerChunk: number | undefined;
   readonly promptTokens: number | undefined;
   readonly cachedPromptTokens: number | undefined;
@@ -70,22 +77,23 @@ export function streamFigures(
       : undefined;
   const gaps = timing.contentGaps;
   const hasGaps = gaps.count > 0;
-  const detail = timing.chunkDetail;
+  const kept = timing.keptGaps;
   return {
     ttftMs,
     lastTokenMs,
     endMs: since(timing.endMs, startMs),
     tpotMs,
     contentChunks: timing.contentEvents,
-    itlMs: detail === undefined ? undefined : gapsBetween(detail.atMs),
+    itlMs: kept?.gapsMs,
+    itlCut: kept?.cut ?? false,
+    itlBucketCounts: gaps.bucketCounts,
     itlCount: gaps.count,
     itlMeanMs: hasGaps ? gaps.sumMs / gaps.count : undefined,
     itlMinMs: hasGaps ? gaps.minMs : undefined,
     itlMaxMs: hasGaps ? gaps.maxMs : undefined,
     outputTokens,
     outputTokensSource,
-    maxTokensPerChunk:
-      detail === undefined || timing.contentEvents === 0 ? undefined : detail.estimatedTokens.reduce(max, 0),
+    maxTokensPerChunk: timing.contentEvents === 0 ? undefined : timing.maxChunkEstimatedTokens,
     promptTokens: timing.promptTokens,
     cachedPromptTokens: timing.cachedPromptTokens,
     finishReason: timing.finishReason,
@@ -94,16 +102,6 @@ export function streamFigures(
   };
 }
 
-function max(a: number, b: number): number {
-  return Math.max(a, b);
-}
-
 function since(atMs: number | undefined, startMs: number): number | undefined {
   return atMs === undefined ? undefined : atMs - startMs;
-}
-
-function gapsBetween(times: readonly number[]): number[] {
-  const gaps: number[] = [];
-  for (let i = 1; i < times.length; i++) gaps.push((times[i] ?? 0) - (times[i - 1] ?? 0));
-  return gaps;
 }

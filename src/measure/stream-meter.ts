@@ -12,14 +12,26 @@
 import { SseEventRemover } from '../sse/event-remover.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';
 import type { EventClassifier } from './event-classifier.js';
+import { GAP_BUCKET_BOUNDS_S, gapBucketIndex } from './gap-buckets.js';
 import { OutputTokenCounter } from './output-token-counter.js';
 import type { StreamTiming } from './stream-timing.js';
+
+/**
+ * Most gaps kept per stream with keepChunkDetail: 100,000 numbers (under 1 MB, about 0.8 MB as a JSON list of
+ * the gateway's records.gaps), past any answer a model is asked for (vLLM's benchmark asks for a few thousand
+ * tokens; a long reasoning answer is some tens of thousands), while a hostile or runaway stream of millions of
+ * events keeps the meter's memory and the record's size bounded. The record says when it was reached.
+ */
+export const MAX_KEPT_GAPS = 100_000;
 
 export interface StreamMeterOptions {
   readonly classifier: EventClassifier;
   /** Largest SSE event parsed; a bigger one is skipped and parsing resumes at the next event. Default 1 MiB. */
   readonly maxEventBytes?: number;
-  /** Keep the time, length and token estimate of every content event (memory grows with the stream). */
+  /**
+   * Keep every gap between content events, up to MAX_KEPT_GAPS (the figures of the gaps, their bucket counts
+   * among them, are kept whatever this says).
+   */
   readonly keepChunkDetail?: boolean;
   /** Keep the generated text (memory grows with the stream). */
   readonly keepText?: boolean;
@@ -31,13 +43,15 @@ export interface StreamMeterOptions {
 }
 
 const NO_BYTES = Buffer.alloc(0);
+const NO_COUNTS: readonly number[] = Object.freeze([]);
 
 export class StreamMeter {
   readonly #classifier: EventClassifier;
   readonly #parser: SseParser;
   readonly #remover: SseEventRemover | undefined;
   readonly #tokens = new OutputTokenCounter();
-  readonly #detail: { atMs: number[]; chars: number[]; estimatedTokens: number[] } | undefined;
+  readonly #keptGaps: number[] | undefined;
+  #gapsCut = false;
   readonly #keepText: boolean;
 
   // Arrival time of the chunk being parsed: the time of every event it completes.
@@ -50,6 +64,9 @@ export class StreamMeter {
   #gapSumMs = 0;
   #gapMinMs = 0;
   #gapMaxMs = 0;
+  // Allocated at the first gap: a stream without one (an error, a one-chunk answer) costs nothing here.
+  #gapBucketCounts: number[] | undefined;
+  #maxChunkTokens = 0;
   #contentChars = 0;
   #text = '';
   #promptTokens: number | undefined;
@@ -63,7 +80,7 @@ export class StreamMeter {
   constructor(options: StreamMeterOptions) {
     this.#classifier = options.classifier;
     this.#keepText = options.keepText ?? false;
-    this.#detail = options.keepChunkDetail ? { atMs: [], chars: [], estimatedTokens: [] } : undefined;
+    this.#keptGaps = options.keepChunkDetail ? [] : undefined;
     this.#remover = options.removeUsageOnlyEvents ? new SseEventRemover() : undefined;
     this.#parser = new SseParser((event) => this.#onEvent(event), {
       maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
@@ -107,8 +124,10 @@ export class StreamMeter {
         sumMs: this.#gapSumMs,
         minMs: this.#gapMinMs,
         maxMs: this.#gapMaxMs,
+        bucketCounts: this.#gapBucketCounts ?? NO_COUNTS,
       },
-      chunkDetail: this.#detail,
+      keptGaps: this.#keptGaps === undefined ? undefined : { gapsMs: this.#keptGaps, cut: this.#gapsCut },
+      maxChunkEstimatedTokens: this.#maxChunkTokens,
       contentChars: this.#contentChars,
       estimatedOutputTokens: this.#tokens.total,
       promptTokens: this.#promptTokens,
@@ -155,16 +174,24 @@ export class StreamMeter {
       this.#gapSumMs += gap;
       this.#gapMinMs = first ? gap : Math.min(this.#gapMinMs, gap);
       this.#gapMaxMs = first ? gap : Math.max(this.#gapMaxMs, gap);
+      this.#countGap(gap);
     }
     this.#lastContentMs = atMs;
     this.#contentEvents++;
     this.#contentChars += text.length;
     const tokens = this.#tokens.add(text);
+    if (tokens > this.#maxChunkTokens) this.#maxChunkTokens = tokens;
     if (this.#keepText) this.#text += text;
-    if (this.#detail !== undefined) {
-      this.#detail.atMs.push(atMs);
-      this.#detail.chars.push(text.length);
-      this.#detail.estimatedTokens.push(tokens);
-    }
+  }
+
+  #countGap(gap: number): void {
+    this.#gapBucketCounts ??= new Array<number>(GAP_BUCKET_BOUNDS_S.length + 1).fill(0);
+    const counts = this.#gapBucketCounts;
+    const bucket = gapBucketIndex(gap);
+    counts[bucket] = (counts[bucket] as number) + 1;
+    const kept = this.#keptGaps;
+    if (kept === undefined) return;
+    if (kept.length < MAX_KEPT_GAPS) kept.push(gap);
+    else this.#gapsCut = true;
   }
 }

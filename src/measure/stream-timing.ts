@@ -16,15 +16,23 @@ export interface GapSummary {
   readonly minMs: number;
   /** 0 when count is 0. */
   readonly maxMs: number;
+  /**
+   * How many gaps fell in each bucket of the gateway's gap histogram (gap-buckets.ts): index i counts the gaps
+   * of at most GAP_BUCKET_BOUNDS_S[i] seconds and more than the bound before it, the last index those past every
+   * bound. Not cumulative. Empty when count is 0, GAP_BUCKET_BOUNDS_S.length + 1 long otherwise.
+   */
+  readonly bucketCounts: readonly number[];
 }
 
-/** Per content event, in arrival order; kept only when StreamMeter's keepChunkDetail is set. */
-export interface ContentChunkDetail {
-  readonly atMs: readonly number[];
-  /** Length of the event's generated text, in UTF-16 code units. */
-  readonly chars: readonly number[];
-  /** Estimated tokens the event added; they sum to StreamTiming.estimatedOutputTokens. */
-  readonly estimatedTokens: readonly number[];
+/**
+ * Every gap between consecutive content events, in arrival order, up to a bound; kept only when StreamMeter's
+ * keepChunkDetail is set (the load generator's ITL percentiles, the gateway's records.gaps).
+ */
+export interface KeptGaps {
+  /** The first min(gaps, MAX_KEPT_GAPS) gaps, milliseconds. */
+  readonly gapsMs: readonly number[];
+  /** More gaps arrived than MAX_KEPT_GAPS: gapsMs holds only the first ones (GapSummary still counts all). */
+  readonly cut: boolean;
 }
 
 export interface StreamTiming {
@@ -41,7 +49,9 @@ export interface StreamTiming {
   /** Events carrying generated output. One event is one chunk, whatever number of tokens it holds. */
   readonly contentEvents: number;
   readonly contentGaps: GapSummary;
-  readonly chunkDetail: ContentChunkDetail | undefined;
+  readonly keptGaps: KeptGaps | undefined;
+  /** Most estimated tokens one content event added (0 without content): how batched the chunks were. */
+  readonly maxChunkEstimatedTokens: number;
   /** Length of all generated text, in UTF-16 code units. */
   readonly contentChars: number;
   /** Output tokens by the built-in estimate of the generated text. */

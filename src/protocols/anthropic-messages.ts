@@ -2,8 +2,8 @@
 // `messages` family (`messages/count_tokens` too). Its stream always carries usage (message_start and
 // message_delta), and it has no ignore_eos.
 import { anthropicMessagesClassifier } from '../measure/anthropic-messages-classifier.js';
-import { field, isJsonObject, stringField } from '../measure/json-object.js';
 import { anthropicPromptUsage } from '../measure/prompt-usage.js';
+import { field, isJsonObject, stringField } from '../shared/json-object.js';
 import { streamOnly, userContent } from './body-parts.js';
 import { estimateFromText, jsonAnswerReader, readUsage } from './json-answer.js';
 import { defineProtocol } from './protocol.js';
@@ -40,4 +40,5 @@ export const anthropicMessages = defineProtocol({
     stream: true,
   }),
   streamFields: streamOnly,
+  conversationField: 'messages',
 });

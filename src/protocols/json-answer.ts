@@ -1,6 +1,8 @@
 // The frame every protocol's non-streamed answer reader shares: parse the JSON, take a 200 whose body holds an
 // error object instead of an answer for the upstream error it is, and otherwise let the protocol read its own
 // usage and finish reason. Tokens are estimated from the text only when the upstream reported no usage.
+
+import type { PromptUsageReader } from '../measure/prompt-usage.js';
 import {
   countField,
   field,
@@ -8,8 +10,7 @@ import {
   type JsonObject,
   parseJsonObject,
   stringField,
-} from '../measure/json-object.js';
-import type { PromptUsageReader } from '../measure/prompt-usage.js';
+} from '../shared/json-object.js';
 import { estimateTokens } from '../shared/token-estimate.js';
 import type { JsonAnswerFacts } from './protocol.js';
 

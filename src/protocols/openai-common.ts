@@ -1,7 +1,8 @@
 // What OpenAI chat and completions share: the stream tail of their bodies (usage on request, vLLM's ignore_eos)
 // and the reading of a non-streamed answer (`usage.prompt_tokens`, `choices`).
-import { field, isJsonObject, type JsonObject, stringField } from '../measure/json-object.js';
+
 import { openAiPromptUsage } from '../measure/prompt-usage.js';
+import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
 import { estimateFromText, readUsage } from './json-answer.js';
 import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
 

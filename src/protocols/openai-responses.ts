@@ -1,8 +1,9 @@
 // OpenAI Responses (`/v1/responses`): its stream always carries usage (response.completed), and it has no
 // ignore_eos.
-import { field, isJsonObject, stringField } from '../measure/json-object.js';
+
 import { openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
 import { responsesPromptUsage } from '../measure/prompt-usage.js';
+import { field, isJsonObject, stringField } from '../shared/json-object.js';
 import { streamOnly, userContent } from './body-parts.js';
 import { jsonAnswerReader, readUsage } from './json-answer.js';
 import { BEARER_AUTH, defineProtocol } from './protocol.js';
@@ -34,4 +35,5 @@ export const openAiResponses = defineProtocol({
     stream: true,
   }),
   streamFields: streamOnly,
+  conversationField: 'input',
 });

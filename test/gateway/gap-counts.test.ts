@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
 import { CountedHistogram } from '../../src/gateway/counted-histogram.js';
 import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/gap-counts.js';
-import { PER_TOKEN_BUCKETS_S } from '../../src/gateway/latency-buckets.js';
+import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 
 test('gap counts: non-zero buckets by le, a gap on a bound in that bucket, above the last in +Inf', () => {
   // 0.1 ms is the first bound exactly; 40 ms lies between bounds; 20 s is beyond 10 s.

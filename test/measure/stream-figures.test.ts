@@ -11,8 +11,9 @@ const TIMING: StreamTiming = {
   lastContentMs: 1300,
   endMs: 1310,
   contentEvents: 4,
-  contentGaps: { count: 3, sumMs: 50, minMs: 10, maxMs: 25 },
-  chunkDetail: { atMs: [1250, 1260, 1275, 1300], chars: [3, 3, 3, 3], estimatedTokens: [2, 3, 2, 2] },
+  contentGaps: { count: 3, sumMs: 50, minMs: 10, maxMs: 25, bucketCounts: [] },
+  keptGaps: { gapsMs: [10, 15, 25], cut: false },
+  maxChunkEstimatedTokens: 3,
   contentChars: 12,
   estimatedOutputTokens: 9,
   promptTokens: 20,
@@ -45,6 +46,8 @@ test('TTFT, last token, TPOT and ITL as vLLM defines them, against hand-computed
   assert.equal(latencies.itlMinMs, 10);
   assert.equal(latencies.itlMaxMs, 25);
   assert.deepEqual(latencies.itlMs, [10, 15, 25]);
+  assert.equal(latencies.itlCut, false);
+  assert.equal(latencies.maxTokensPerChunk, 3);
 });
 
 test('TPOT needs more than one output token', () => {
@@ -61,8 +64,9 @@ test('a stream without content has no TTFT, last token, TPOT or ITL', () => {
       firstContentMs: undefined,
       lastContentMs: undefined,
       contentEvents: 0,
-      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0 },
-      chunkDetail: undefined,
+      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0, bucketCounts: [] },
+      keptGaps: undefined,
+      maxChunkEstimatedTokens: 0,
     },
     1000,
   );
@@ -72,6 +76,7 @@ test('a stream without content has no TTFT, last token, TPOT or ITL', () => {
   assert.equal(latencies.itlCount, 0);
   assert.equal(latencies.itlMeanMs, undefined);
   assert.equal(latencies.itlMs, undefined);
+  assert.equal(latencies.maxTokensPerChunk, undefined);
 });
 
 test('a single content event gives TTFT = last token and no ITL sample', () => {
@@ -80,8 +85,9 @@ test('a single content event gives TTFT = last token and no ITL sample', () => {
       ...TIMING,
       lastContentMs: 1250,
       contentEvents: 1,
-      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0 },
-      chunkDetail: { atMs: [1250], chars: [3], estimatedTokens: [3] },
+      contentGaps: { count: 0, sumMs: 0, minMs: 0, maxMs: 0, bucketCounts: [] },
+      keptGaps: { gapsMs: [], cut: false },
+      maxChunkEstimatedTokens: 3,
       outputTokens: 3,
     },
     1000,

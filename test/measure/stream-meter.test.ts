@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
-import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { MAX_KEPT_GAPS, StreamMeter } from '../../src/measure/stream-meter.js';
+import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 import { estimateTokens } from '../../src/shared/token-estimate.js';
 import { bytes } from '../sse/collect-events.js';
 import {
@@ -22,6 +23,18 @@ function meterParts(parts: readonly string[], keepChunkDetail = false): StreamMe
 
 const sse = (data: string): string => `data: ${data}\n\n`;
 
+// Bucket counts as GapSummary holds them, from {upper bound in seconds: count}; every bound named must be one of
+// the gateway's gap histogram's.
+function countsAt(byBound: Readonly<Record<number, number>>): number[] {
+  const counts = new Array<number>(PER_TOKEN_BUCKETS_S.length + 1).fill(0);
+  for (const [bound, count] of Object.entries(byBound)) {
+    const index = PER_TOKEN_BUCKETS_S.indexOf(Number(bound));
+    assert.notEqual(index, -1, `${bound} is not a bucket bound`);
+    counts[index] = count;
+  }
+  return counts;
+}
+
 test('the recorded chat stream gives the hand-checked record', () => {
   // Parts: ping@100, role-only@110, Hello@120, 世界@130, ping@140, 👍@150, Done@160, finish@170, usage@180, [DONE]@190.
   const timing = meterParts(CHAT_STREAM_PARTS, true).result();
@@ -32,8 +45,10 @@ test('the recorded chat stream gives the hand-checked record', () => {
     lastContentMs: 160,
     endMs: 200,
     contentEvents: 4,
-    contentGaps: { count: 3, sumMs: 40, minMs: 10, maxMs: 20 },
-    chunkDetail: { atMs: [120, 130, 150, 160], chars: [5, 4, 6, 5], estimatedTokens: [1, 3, 3, 1] },
+    contentGaps: { count: 3, sumMs: 40, minMs: 10, maxMs: 20, bucketCounts: countsAt({ 0.01: 2, 0.02: 1 }) },
+    keptGaps: { gapsMs: [10, 20, 10], cut: false },
+    // Per event: Hello 1, 世界 3 (two ideographs and the space), 👍 3, Done 1.
+    maxChunkEstimatedTokens: 3,
     contentChars: CHAT_TEXT.length,
     estimatedOutputTokens: estimateTokens(CHAT_TEXT),
     promptTokens: 12,
@@ -88,7 +103,13 @@ test('several events completed by one chunk share its arrival time: one ITL samp
   const meter = new StreamMeter({ classifier: openAiChatClassifier });
   const three = ['a', 'b', 'c'].map((text) => sse(chatChunk([delta({ content: text })]))).join('');
   meter.onBytes(bytes(three), 40);
-  assert.deepEqual(meter.result().contentGaps, { count: 2, sumMs: 0, minMs: 0, maxMs: 0 });
+  assert.deepEqual(meter.result().contentGaps, {
+    count: 2,
+    sumMs: 0,
+    minMs: 0,
+    maxMs: 0,
+    bucketCounts: countsAt({ 0.0001: 2 }),
+  });
 });
 
 test('an event is stamped with the arrival of the chunk that completes it', () => {
@@ -141,6 +162,31 @@ test('without keepChunkDetail or keepText nothing grows with the stream', () => 
   const meter = new StreamMeter({ classifier: openAiChatClassifier });
   meter.onBytes(CHAT_STREAM_BYTES, 1);
   const timing = meter.result();
-  assert.equal(timing.chunkDetail, undefined);
+  assert.equal(timing.keptGaps, undefined);
   assert.equal(timing.text, undefined);
+});
+
+test('kept gaps stop at MAX_KEPT_GAPS and say so; the figures still count every gap', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier, keepChunkDetail: true });
+  const event = bytes(sse(chatChunk([delta({ content: 'a' })])));
+  const events = MAX_KEPT_GAPS + 11;
+  // Event i arrives at i ms: every gap is 1 ms.
+  for (let i = 0; i < events; i++) meter.onBytes(event, i);
+  meter.end(events);
+  const timing = meter.result();
+  assert.equal(timing.contentEvents, events);
+  assert.equal(timing.keptGaps?.gapsMs.length, MAX_KEPT_GAPS);
+  assert.equal(timing.keptGaps?.cut, true);
+  assert.ok(timing.keptGaps?.gapsMs.every((gap) => gap === 1));
+  assert.equal(timing.contentGaps.count, events - 1);
+  assert.equal(timing.contentGaps.sumMs, events - 1);
+  assert.deepEqual(timing.contentGaps.bucketCounts, countsAt({ 0.001: events - 1 }));
+});
+
+test('exactly MAX_KEPT_GAPS gaps are all kept and not cut', () => {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier, keepChunkDetail: true });
+  const event = bytes(sse(chatChunk([delta({ content: 'a' })])));
+  for (let i = 0; i <= MAX_KEPT_GAPS; i++) meter.onBytes(event, i);
+  assert.equal(meter.result().keptGaps?.gapsMs.length, MAX_KEPT_GAPS);
+  assert.equal(meter.result().keptGaps?.cut, false);
 });

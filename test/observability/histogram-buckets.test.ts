@@ -14,7 +14,7 @@ import {
   FIRST_TOKEN_BUCKETS_S,
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
-} from '../../src/gateway/latency-buckets.js';
+} from '../../src/shared/latency-buckets.js';
 import { type CumulativeBucket, histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
 import { SeededRandom } from '../../src/shared/random.js';
 import { startSimulator } from '../../src/sim/index.js';

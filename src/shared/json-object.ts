@@ -1,9 +1,24 @@
-// Narrowing of parsed JSON without `any`: upstream bodies are untrusted and any field may be missing or mistyped.
+// JSON values and the narrowing of parsed JSON without `any`: upstream bodies, result files and config files are
+// untrusted and any field may be missing or mistyped. The one place these types and the object test are defined.
+
+/** What JSON.parse can return, and what a result file's writers build. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** U+FEFF, the byte order mark Windows Notepad writes at the start of a UTF-8 file; JSON.parse refuses it. */
+const BYTE_ORDER_MARK = '\uFEFF';
+
+/** JSON.parse of a file's text, a leading byte order mark skipped; throws JSON.parse's SyntaxError. */
+export function parseJsonText(text: string): JsonValue {
+  return JSON.parse(text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text) as JsonValue;
+}
 
 /** A parsed JSON object whose fields are not yet checked. */
 export type JsonObject = { readonly [key: string]: unknown };
 
-export function isJsonObject(value: unknown): value is JsonObject {
+/** Whether `value` is a JSON object (not null, not an array); a JsonValue stays typed as one, fields included. */
+export function isJsonObject(value: JsonValue | undefined): value is { [key: string]: JsonValue };
+export function isJsonObject(value: unknown): value is JsonObject;
+export function isJsonObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -6,15 +6,29 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
-import type { PreparedRun } from '../../loadgen/bench/prepare-run.js';
-import type { BenchSettings } from '../../loadgen/bench/settings.js';
-import { hasLimits } from '../../loadgen/cost/cost-settings.js';
-import { checkConcurrencySplit } from '../../loadgen/shards/shard-spec.js';
-import { type WorkerFiles, workersRun } from '../../loadgen/shards/workers-run.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
-import type { OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import { UsageError } from '../../src/shared/usage-error.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import type { BenchRunOutcome } from '../bench/bench-run.js';
+import type { PreparedRun, Say } from '../bench/prepare-run.js';
+import type { BenchSettings } from '../bench/settings.js';
+import { hasLimits } from '../cost/cost-settings.js';
+import { checkConcurrencySplit } from './shard-spec.js';
+import { type WorkerFiles, workersRun } from './workers-run.js';
+
+/** One flag's value as the command line parsed it (a list flag's items, `Infinity` for `inf`). */
+export type FlagValue = string | number | boolean | readonly string[] | undefined;
+
+/** The parent's parsed flags by long name (defaults included), and its positionals: what each worker inherits. */
+export interface ParentFlags {
+  readonly values: Readonly<Record<string, FlagValue>>;
+  readonly positionals: readonly string[];
+}
+
+/** How the workers are started: the CLI's own script and the environment they inherit. */
+export interface WorkerProcess {
+  readonly cliPath: string;
+  readonly env: NodeJS.ProcessEnv;
+}
 
 /** The environment variable a worker reads a typed --api-key from. */
 const WORKER_KEY_ENV = 'TOKENMETER_WORKER_API_KEY';
@@ -61,7 +75,7 @@ export function checkWorkers(count: number, settings: BenchSettings): void {
   checkConcurrencySplit(settings.maxConcurrency, count, 'workers');
 }
 
-function jsonValue(value: OptionValue): unknown {
+function jsonValue(value: FlagValue): unknown {
   return value === Number.POSITIVE_INFINITY ? 'inf' : value;
 }
 
@@ -71,15 +85,14 @@ export interface WorkerCommandLine {
 }
 
 export function workerCommandLine(
-  options: ParsedOptions,
-  positionals: readonly string[],
+  flags: ParentFlags,
   count: number,
   settings: BenchSettings,
   prepared: PreparedRun,
   env: NodeJS.ProcessEnv,
 ): WorkerCommandLine {
   const shared: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(options)) {
+  for (const [name, value] of Object.entries(flags.values)) {
     if (value === undefined || NOT_PASSED.has(name)) continue;
     shared[name.replace(/-/g, '_')] = jsonValue(value);
   }
@@ -102,7 +115,7 @@ export function workerCommandLine(
         no_success_floor: true,
       };
       writeFileSync(config, JSON.stringify(own));
-      return ['bench', '--config', config, ...positionals];
+      return ['bench', '--config', config, ...flags.positionals];
     },
   };
 }
@@ -110,22 +123,15 @@ export function workerCommandLine(
 /** The whole --workers run: workers started together (at --start-at, after --start-delay, or as soon as all are
  *  ready), their shards merged into the one run's outcome. */
 export async function workersOutcome(
-  commandLine: ParsedCommandLine,
-  options: ParsedOptions,
+  flags: ParentFlags,
+  worker: WorkerProcess,
   count: number,
   settings: BenchSettings,
   prepared: PreparedRun,
   signal: AbortSignal,
-  say: (line: string) => void,
+  say: Say,
 ): Promise<BenchRunOutcome> {
-  const { argsFor, env } = workerCommandLine(
-    options,
-    commandLine.positionals,
-    count,
-    settings,
-    prepared,
-    process.env,
-  );
+  const { argsFor, env } = workerCommandLine(flags, count, settings, prepared, worker.env);
   const start = settings.start;
   return workersRun({
     settings,
@@ -133,7 +139,7 @@ export async function workersOutcome(
     count,
     argsFor,
     env,
-    cliPath: process.argv[1] ?? '',
+    cliPath: worker.cliPath,
     signal,
     say,
     startAt: (soonest) => {
