@@ -68,10 +68,13 @@ function isDotSegment(part: string): boolean {
   return bare === '.' || bare === '..';
 }
 
+/** Printable ASCII without `%`: nothing to decode, nothing NFKC changes. */
+const PLAIN_SEGMENT = /^[!-$&-~]*$/;
+
 function isTraversal(segment: string): boolean {
-  // Without a percent-escape there is nothing to decode, and no `/` or `\` inside (split on the one, refused on
-  // the other): the common path skips the decoding.
-  if (!segment.includes('%')) return segment === '.' || segment === '..';
+  // A plain segment decodes and normalizes to itself, with no `/` or `\` inside (split on the one, refused on the
+  // other): the common path skips the decoding.
+  if (PLAIN_SEGMENT.test(segment)) return isDotSegment(segment);
   const decoded = decodeFully(segment);
   if (decoded === undefined) return true;
   return [decoded, decoded.normalize('NFKC')].some((text) => text.split(/[/\\]/).some(isDotSegment));
