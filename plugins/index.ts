@@ -140,7 +140,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   });
   const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
   const extraSink = options.onRecord ?? null;
-  const sinks: RecordSink[] = [(record, m) => gatewayMetrics.observe(record, m)];
+  const sinks: RecordSink[] = [(record) => gatewayMetrics.observe(record)];
   const spanSink = spans === null ? null : gatewaySpanSink(spans, config.upstreams, config.genAiSemconv);
   let spanReceiving: SpanReceiving | null = null;
   if (config.spanReceiver === null) {
@@ -158,7 +158,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sinks.push(requestLogSink(logger), spanReceiving.hold);
   }
   Object.freeze(sinks);
-  const mirrors = new Mirrors({ config, dispatchers, metrics: gatewayMetrics, scrubber, state, sinks });
+  const mirrors = new Mirrors({
+    config,
+    dispatchers,
+    skipped: (reason) => gatewayMetrics.mirrorSkipped(reason),
+    scrubber,
+    state,
+    sinks,
+  });
   const context: GatewayContext = Object.freeze({
     config,
     routes,

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import '../src/gateway/fastify-types.js';
+import { finishExchange } from '../src/gateway/exchange.js';
 import { RequestMeasurement } from '../src/gateway/measurement.js';
 import { newSpan, parseTraceparent } from '../src/shared/trace-context.js';
 
@@ -33,27 +34,25 @@ function cutForSlowness(request: FastifyRequest): boolean {
 function finalize(context: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
   const m = request.measurement;
   const raw = reply.raw;
-  m.endAt = performance.now();
-  if (m.totalTimer !== null) clearTimeout(m.totalTimer);
+  const endAt = performance.now();
   if (!raw.writableFinished && m.outcome === null) {
     if (context.state.cutReason !== null) {
-      m.outcome = 'truncated';
-      m.error = context.state.cutReason;
+      m.conclude('truncated', context.state.cutReason);
     } else if (cutForSlowness(request)) {
-      m.outcome = 'rejected';
-      m.error = `the client did not send its whole request within clientLimits.requestTimeoutMs (${context.config.clientLimits.requestTimeoutMs} ms); answered 408`;
+      m.conclude(
+        'rejected',
+        `the client did not send its whole request within clientLimits.requestTimeoutMs (${context.config.clientLimits.requestTimeoutMs} ms); answered 408`,
+      );
     } else {
-      m.outcome = 'client_abort';
+      m.conclude('client_abort');
     }
   }
   // Abort whatever still runs upstream: the client is gone or the response is complete, so it is wasted work.
   if (!raw.writableFinished) m.exchange?.abort(CLIENT_GONE);
-  m.exchange?.meter?.end(m.endAt);
   if (m.status === 0 && raw.headersSent) m.status = raw.statusCode;
   if (m.ownEndpoint) return;
   context.state.inFlight--;
-  const record = m.toRecord(context.config.recordGaps);
-  for (const sink of context.sinks) sink(record, m);
+  finishExchange(m, endAt, context.config.recordGaps, context.sinks);
 }
 
 function tracestateOf(header: string | string[] | undefined): string | null {

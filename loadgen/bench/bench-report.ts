@@ -9,8 +9,10 @@ import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
+import { formatSessionsSection, turnFigures } from '../report/session-turns.js';
 import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
+import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
 import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
 import { interruptionLine } from './interruption.js';
@@ -78,6 +80,10 @@ export function formatBenchReport(
     ...intendedSection(result, settings),
     ...gatewaySection(gateway),
     ...formatBreakdownSection(result.breakdown.summary),
+    ...(result.sessions === undefined
+      ? []
+      : formatSessionsSection(turnFigures(result.records), result.sessions)),
+    ...formatServerSection(result.serverMetrics, clientTtftOf(result.records)),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));
@@ -86,6 +92,13 @@ export function formatBenchReport(
   if (result.spans !== undefined && settings.spanExport !== null)
     parts.push(spansLine(result.spans, settings.spanExport));
   parts.push(recordsLostLine(result.recordsCounts, result.recordsPath));
+  if (result.earlyStop !== undefined) {
+    parts.push(
+      `Stopped early (${result.earlyStop.reason === 'saturation' ? '--stop-on-saturation' : '--max-error-rate'}) at ` +
+        `${result.earlyStop.atS.toFixed(1)} s: ${result.earlyStop.message}. ${result.records.length} of ${result.planned} ` +
+        'requests have a record (those in flight were cancelled, as client_abort); the figures above describe only the part that ran.\n',
+    );
+  }
   if (result.interruption !== undefined) parts.push(interruptionLine(result.interruption, result.planned));
   return parts.join('');
 }

@@ -54,7 +54,8 @@ export async function benchRun(
   );
   const path = resultPath(settings, run);
   const recordsPath = recordsPathFor(settings, path);
-  if (settings.save.result) claimResultFile(path);
+  // --append-result adds to a file on purpose: only a file this run replaces must be new.
+  if (settings.save.result && settings.appendResult !== true) claimResultFile(path);
   if (recordsPath !== null) context.say(`records: ${recordsPath}`);
   let result: BenchRunResult;
   try {
@@ -66,10 +67,11 @@ export async function benchRun(
       progressStream: context.progressStream,
       tokenizer: prepared.tokenizer,
       dataset: prepared.dataset,
+      say: context.say,
     });
   } catch (error) {
     // A run that never ended leaves no empty result file behind to refuse the next one.
-    if (settings.save.result) rmSync(path, { force: true });
+    if (settings.save.result && settings.appendResult !== true) rmSync(path, { force: true });
     throw error;
   }
   const checks = runChecks(result, settings, run);
@@ -88,7 +90,14 @@ export async function saveBenchRun(
   say: Say,
 ): Promise<void> {
   if (settings.save.result) {
-    saveResult(outcome.resultPath, outcome.run, outcome.result, settings.save.detailed, outcome.checks);
+    saveResult(
+      outcome.resultPath,
+      outcome.run,
+      outcome.result,
+      settings.save.detailed,
+      outcome.checks,
+      settings.appendResult === true,
+    );
     say(`result: ${outcome.resultPath}`);
   }
   if (htmlPath !== undefined) {

@@ -7,27 +7,43 @@ import { arrivalSchedule } from '../arrivals.js';
 import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
+import type { SampleRequest } from '../datasets/sample-request.js';
+import { type EarlyStop, EarlyStopWatch } from '../early-stop/early-stop.js';
+import { stopsEarly } from '../early-stop/early-stop-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
+import {
+  createSessionEngine,
+  type SessionCounts,
+  type SessionPacing,
+  type SessionRunCounts,
+} from '../engine/session-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
+import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
+import { seriesOfScrape } from '../server-metrics/server-series.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
 import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
+import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
+import { waitUntilReady, warmUp } from './warm-up.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
 export const DEFAULT_CLOSED_LOOP_CONCURRENCY = 8;
@@ -47,6 +63,8 @@ export interface BenchRunInput {
   readonly dataset?: LoadedDataset;
   /** The gateway's records of the run when the caller holds them (the demo's gateway runs in its process). */
   readonly gatewayRecords?: readonly GatewaySide[];
+  /** Lines about the ready check and the warm-up, when there are any. */
+  readonly say?: (line: string) => void;
 }
 
 export interface BenchRunResult {
@@ -75,6 +93,13 @@ export interface BenchRunResult {
   readonly breakdown: RunBreakdown;
   /** With span export on: what became of the run's client spans, once the last were sent. */
   readonly spans?: SpanExportCounts;
+  /** --multi-turn: the sessions and the turns that were never sent. */
+  readonly sessions?: SessionRunCounts;
+  /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
+   *  not asked for. */
+  readonly serverMetrics?: ServerMetricsRun;
+  /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
+  readonly earlyStop?: EarlyStop;
 }
 
 function chooseEngine(
@@ -83,7 +108,9 @@ function chooseEngine(
   maxConcurrency: number | undefined,
   startAtMs: number | undefined,
   stopSending: AbortSignal,
+  sessions: SessionEngineInput | undefined,
 ): Engine {
+  if (sessions !== undefined) return createSessionEngine(sessions.pacing, sessions.counts);
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
@@ -125,6 +152,18 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
   }).offsetsMs;
 }
 
+/** The last intended send time when the schedule alone sets the pace: the open loop with no concurrency cap (which
+ *  would hold requests back) and arrivals spread over time (not every request at t = 0). */
+function optionalScheduleEnd(
+  settings: BenchSettings,
+  offsetsMs: readonly number[],
+  maxConcurrency: number | undefined,
+): { scheduleEndMs?: number } {
+  if (settings.engine !== 'open-loop' || maxConcurrency !== undefined) return {};
+  const end = offsetsMs.reduce((latest, offset) => Math.max(latest, offset), 0);
+  return end > 0 ? { scheduleEndMs: end } : {};
+}
+
 /** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
  *  --metric-percentiles reports). */
 export function runFigures(
@@ -143,15 +182,56 @@ export function runFigures(
   };
 }
 
+interface SessionEngineInput {
+  readonly pacing: SessionPacing;
+  readonly counts: SessionCounts;
+}
+
+/** --multi-turn: one arrival per session, turns built from the history as it happens (session-bodies.ts). */
+function sessionEngineInput(
+  settings: BenchSettings,
+  dataset: LoadedDataset,
+  model: string,
+): SessionEngineInput | undefined {
+  const spans = dataset.sessions;
+  if (spans === undefined || settings.sessions === undefined) return undefined;
+  const payload = { ...settings.payload, protocol: settings.target.protocol, model };
+  return {
+    pacing: {
+      sessions: spans,
+      offsetsMs: schedule(settings, dataset, spans.length),
+      ...(settings.sessions.maxActive === undefined ? {} : { maxActive: settings.sessions.maxActive }),
+      thinkTime: settings.sessions.thinkTime,
+      seed: settings.seed,
+      turnBody: (index, history) =>
+        sessionTurnBody(dataset.requests[index] as SampleRequest, history, payload),
+      userMessage: (index) => (dataset.requests[index] as SampleRequest).prompt,
+    },
+    counts: { notSentAfterFailure: 0, notSentStopped: 0 },
+  };
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
+  const sessions = sessionEngineInput(settings, dataset, input.model);
+  const lora = settings.lora;
+  const models =
+    lora === undefined
+      ? undefined
+      : loraModelNames(
+          dataset.requests.length,
+          lora.modules,
+          lora.assignment,
+          dataset.pythonRandom ?? new PythonRandom(settings.seed),
+        );
   const allRequests: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
       { ...settings.payload, protocol: settings.target.protocol, model: input.model },
       settings.requestIdPrefix,
+      models,
     ),
     requestCount(settings, dataset),
     settings.requestIdPrefix,
@@ -178,7 +258,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     stop.abort();
   };
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
-  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
+  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
+    ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
+  });
   const records: RequestRecord[] = [];
   const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
   const spanOf =
@@ -215,19 +297,74 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
   let recordsCounts: RecordsFileCounts | undefined;
+  let scraper: ServerMetricsScraper | null = null;
+  let earlyStop: EarlyStop | undefined;
+  let watchTimer: NodeJS.Timeout | undefined;
+  let watch: EarlyStopWatch | null = null;
+  let scrape: Awaited<ReturnType<ServerMetricsScraper['finish']>> | undefined;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
+    const target = {
+      origin: settings.target.origin,
+      path: settings.target.path,
+      headers,
+      protocol: settings.target.protocol,
+      ...(settings.insecure === true ? { insecure: true } : {}),
+    };
+    const unrecorded = {
+      target,
+      tokenizer,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      errorBodyBytes: ERROR_BODY_BYTES,
+      signal: stop.signal,
+    };
+    const first = allRequests[0];
+    const say = input.say ?? ((): void => undefined);
+    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+      await waitUntilReady(
+        unrecorded,
+        first,
+        settings.readyCheckTimeoutS ?? 0,
+        say,
+        settings.requestIdPrefix,
+      );
+    if (first !== undefined && (settings.warmups ?? 0) > 0)
+      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
-    result = await chooseEngine(settings, offsetsMs, maxConcurrency, startAtMs, stopSending.signal).run({
-      target: {
-        origin: settings.target.origin,
-        path: settings.target.path,
-        headers,
-        protocol: settings.target.protocol,
-      },
+    // The baseline sample is taken before the first request is sent.
+    scraper =
+      settings.serverMetrics == null
+        ? null
+        : await ServerMetricsScraper.start(settings.serverMetrics, settings.target.origin);
+    if (stopsEarly(settings.earlyStop)) {
+      const rules = settings.earlyStop;
+      const running = new EarlyStopWatch(
+        rules,
+        settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
+        startAtMs ?? performance.now(),
+      );
+      watch = running;
+      scraper?.onSample((sample) => running.onServerSample(sample));
+      watchTimer = setInterval(() => {
+        earlyStop ??= running.check();
+        if (earlyStop === undefined) return;
+        clearInterval(watchTimer);
+        stopSending.abort();
+        stop.abort();
+      }, rules.checkEveryMs);
+    }
+    result = await chooseEngine(
+      settings,
+      offsetsMs,
+      maxConcurrency,
+      startAtMs,
+      stopSending.signal,
+      sessions,
+    ).run({
+      target,
       requests,
       tokenizer,
       keepText: settings.save.detailed || settings.smoke,
@@ -240,11 +377,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         spanOf?.(record, runStartMs, performance.now());
         if (joining === null) accept(record);
         else joining.settle(record);
+        watch?.onRecord(record, runStartMs);
         onFinished(record);
       },
     });
     await joining?.finish(stop.signal);
   } finally {
+    clearInterval(watchTimer);
+    // The last sample, after the drain.
+    scrape = await scraper?.finish();
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
@@ -286,5 +427,24 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     recordsPath: input.recordsPath,
     ...(recordsCounts === undefined ? {} : { recordsCounts }),
     ...(spans === null ? {} : { spans: spans.counts }),
+    ...(sessions === undefined
+      ? {}
+      : {
+          sessions: {
+            sessions: sessions.pacing.sessions.length,
+            turnsPlanned: requests.length,
+            ...sessions.counts,
+          },
+        }),
+    ...(scrape === undefined
+      ? {}
+      : {
+          serverMetrics: serverMetricsRun(
+            seriesOfScrape(scrape, result.startedAtMs),
+            scrape.url,
+            scrape.unavailable ?? 'no sample could be read',
+          ),
+        }),
+    ...(earlyStop === undefined ? {} : { earlyStop }),
   };
 }

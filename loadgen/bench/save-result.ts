@@ -1,7 +1,7 @@
 // --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
 // which also says what was measured from where (the target) and where the run's records file is.
 
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
@@ -11,6 +11,8 @@ import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
+import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
+import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import { interruptionKeys } from './interruption.js';
 import { fileExists, recordsLostKeys } from './records-file.js';
@@ -92,6 +94,8 @@ export function saveResult(
   result: BenchRunResult,
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
+  /** --append-result: add the JSON as one line to the file (vLLM's form) instead of replacing it. */
+  append = false,
 ): void {
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
@@ -99,11 +103,21 @@ export function saveResult(
   const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, detailed),
+    ...(result.sessions === undefined
+      ? {}
+      : sessionsResultKeys(turnFigures(result.records), result.sessions)),
     ...recordsLostKeys(result.recordsCounts),
     ...interruptionKeys(result.interruption),
+    ...serverMetricsKeys(result),
   });
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+  if (!append) {
+    writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    return;
+  }
+  // vLLM writes each result as one line, a newline between them.
+  const empty = (statSync(path, { throwIfNoEntry: false })?.size ?? 0) === 0;
+  appendFileSync(path, `${empty ? '' : '\n'}${JSON.stringify(json)}`);
 }
 
 /** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */
@@ -115,6 +129,7 @@ export async function saveHtmlReport(
   const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, true),
+    ...serverMetricsKeys(result),
   });
   await writeHtmlReport('run', { result: json }, path);
 }

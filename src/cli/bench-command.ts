@@ -10,6 +10,7 @@ import {
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_RUN_FAILED,
+  EXIT_STOPPED_EARLY,
   EXIT_THRESHOLD_FAILED,
 } from './exit-codes.js';
 
@@ -23,6 +24,8 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
   // A budget stop ranks above the success floor: with --on-limit cancel, the requests it cut are failures to
   // vLLM's figures, yet the user asked for them to be cut.
   if (result.budgetStop !== undefined) return EXIT_BUDGET_STOPPED;
+  // Stopped because the answer was known: its own status, above the success floor it may well have crossed.
+  if (result.earlyStop !== undefined) return EXIT_STOPPED_EARLY;
   if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
   if (checks.some((c) => !c.passed)) return EXIT_THRESHOLD_FAILED;
   return EXIT_OK;
@@ -38,7 +41,7 @@ export const benchCommand: Command = {
   options: BENCH_OPTIONS,
   allowPositionals: true,
   details:
-    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 99 a --threshold failed, 130 interrupted.',
+    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 4 stopped by --stop-on-saturation or --max-error-rate, 99 a --threshold failed, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
     const { benchWorkflow } = await import('../../loadgen/bench/bench-workflow.js');

@@ -9,14 +9,13 @@ import type { RecordsWriter } from '../shared/records-writer.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
-import type { RequestMeasurement } from './measurement.js';
 import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
 import type { SpanReceiving } from './span-receiving.js';
 
-/** Receives each finished request's record (and its measurement, for figures the record does not carry). */
-export type RecordSink = (record: RequestRecord, measurement: RequestMeasurement) => void;
+/** Receives each finished request's record: frozen, complete, and all a sink gets (exchange.ts finishes it). */
+export type RecordSink = (record: RequestRecord) => void;
 
 /** The gateway's run state, written by the measurement plugin, the metrics port and shutdown. */
 export interface GatewayState {

@@ -5,8 +5,7 @@ import type { GatewayError } from './errors.js';
 
 export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): void {
   const m = request.measurement;
-  if (m.outcome === null) m.outcome = error.outcome;
-  if (m.error === null) m.error = error.message;
+  m.conclude(error.outcome, error.message);
   if (reply.sent || reply.raw.destroyed) return;
   reply
     .code(error.status)

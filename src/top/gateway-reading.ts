@@ -2,7 +2,7 @@
 // counter becomes one entry of a flat map, keyed by what it counts and its row, so the sliding window can
 // subtract two readings key by key without knowing which metric a key came from.
 
-import { parseSamples, type Sample } from './exposition.js';
+import { parseSamples, type Sample } from '../shared/prometheus-text.js';
 
 /** What each key counts: finished requests by outcome, output tokens, and the two histograms' buckets. */
 export type CounterKind = 'finished' | 'output_tokens' | 'ttft_bucket' | 'gap_bucket';

@@ -3,6 +3,7 @@
 
 import { request } from 'undici';
 import { errorCode, failureKindOfCode, type NetworkFailureKind } from '../measure/network-failure.js';
+import { boundedText } from '../shared/bounded-text.js';
 import { type GatewayReading, readGatewayPage } from './gateway-reading.js';
 
 export type Scrape =
@@ -25,7 +26,8 @@ const WHY: Partial<Record<NetworkFailureKind, string>> = {
 
 /** `http://host:port` alone means that gateway's `/metrics`; a URL with a path is taken as given. */
 export function metricsUrlOf(given: string): string {
-  const url = new URL(given);
+  // host:port alone (no scheme) means plain http, as the --url help says.
+  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(given) ? given : `http://${given}`);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/metrics';
   return url.toString();
 }
@@ -48,7 +50,7 @@ export async function scrapeGateway(url: string, timeoutMs: number, token: strin
       await answer.body.dump();
       return { ok: false, url, problem: `answered HTTP ${answer.statusCode}, not a metrics page` };
     }
-    const page = await pageText(answer.body);
+    const page = await boundedText(answer.body, MAX_PAGE_BYTES);
     if (page === null) return { ok: false, url, problem: `the page is over ${MAX_PAGE_BYTES} bytes` };
     const reading = readGatewayPage(url, performance.now(), page);
     if (reading === null) {
@@ -60,18 +62,4 @@ export async function scrapeGateway(url: string, timeoutMs: number, token: strin
     const why = WHY[kind] ?? (error instanceof Error ? error.message : String(error));
     return { ok: false, url, problem: `cannot reach it: ${why}` };
   }
-}
-
-async function pageText(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > MAX_PAGE_BYTES) {
-      body.destroy();
-      return null;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

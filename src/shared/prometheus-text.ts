@@ -1,6 +1,7 @@
-// Reads a Prometheus text exposition page (what a gateway's `/metrics` answers) into flat samples. Only what
-// `tokenmeter top` needs: sample lines with their labels and value; comments, HELP and TYPE lines are skipped,
-// since the metric names top reads are fixed by the metrics contract (docs/metrics.md).
+// Reads a Prometheus text exposition page (a gateway's or an inference server's `/metrics`) into flat samples:
+// sample lines with their labels and value; comments, HELP and TYPE lines are skipped, since the readers know the
+// names they want (`tokenmeter top` the metrics contract's, docs/metrics.md; the load generator vLLM's and
+// SGLang's, loadgen/server-metrics/). A histogram's buckets are its `_bucket` samples, each with its `le` label.
 
 export interface Sample {
   readonly name: string;

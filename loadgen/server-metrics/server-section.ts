@@ -1,0 +1,66 @@
+// bench's "Server metrics" section: what the server's own /metrics said over the run, beside what the client
+// measured (its TTFT against the server's), in a few rows; one line when there were none to read.
+
+import { median, percentile } from '../metrics/numpy-stats.js';
+import type { RequestRecord } from '../record.js';
+import { centre, padRight } from '../report/python-format.js';
+import type { ServerMetricsRun } from './server-metrics-json.js';
+import type { ServerQuantiles } from './server-summary.js';
+
+/** The client's TTFT over the same run, for the rows beside the server's. */
+export interface ClientTtft {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** The client's TTFT p50 and p99 over the run's successful requests; null with none. */
+export function clientTtftOf(records: readonly RequestRecord[]): ClientTtft | null {
+  const ttfts = records.filter((r) => r.outcome === 'ok' && r.ttftMs !== null).map((r) => r.ttftMs as number);
+  return ttfts.length === 0 ? null : { p50Ms: median(ttfts), p99Ms: percentile(ttfts, 99) };
+}
+
+const row = (label: string, value: string): string => `${padRight(label, 40)} ${value}`;
+const percent = (share: number | null): string =>
+  share === null ? 'not exported' : `${(share * 100).toFixed(1)}%`;
+const count = (value: number | null): string => (value === null ? 'not exported' : String(value));
+
+function ttftRows(server: ServerQuantiles | null, client: ClientTtft | null): string[] {
+  if (server === null) return [row('Server TTFT:', 'not exported')];
+  const clientText = (ms: number | undefined): string =>
+    ms === undefined ? '' : ` (client ${ms.toFixed(2)})`;
+  return [
+    row('Server TTFT P50 (ms):', `${server.p50Ms.toFixed(2)}${clientText(client?.p50Ms)}`),
+    row('Server TTFT P99 (ms):', `${server.p99Ms.toFixed(2)}${clientText(client?.p99Ms)}`),
+  ];
+}
+
+export function formatServerSection(run: ServerMetricsRun | undefined, client: ClientTtft | null): string[] {
+  if (run === undefined) return [];
+  if (!run.available) return [`Server metrics: none (${run.reason}).`];
+  const { summary: s, series } = run;
+  const lines = [
+    centre(` Server metrics (${series.family} /metrics) `, 50, '-'),
+    row('Samples:', `${s.samples} (every ${series.intervalMs / 1000} s, ${series.failed} failed)`),
+    row('Peak KV cache usage:', percent(s.peakKvUsage)),
+    row('Preemptions:', count(s.preemptions)),
+    row('Max requests running:', count(s.maxRunning)),
+    row('Max requests waiting:', count(s.maxWaiting)),
+    row('Prefix cache hit rate:', percent(s.prefixHitRate)),
+  ];
+  if (s.specAcceptance !== null) lines.push(row('Spec decode acceptance:', percent(s.specAcceptance)));
+  lines.push(...ttftRows(s.serverTtft, client));
+  if (s.queueTime !== null)
+    lines.push(
+      row(
+        'Server queue time P50/P99 (ms):',
+        `${s.queueTime.p50Ms.toFixed(2)} / ${s.queueTime.p99Ms.toFixed(2)}`,
+      ),
+    );
+  lines.push(
+    row(
+      'Scrape cost (CPU per sample):',
+      `${s.readCpuMeanMs.toFixed(3)} ms (max ${s.readCpuMaxMs.toFixed(3)}), page ${(series.pageBytes / 1024).toFixed(1)} KiB`,
+    ),
+  );
+  return lines;
+}

@@ -1,0 +1,21 @@
+// A response body read as text up to a size bound: a wrong URL (a file server, a stream) must not pour something
+// unbounded into memory. Used by the readers of `/metrics` pages (`tokenmeter top`, the load generator's
+// server-metrics scraper).
+
+/** The body as UTF-8, or null when it passes `maxBytes` (the body is then destroyed). */
+export async function boundedText(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  maxBytes: number,
+): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
