@@ -71,7 +71,7 @@ async function proxyPlugin(fastify: FastifyInstance, options: ProxyPluginOptions
     ) {
       const list = await listModels(context, request.id);
       m.conclude('ok');
-      return reply.send(list);
+      return reply.type('application/json; charset=utf-8').send(list);
     }
     const route = routes.route(model);
     const upstream = route.upstream;
