@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { watchClientErrors } from '../src/gateway/client-errors.js';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
 import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
@@ -200,6 +201,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
   });
   app.server.maxConnections = limits.maxConnections;
   watchRefusedConnections(app.server, limits.maxConnections, gatewayMetrics, app.log);
+  watchClientErrors(app.server, gatewayMetrics);
   app.setErrorHandler((error, request, reply) => {
     const translated = translateFastifyError(error as { code?: string; message: string });
     if (translated.code === 'internal_error')

@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { parserRefusal } from '../src/gateway/client-errors.js';
 import type { GatewayContext } from '../src/gateway/context.js';
 import '../src/gateway/fastify-types.js';
 import { finishExchange } from '../src/gateway/exchange.js';
@@ -36,8 +37,13 @@ function finalize(context: GatewayContext, request: FastifyRequest, reply: Fasti
   const raw = reply.raw;
   const endAt = performance.now();
   if (!raw.writableFinished && m.outcome === null) {
+    // A request whose body Node's parser refused (a bad chunk size): the client got its 400 (client-errors.ts).
+    const refusal = parserRefusal(request.raw.socket);
     if (context.state.cutReason !== null) {
       m.conclude('truncated', context.state.cutReason);
+    } else if (refusal !== null) {
+      m.status = refusal.status;
+      m.conclude('rejected', refusal.message);
     } else if (cutForSlowness(request)) {
       m.conclude(
         'rejected',
