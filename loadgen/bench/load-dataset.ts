@@ -92,12 +92,34 @@ export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'
     throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
 }
 
-function needPath(settings: DatasetSettings): string {
+function needPath(settings: Pick<DatasetSettings, 'name' | 'path'>): string {
   checkDatasetPath(settings);
   return settings.path as string;
 }
 
+/** What each dataset read from a file holds, in the words of an error about the file. */
+const FILE_SHAPES: Readonly<Partial<Record<DatasetName, string>>> = {
+  sharegpt: SHAREGPT_SHAPE,
+  jsonl: 'one JSON object per line, {"prompt": ...}',
+  custom: 'one JSON object per line, {"prompt": ...}',
+  records: RECORDS_FILE_SHAPE,
+  mooncake: MOONCAKE_SHAPE,
+  burstgpt: BURSTGPT_SHAPE,
+};
+
+/** The dataset's files checked as a run reads them, before anything is read or sent (also the doctor's check of
+ *  a bench config): each a readable, non-empty file. The bundled ShareGPT sample when none is named. */
+export async function checkDatasetFiles(settings: Pick<DatasetSettings, 'name' | 'path'>): Promise<void> {
+  const shape = FILE_SHAPES[settings.name];
+  if (shape === undefined) return;
+  const path = settings.name === 'sharegpt' ? (settings.path ?? BUNDLED_SHAREGPT_SAMPLE) : needPath(settings);
+  // A gateway run with --workers wrote one file per worker beside the path it was given.
+  const files = settings.name === 'records' ? recordsFilesAt(path) : [path];
+  for (const file of files) await checkInputFile('--dataset-path', file, shape);
+}
+
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
+  await checkDatasetFiles(settings);
   const common = { numPrompts: settings.numPrompts, seed: settings.seed, tokenizer };
   switch (settings.name) {
     case 'sharegpt': {
@@ -140,7 +162,6 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
-      await checkInputFile('--dataset-path', path, 'one JSON object per line, {"prompt": ...}');
       const sample = await sampleJsonl({
         ...common,
         path,
@@ -151,9 +172,6 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     }
     case 'records': {
       const path = needPath(settings);
-      // A gateway run with --workers wrote one file per worker beside the path it was given.
-      for (const file of recordsFilesAt(path))
-        await checkInputFile('--dataset-path', file, RECORDS_FILE_SHAPE);
       const replay = await sampleGatewayRecords({
         ...common,
         path,
@@ -171,7 +189,6 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'burstgpt': {
       const path = needPath(settings);
       const mooncake = settings.name === 'mooncake';
-      await checkInputFile('--dataset-path', path, mooncake ? MOONCAKE_SHAPE : BURSTGPT_SHAPE);
       const options = {
         ...common,
         path,

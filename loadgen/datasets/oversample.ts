@@ -6,12 +6,14 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { PythonRandom } from '../vllm-random/python-random.js';
 import type { SampleRequest } from './sample-request.js';
 
-/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. */
+/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. `dropped` says why the other
+ *  entries were not usable (e.g. "of 11 entries: 4 malformed, 6 dropped by vLLM's length filter ..."). */
 export function oversample(
   requests: SampleRequest[],
   wanted: number,
   random: PythonRandom,
   datasetName: string,
+  dropped?: string,
 ): string | undefined {
   const found = requests.length;
   if (found >= wanted) return undefined;
@@ -22,5 +24,7 @@ export function oversample(
   }
   const usable = requests.slice();
   for (let i = found; i < wanted; i++) requests.push({ ...random.choice(usable), oversampled: true });
-  return `oversampled: only ${found} usable entries for ${wanted} requests; ${wanted - found} duplicates added`;
+  const what = `${found} usable ${found === 1 ? 'entry' : 'entries'}`;
+  const why = dropped === undefined || dropped === '' ? '' : ` (${dropped})`;
+  return `oversampled: only ${what} for ${wanted} requests${why}; ${wanted - found} duplicates added`;
 }

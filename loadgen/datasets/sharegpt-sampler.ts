@@ -19,6 +19,8 @@ import { PythonRandom } from '../vllm-random/python-random.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 import {
+  isLengthRejection,
+  LENGTH_REJECTIONS,
   lengthRejection,
   SHAREGPT_LENGTH_LIMITS,
   type ShareGptLengthLimits,
@@ -128,12 +130,41 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   const fillUp = requests.length < options.numPrompts && options.noOversample !== true;
   const pythonRandom = fillUp ? new PythonRandom(options.seed) : shuffler;
   const oversampled = fillUp
-    ? oversample(requests, options.numPrompts, pythonRandom, `ShareGPT file ${options.path}`)
+    ? oversample(
+        requests,
+        options.numPrompts,
+        pythonRandom,
+        `ShareGPT file ${options.path}`,
+        droppedEntries(stats),
+      )
     : undefined;
   if (oversampled !== undefined) notes.push(oversampled);
   if (requests.length < options.numPrompts && options.noOversample === true)
     notes.push(`--no-oversample: only ${requests.length} usable entries, so ${requests.length} requests`);
   return { requests, notes, stats, pythonRandom };
+}
+
+/** Where the entries that are not usable went, e.g. "of 11 entries: 4 malformed; 6 dropped by vLLM's length
+ *  filter: 3 prompt too short, 3 reply too short"; '' when none was dropped. */
+function droppedEntries(stats: ShareGptSampleStats): string {
+  const { read } = stats;
+  const ruleOrder = (why: string): number => (LENGTH_REJECTIONS as readonly string[]).indexOf(why);
+  const lengthFilter = Object.entries(stats.rejected)
+    .filter(([why]) => isLengthRejection(why))
+    .sort(([a], [b]) => ruleOrder(a) - ruleOrder(b));
+  const unreadable = Object.entries(stats.rejected).filter(([why]) => !isLengthRejection(why));
+  const filtered = lengthFilter.reduce((sum, [, count]) => sum + count, 0);
+  const parts = [
+    ...(read.malformed > 0 ? [`${read.malformed} malformed`] : []),
+    ...(stats.tooFewTurns > 0 ? [`${stats.tooFewTurns} with fewer than the two turns a request needs`] : []),
+    ...unreadable.map(([why, count]) => `${count} ${why}`),
+    ...(filtered > 0
+      ? [
+          `${filtered} dropped by vLLM's length filter: ${lengthFilter.map(([why, count]) => `${count} ${why}`).join(', ')}`,
+        ]
+      : []),
+  ];
+  return parts.length === 0 ? '' : `of ${plural(read.elements, 'entry', 'entries')}: ${parts.join('; ')}`;
 }
 
 /** Why no request could be taken from the file, from the first step that left nothing. */

@@ -33,6 +33,7 @@ import {
   type ProtocolName,
   protocolByName,
 } from '../protocols/index.js';
+import { isJsonObject } from '../shared/json-object.js';
 import { UsageError } from '../shared/usage-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
@@ -111,8 +112,7 @@ function parseExtraBody(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
+    if (isJsonObject(value)) return { ...value };
   } catch {
     // reported below
   }
@@ -243,6 +243,7 @@ export function benchSettingsFrom(
     {
       ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
       ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      sendsNothing: flag(o, 'estimate'),
       fallbackEnv: BACKEND_SPECS[target.backend].keyEnv,
     },
     env,
@@ -318,6 +319,8 @@ export function benchSettingsFrom(
       ...optional('custom-output-len', 'customOutputLen'),
       ...optional('trace-block-tokens', 'traceBlockTokens'),
       ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
+      ...(vllm.disableShuffle ? { disableShuffle: true } : {}),
+      ...(vllm.noOversample ? { noOversample: true } : {}),
     },
     requestRate,
     burstiness: num(o, 'burstiness') ?? 1,

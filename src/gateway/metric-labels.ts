@@ -4,6 +4,8 @@
 // client's model name (CR, ESC, NUL...) are written as `\uXXXX` text before it becomes a label.
 import { escapeControlCharacters } from '../shared/control-characters.js';
 
+import { NO_MODEL_LABEL } from '../shared/no-model-label.js';
+
 export const OTHER_MODEL = 'other';
 
 export class ModelLabels {
@@ -17,7 +19,7 @@ export class ModelLabels {
   }
 
   label(model: string | null): string {
-    if (model === null) return 'none';
+    if (model === null) return NO_MODEL_LABEL;
     if (this.#allowed.has(model)) return model;
     const shown = escapeControlCharacters(model);
     if (shown !== model) return this.label(shown);

@@ -2,7 +2,7 @@
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
-import { parseJsonText } from '../shared/json-object.js';
+import { isJsonObject, parseJsonText } from '../shared/json-object.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { kvCapacity } from './kv-capacity.js';
 
@@ -65,7 +65,7 @@ export interface KvSettings {
 export interface ReasoningSettings {
   /** Reasoning tokens before the answer (0 = not a reasoning model). Per request: header x-sim-reasoning-tokens. */
   readonly tokens: number;
-  /** The chat delta field carrying reasoning: `reasoning` (vLLM since 0.11) or `reasoning_content` (DeepSeek, older vLLM). */
+  /** The chat delta field carrying reasoning: `reasoning` (vLLM since Nov 2025) or `reasoning_content` (DeepSeek, vLLM before). */
   readonly chatField: 'reasoning' | 'reasoning_content';
 }
 
@@ -150,14 +150,10 @@ export type SimOptions = DeepPartial<Omit<SimConfig, 'servedModelNames'>> & {
   servedModelNames?: readonly string[];
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Fills every field from `base`, rejecting names that do not exist so typos in a config file are caught. */
 function mergeSection<T extends object>(base: T, override: unknown, where: string): T {
   if (override === undefined) return base;
-  if (!isRecord(override)) throw new UserFacingError(`${where} must be an object`);
+  if (!isJsonObject(override)) throw new UserFacingError(`${where} must be an object`);
   const merged: Record<string, unknown> = { ...(base as object) };
   for (const [key, value] of Object.entries(override)) {
     if (!(key in base)) {
@@ -254,7 +250,7 @@ export function readSimConfigFile(path: string): SimOptions {
   }
   try {
     const parsed: unknown = parseJsonText(text);
-    if (!isRecord(parsed)) throw new Error('the top level must be an object');
+    if (!isJsonObject(parsed)) throw new Error('the top level must be an object');
     return parsed as SimOptions;
   } catch (error) {
     throw new UserFacingError(`simulator config ${path} is not valid JSON: ${(error as Error).message}`);

@@ -86,6 +86,13 @@ const ROWS: readonly Row[] = [
   },
   { fault: 'bytes that are not HTTP', parts: ['HELLO THERE\r\n\r\n'], status: 400, counted: 'malformed' },
   {
+    // Unescaped, the look-alikes of a traversal never reach the gateway's path check: Node refuses the target.
+    fault: 'a request target with raw UTF-8 dot look-alikes',
+    parts: ['GET /v1/\uff0e\uff0e/admin HTTP/1.1\r\nhost: gateway\r\n\r\n'],
+    status: 400,
+    counted: 'malformed',
+  },
+  {
     fault: 'a bad chunk size inside the body',
     parts: [`${POST}transfer-encoding: chunked\r\n\r\n`, '5\r\n{"mod\r\n', 'zz\r\n'],
     status: 400,
