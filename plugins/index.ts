@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Admission } from '../src/gateway/admission.js';
 import { ApiPath } from '../src/gateway/api-path.js';
+import { watchClientErrors } from '../src/gateway/client-errors.js';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
 import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
@@ -228,6 +229,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     return503OnClosing: false,
   });
   watchRefusedConnections(server, limits.maxConnections, gatewayMetrics, logger);
+  watchClientErrors(server, gatewayMetrics);
   app.setErrorHandler((error, request, reply) => {
     const known = error instanceof GatewayError ? error : null;
     if (known === null) request.log.error({ err: error }, 'request failed inside the gateway');

@@ -15,6 +15,7 @@ import type { Admission } from './admission.js';
 import { DRAIN_RETRY_AFTER_S } from './admission.js';
 import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
+import { parserRefusal } from './client-errors.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
 import { ClientSink } from './client-sink.js';
 import type { GatewayContext } from './context.js';
@@ -230,7 +231,8 @@ export class ApiPath {
       (list) => {
         m.conclude('ok');
         if (response.destroyed) return;
-        const body = JSON.stringify(list);
+        // Built from upstream answers and already scrubbed of keys (models-list.ts).
+        const body = list;
         response.writeHead(200, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(body),
@@ -248,8 +250,13 @@ export class ApiPath {
     const endAt = performance.now();
     this.#admission.release(response);
     if (!response.writableFinished) {
+      // A request whose body Node's parser refused (a bad chunk size): the client got its 400 (client-errors.ts).
+      const refusal = parserRefusal(request.socket);
       if (context.state.cutReason !== null) {
         m.conclude('truncated', context.state.cutReason);
+      } else if (refusal !== null) {
+        m.status = refusal.status;
+        m.conclude('rejected', refusal.message);
       } else if (cutForSlowness(request)) {
         m.conclude(
           'rejected',

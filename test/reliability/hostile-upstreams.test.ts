@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import { request } from 'undici';
 import type { TimeoutsInput } from '../../src/gateway/config.js';
+import { MAX_LIST_BYTES } from '../../src/gateway/models-list.js';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
@@ -386,3 +387,75 @@ for (const row of ROWS) {
     row.recorded?.(record as RequestRecord);
   });
 }
+
+test('the aggregated model list: an upstream listing the key (gzip) is scrubbed, one without end is cut at the bound', async (t) => {
+  const listing = await startUpstream(
+    (_req, res) =>
+      void sendCompressed(
+        res,
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          parts: [
+            {
+              atMs: 0,
+              data: JSON.stringify({
+                object: 'list',
+                data: [
+                  { id: KEY, object: 'model', owned_by: 'x' },
+                  { id: 'real-model', object: 'model', owned_by: 'x' },
+                ],
+              }),
+            },
+          ],
+        },
+        'gzip',
+      ),
+  );
+  t.after(() => listing.close());
+  let endlessWritten = 0;
+  const endless = await startUpstream(async (_req, res) => {
+    // A list that never ends: `{"data":[` then model entries, as fast as the gateway reads them.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"object":"list","data":[');
+    const entry = Buffer.from(
+      `${JSON.stringify({ id: 'm'.repeat(1000), object: 'model', owned_by: 'x' })},`.repeat(64),
+    );
+    while (!res.destroyed) {
+      endlessWritten += entry.length;
+      if (!res.write(entry))
+        await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+  });
+  t.after(() => endless.close());
+  const gateway = await startGateway(
+    {
+      upstreams: [
+        { name: 'listing', baseUrl: listing.url, keyEnv: 'HOSTILE_KEY', models: ['alias-a'] },
+        { name: 'endless', baseUrl: endless.url, keyless: true, models: ['alias-b'] },
+      ],
+    },
+    { HOSTILE_KEY: KEY },
+  );
+  t.after(() => gateway.close());
+  const CONCURRENT = 4;
+  const answers = await Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      const response = await request(`${gateway.url}/v1/models`, { headers: { 'accept-encoding': 'gzip' } });
+      return { status: response.statusCode, text: await response.body.text() };
+    }),
+  );
+  for (const answer of answers) {
+    assert.equal(answer.status, 200);
+    assert.ok(!answer.text.includes(KEY), answer.text.slice(0, 300));
+    const ids = (JSON.parse(answer.text) as { data: { id: string }[] }).data.map((m) => m.id);
+    assert.deepEqual(ids, ['[redacted]', 'real-model', 'alias-a', 'alias-b'], 'the endless list is left out');
+  }
+  // Each of the endless upstream's answers was read to the bound and no further (plus what the sockets held).
+  t.diagnostic(
+    `the endless upstream wrote ${(endlessWritten / 2 ** 20).toFixed(1)} MiB for ${CONCURRENT} lists`,
+  );
+  assert.ok(endlessWritten < CONCURRENT * (MAX_LIST_BYTES + 8 * 2 ** 20), `${endlessWritten} bytes written`);
+  const records = await closeAndAccount(gateway, CONCURRENT);
+  assert.deepEqual(new Set(records.map((r) => `${r.outcome} ${r.status}`)), new Set(['ok 200']));
+});
