@@ -258,6 +258,28 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   );
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
+  const target = {
+    origin: settings.target.origin,
+    path: settings.target.path,
+    headers,
+    protocol: settings.target.protocol,
+    ...(settings.insecure === true ? { insecure: true } : {}),
+  };
+  // vLLM's ready check and warm-ups, before anything of the run (its clock, progress, records) starts.
+  const first = allRequests[0];
+  const unrecorded = {
+    target,
+    tokenizer,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    errorBodyBytes: ERROR_BODY_BYTES,
+    signal: input.signal,
+  };
+  const say = input.say ?? ((): void => undefined);
+  if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+    await waitUntilReady(unrecorded, first, settings.readyCheckTimeoutS ?? 0, say, settings.requestIdPrefix);
+  if (first !== undefined && (settings.warmups ?? 0) > 0)
+    await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
+
   const stop = new AbortController();
   // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
   // only that: its settings refuse --on-limit finish).
@@ -321,32 +343,6 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
-    const target = {
-      origin: settings.target.origin,
-      path: settings.target.path,
-      headers,
-      protocol: settings.target.protocol,
-      ...(settings.insecure === true ? { insecure: true } : {}),
-    };
-    const unrecorded = {
-      target,
-      tokenizer,
-      idleTimeoutMs: settings.idleTimeoutMs,
-      errorBodyBytes: ERROR_BODY_BYTES,
-      signal: stop.signal,
-    };
-    const first = allRequests[0];
-    const say = input.say ?? ((): void => undefined);
-    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
-      await waitUntilReady(
-        unrecorded,
-        first,
-        settings.readyCheckTimeoutS ?? 0,
-        say,
-        settings.requestIdPrefix,
-      );
-    if (first !== undefined && (settings.warmups ?? 0) > 0)
-      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     // The baseline sample is taken before the first request is sent.
     scraper =
