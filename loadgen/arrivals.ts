@@ -9,9 +9,15 @@
 // (a sum of N random gaps drifts a percent or two from that, which would make throughput depend on the seed).
 // With a ramp-up, request i gets the rate start + (end - start) x i/(N-1) (linear) or
 // start x (end/start)^(i/(N-1)) (exponential), and no rescaling is done.
+//
+// The gaps are vLLM's own draws: numpy's legacy state seeded with --seed (`np.random.seed(seed)` in vLLM's
+// client), one `np.random.gamma` per request, summed and rescaled in seconds in the same order of operations, so
+// the same --seed gives the same intended send times as `vllm bench serve` (test/loadgen/vllm-schedule.test.ts
+// holds them to within a microsecond of its own). One extension: vLLM refuses a ramp that starts at 0 rps,
+// here that first request goes at once.
 
-import { hashSeed, SeededRandom } from '../src/shared/random.js';
 import { UserFacingError } from '../src/shared/user-facing-error.js';
+import { NumpyRandomState } from './vllm-random/numpy-random-state.js';
 
 export type RampUpStrategy = 'linear' | 'exponential';
 
@@ -71,8 +77,8 @@ export function rateAt(index: number, count: number, options: ArrivalOptions): n
 
 export function arrivalSchedule(count: number, options: ArrivalOptions): ArrivalSchedule {
   validate(options);
-  const random = new SeededRandom(hashSeed('arrivals', options.seed));
-  const offsetsMs: number[] = [];
+  const random = new NumpyRandomState(options.seed);
+  const delaysS: number[] = [];
   const ratesRps: number[] = [];
   let elapsedS = 0;
   for (let i = 0; i < count; i++) {
@@ -82,12 +88,12 @@ export function arrivalSchedule(count: number, options: ArrivalOptions): Arrival
     if (rate === Number.POSITIVE_INFINITY || rate === 0) elapsedS += 0;
     else if (options.burstiness === Number.POSITIVE_INFINITY) elapsedS += 1 / rate;
     else elapsedS += random.gamma(options.burstiness, 1 / (rate * options.burstiness));
-    offsetsMs.push(elapsedS * 1000);
+    delaysS.push(elapsedS);
   }
-  const last = offsetsMs[count - 1] ?? 0;
-  if (options.rampUp === undefined && Number.isFinite(options.requestRate) && last > 0) {
-    const factor = ((count / options.requestRate) * 1000) / last;
-    for (let i = 0; i < count; i++) offsetsMs[i] = (offsetsMs[i] as number) * factor;
-  }
-  return { offsetsMs, ratesRps };
+  const last = delaysS[count - 1] ?? 0;
+  const factor =
+    options.rampUp === undefined && Number.isFinite(options.requestRate) && last > 0
+      ? count / options.requestRate / last
+      : 1;
+  return { offsetsMs: delaysS.map((delay) => delay * factor * 1000), ratesRps };
 }

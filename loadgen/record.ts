@@ -31,6 +31,8 @@ export interface RequestRecord extends ExchangeFigures {
   ttfbMs: number | null;
   /** First chunk carrying choices after sentAtMs. */
   ttftMs: number | null;
+  /** First answer chunk (not reasoning) after sentAtMs: time to first output token. */
+  ttfoMs?: number | null;
   /** Gaps between successive token-bearing chunks (one per chunk, not per token). */
   itlMs: number[];
   /** Last token-bearing chunk after sentAtMs (usage chunk and [DONE] excluded). */
@@ -52,6 +54,10 @@ export interface RequestRecord extends ExchangeFigures {
   generatedTextLength: number;
   /** The generated text itself, kept only when detailed results are saved. */
   generatedText?: string;
+  /** `--multi-turn`: the session (the dataset's conversation id) this turn belongs to. */
+  sessionId?: string;
+  /** `--multi-turn`: the turn's number in its session, from 1. */
+  turn?: number;
   /**
    * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/gateway-header.ts);
    * absent when the answer came straight from the upstream, or when no answer arrived.

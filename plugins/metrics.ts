@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
 import { type MetricsSource, metricsPage } from '../src/gateway/metrics-page.js';
+import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { TRACES_PATH } from '../src/tracing/receiver/span-receiver.js';
 
 export interface MetricsPluginOptions {
@@ -34,16 +35,20 @@ async function metricsPlugin(fastify: FastifyInstance, options: MetricsPluginOpt
   fastify.addHook('onReady', async () => {
     const receiver = context.spanReceiving?.receiver;
     const routes = new Map(receiver === undefined ? [] : [[TRACES_PATH, receiver.handle]]);
-    listener = await startMetricsListener(
+    const started = await startMetricsListener(
       own.host,
       own.port,
       render,
       (error) => {
         fastify.log.error({ err: error }, 'collecting /metrics failed');
       },
+      context.config.clientLimits,
       routes,
     );
-    context.state.metricsAddress = listener.address;
+    const limit = context.config.clientLimits.maxConnections;
+    watchRefusedConnections(started.server, limit, context.metrics, fastify.log);
+    listener = started;
+    context.state.metricsAddress = started.address;
   });
   fastify.addHook('onClose', async () => {
     await listener?.close();

@@ -11,6 +11,8 @@ export interface KeyInput {
   readonly apiKeyEnv?: string;
   /** Read when neither flag is given: the backend's usual variable (BackendSpec.keyEnv). */
   readonly fallbackEnv: string;
+  /** The run sends nothing (--estimate): the key is not read, so a variable not set in this shell is no error. */
+  readonly sendsNothing?: boolean;
 }
 
 export interface ResolvedKey {
@@ -20,6 +22,7 @@ export interface ResolvedKey {
 }
 
 export function resolveApiKey(input: KeyInput, env: NodeJS.ProcessEnv): ResolvedKey {
+  if (input.sendsNothing === true) return { key: undefined, source: 'not read (nothing is sent)' };
   if (input.apiKey !== undefined) {
     if (input.apiKey.trim() === '') {
       throw new UserFacingError(

@@ -9,11 +9,14 @@ import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
+import { formatSessionsSection, turnFigures } from '../report/session-turns.js';
 import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
 import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
+import { interruptionLine } from './interruption.js';
+import { recordsLostLine } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings, DurationBound } from './settings.js';
 
@@ -77,6 +80,9 @@ export function formatBenchReport(
     ...intendedSection(result, settings),
     ...gatewaySection(gateway),
     ...formatBreakdownSection(result.breakdown.summary),
+    ...(result.sessions === undefined
+      ? []
+      : formatSessionsSection(turnFigures(result.records), result.sessions)),
     ...formatServerSection(result.serverMetrics, clientTtftOf(result.records)),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
@@ -85,6 +91,7 @@ export function formatBenchReport(
   parts.push(formatCostReport(result, settings.cost.price));
   if (result.spans !== undefined && settings.spanExport !== null)
     parts.push(spansLine(result.spans, settings.spanExport));
+  parts.push(recordsLostLine(result.recordsCounts, result.recordsPath));
   if (result.earlyStop !== undefined) {
     parts.push(
       `Stopped early (${result.earlyStop.reason === 'saturation' ? '--stop-on-saturation' : '--max-error-rate'}) at ` +
@@ -92,12 +99,7 @@ export function formatBenchReport(
         'requests have a record (those in flight were cancelled, as client_abort); the figures above describe only the part that ran.\n',
     );
   }
-  if (result.interrupted) {
-    parts.push(
-      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +
-        'the figures above describe only the part that ran.\n',
-    );
-  }
+  if (result.interruption !== undefined) parts.push(interruptionLine(result.interruption, result.planned));
   return parts.join('');
 }
 

@@ -11,6 +11,7 @@ import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
+import { type SessionSpan, sampleShareGptSessions } from '../datasets/sharegpt-sessions.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
 import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
@@ -45,14 +46,22 @@ export interface DatasetSettings {
   readonly randomRangeRatio?: number;
   readonly randomPrefixLen?: number;
   readonly customOutputLen?: number;
+  /** --disable-shuffle: file order instead of the seeded shuffle (sharegpt, jsonl). */
+  readonly disableShuffle?: boolean;
+  /** --no-oversample: fewer requests rather than duplicates when too few entries pass. */
+  readonly noOversample?: boolean;
   readonly replaySpeed: number;
   /** Traces: tokens per prefix block id (Mooncake's 512). */
   readonly traceBlockTokens?: number;
+  /** --multi-turn: ShareGPT conversations as sessions, each with at most this many turns (Infinity: all). */
+  readonly sessionTurns?: number;
   /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
   readonly endpointFamily?: EndpointFamily;
 }
 
 export interface LoadedDataset extends SampledDataset {
+  /** --multi-turn: how `requests` (every turn, session after session) group into sessions. */
+  readonly sessions?: readonly SessionSpan[];
   /** Only for replays: the recorded schedule. */
   readonly recordedOffsetsMs?: number[];
   /** What was read, for the run's header lines. */
@@ -83,28 +92,61 @@ export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'
     throw new UsageError(`--dataset-name ${settings.name} needs --dataset-path FILE`);
 }
 
-function needPath(settings: DatasetSettings): string {
+function needPath(settings: Pick<DatasetSettings, 'name' | 'path'>): string {
   checkDatasetPath(settings);
   return settings.path as string;
 }
 
+/** What each dataset read from a file holds, in the words of an error about the file. */
+const FILE_SHAPES: Readonly<Partial<Record<DatasetName, string>>> = {
+  sharegpt: SHAREGPT_SHAPE,
+  jsonl: 'one JSON object per line, {"prompt": ...}',
+  custom: 'one JSON object per line, {"prompt": ...}',
+  records: RECORDS_FILE_SHAPE,
+  mooncake: MOONCAKE_SHAPE,
+  burstgpt: BURSTGPT_SHAPE,
+};
+
+/** The dataset's files checked as a run reads them, before anything is read or sent (also the doctor's check of
+ *  a bench config): each a readable, non-empty file. The bundled ShareGPT sample when none is named. */
+export async function checkDatasetFiles(settings: Pick<DatasetSettings, 'name' | 'path'>): Promise<void> {
+  const shape = FILE_SHAPES[settings.name];
+  if (shape === undefined) return;
+  const path = settings.name === 'sharegpt' ? (settings.path ?? BUNDLED_SHAREGPT_SAMPLE) : needPath(settings);
+  // A gateway run with --workers wrote one file per worker beside the path it was given.
+  const files = settings.name === 'records' ? recordsFilesAt(path) : [path];
+  for (const file of files) await checkInputFile('--dataset-path', file, shape);
+}
+
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
+  await checkDatasetFiles(settings);
   const common = { numPrompts: settings.numPrompts, seed: settings.seed, tokenizer };
   switch (settings.name) {
     case 'sharegpt': {
       const path = settings.path ?? BUNDLED_SHAREGPT_SAMPLE;
       await checkInputFile('--dataset-path', path, SHAREGPT_SHAPE);
+      const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
+      if (settings.sessionTurns !== undefined) {
+        const sessions = await sampleShareGptSessions({
+          ...common,
+          path,
+          maxTurns: settings.sessionTurns,
+          ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+        });
+        return { ...sessions, description: `${which}, as multi-turn sessions` };
+      }
       const sample = await sampleShareGpt({
         ...common,
         path,
         ...(settings.sharegptOutputLen === undefined ? {} : { fixedOutputLen: settings.sharegptOutputLen }),
+        ...(settings.disableShuffle === true ? { disableShuffle: true } : {}),
+        ...(settings.noOversample === true ? { noOversample: true } : {}),
       }).catch((error: unknown) => {
         if (!(error instanceof NotAJsonArrayError)) throw error;
         throw new UserFacingError(`--dataset-path ${path} is not ${SHAREGPT_SHAPE}: ${error.message}`, {
           cause: error,
         });
       });
-      const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
       return { ...sample, description: which };
     }
     case 'random': {
@@ -120,19 +162,16 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
-      await checkInputFile('--dataset-path', path, 'one JSON object per line, {"prompt": ...}');
       const sample = await sampleJsonl({
         ...common,
         path,
         ...(settings.customOutputLen === undefined ? {} : { defaultOutputTokens: settings.customOutputLen }),
+        ...(settings.disableShuffle === true ? { keepOrder: true } : {}),
       });
       return { ...sample, description: `JSONL prompts ${path}` };
     }
     case 'records': {
       const path = needPath(settings);
-      // A gateway run with --workers wrote one file per worker beside the path it was given.
-      for (const file of recordsFilesAt(path))
-        await checkInputFile('--dataset-path', file, RECORDS_FILE_SHAPE);
       const replay = await sampleGatewayRecords({
         ...common,
         path,
@@ -150,7 +189,6 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
     case 'burstgpt': {
       const path = needPath(settings);
       const mooncake = settings.name === 'mooncake';
-      await checkInputFile('--dataset-path', path, mooncake ? MOONCAKE_SHAPE : BURSTGPT_SHAPE);
       const options = {
         ...common,
         path,

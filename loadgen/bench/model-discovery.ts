@@ -1,7 +1,7 @@
 // vLLM's benchmark asks the server which model it serves when --model is left out; so do we. When the server
 // cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why.
 
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { ResolvedTarget } from './target-url.js';
@@ -20,11 +20,18 @@ export async function discoverModel(
   target: ResolvedTarget,
   headers: Record<string, string>,
   keySource?: string,
+  /** --insecure: the certificate is not verified here either. */
+  insecure = false,
 ): Promise<string> {
   const url = modelsUrl(target);
   let fix = 'add --model MODEL_ID';
   try {
-    const response = await request(url, { headers, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+    const response = await request(url, {
+      headers,
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+      ...(insecure ? { dispatcher: new Agent({ connect: { rejectUnauthorized: false } }) } : {}),
+    });
     const text = await response.body.text();
     if (response.statusCode === 200) {
       const id = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data?.[0]?.id;

@@ -9,11 +9,15 @@ export function prepareRequests(
   samples: readonly SampleRequest[],
   payload: PayloadOptions,
   requestIdPrefix: string,
+  /** --lora-modules: the `model` of each sample, in place of payload.model. */
+  models?: readonly string[],
 ): PreparedRequest[] {
   return samples.map((sample, index) => ({
     index,
     requestId: `${requestIdPrefix}${index}`,
-    body: Buffer.from(JSON.stringify(buildPayload(sample, payload))),
+    body: Buffer.from(
+      JSON.stringify(buildPayload(sample, { ...payload, model: models?.[index] ?? payload.model })),
+    ),
     promptTokens: sample.promptTokens,
   }));
 }

@@ -56,6 +56,7 @@ export async function prepareRun(
       target,
       requestHeaders(target.backend, settings.apiKey.key, settings.headers),
       settings.apiKey.key === undefined ? undefined : settings.apiKey.source,
+      settings.insecure === true,
     ));
   say(
     `model: ${modelId}${settings.servedModelName === undefined ? '' : ` (sent as ${settings.servedModelName})`}; tokenizer: ${tokenizer.name}`,

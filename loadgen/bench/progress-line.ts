@@ -14,12 +14,24 @@ export interface ProgressState {
   /** Length of the rolling window the snapshot was taken over, for its label. */
   readonly windowMs: number;
   readonly window: WindowSnapshot;
+  /** When the rate is fixed (open loop, finite --request-rate, no --max-concurrency): the last request's intended
+   *  send time from the run's start. Undefined otherwise. */
+  readonly scheduleEndMs?: number;
+  /** How long a request takes (the median of the latest finished ones); null before any finished. */
+  readonly requestMs: number | null;
 }
 
-/** Time left at the last seconds' completion rate; null before anything finished in the window. */
+/**
+ * Time left. With a fixed rate the schedule says when the last request goes out, whatever the server does, so the
+ * end is that instant plus the time one request takes (the in-flight tail); a completion rate would swing with
+ * every burst of arrivals. Without a fixed schedule (closed loop, a concurrency cap, every request at once), the
+ * remaining requests at the last seconds' completion rate; null before anything finished in the window.
+ */
 export function etaMs(state: ProgressState): number | null {
   const remaining = Math.max(0, state.total - state.done);
   if (remaining === 0) return 0;
+  if (state.scheduleEndMs !== undefined)
+    return Math.max(0, state.scheduleEndMs - state.elapsedMs) + (state.requestMs ?? 0);
   if (state.window.requestsPerS <= 0) return null;
   return (remaining / state.window.requestsPerS) * 1000;
 }

@@ -3,11 +3,14 @@
 // run still shows signs of life. What the lines say is progress-line.ts; the last seconds' figures come from a
 // bounded RollingWindow. Writes to stderr: stdout carries only the report.
 import { performance } from 'node:perf_hooks';
+import { median } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
 import { type ProgressState, plainLine, ttyLine } from './progress-line.js';
 import { RollingWindow } from './rolling-window.js';
 
 const REDRAW_MS = 200;
+/** How many of the latest finished requests the in-flight tail is the median of. */
+const TAIL_SAMPLES = 64;
 const PLAIN_EVERY_MS = 10_000;
 /** The live figures cover this much of the run: long enough for a p99 at a few requests a second. */
 export const PROGRESS_WINDOW_MS = 10_000;
@@ -19,8 +22,19 @@ export interface ProgressStream {
   readonly columns?: number;
 }
 
+export interface ProgressOptions {
+  /** The clock, in ms (tests pass their own). */
+  readonly now?: () => number;
+  /** With a fixed rate: the last request's intended send time (ProgressState.scheduleEndMs). */
+  readonly scheduleEndMs?: number;
+}
+
 export class ProgressDisplay {
   readonly #total: number;
+  readonly #scheduleEndMs: number | undefined;
+  /** The latest finished requests' durations (a ring of TAIL_SAMPLES). */
+  readonly #durations: number[] = [];
+  #nextDuration = 0;
   readonly #stream: ProgressStream;
   readonly #tty: boolean;
   readonly #enabled: boolean;
@@ -34,14 +48,10 @@ export class ProgressDisplay {
   #lastPlainMs: number;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `now`: the clock, in ms (tests pass their own). */
-  constructor(
-    total: number,
-    stream: ProgressStream,
-    enabled: boolean,
-    now: () => number = () => performance.now(),
-  ) {
+  constructor(total: number, stream: ProgressStream, enabled: boolean, options: ProgressOptions = {}) {
+    const now = options.now ?? (() => performance.now());
     this.#total = total;
+    this.#scheduleEndMs = options.scheduleEndMs;
     this.#stream = stream;
     this.#enabled = enabled;
     this.#tty = enabled && stream.isTTY === true;
@@ -63,6 +73,10 @@ export class ProgressDisplay {
     this.#done++;
     const ok = record.outcome === 'ok';
     if (!ok) this.#failed++;
+    if (ok && record.lastTokenMs !== null) {
+      this.#durations[this.#nextDuration] = record.lastTokenMs;
+      this.#nextDuration = (this.#nextDuration + 1) % TAIL_SAMPLES;
+    }
     this.#window.add(this.#now() - this.#startMs, {
       ok,
       ttftMs: record.ttftMs,
@@ -92,6 +106,8 @@ export class ProgressDisplay {
       elapsedMs,
       windowMs: PROGRESS_WINDOW_MS,
       window: this.#window.snapshot(elapsedMs),
+      ...(this.#scheduleEndMs === undefined ? {} : { scheduleEndMs: this.#scheduleEndMs }),
+      requestMs: this.#durations.length === 0 ? null : median(this.#durations),
     };
   }
 

@@ -13,6 +13,7 @@ import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { fileErrorReason } from '../../src/shared/file-error.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
@@ -60,9 +61,7 @@ function replayableBody(
   if (family !== undefined && (typeof path !== 'string' || endpointFamily(path) !== family)) return undefined;
   try {
     const body: unknown = JSON.parse(record.requestBody);
-    return typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : undefined;
+    return isJsonObject(body) ? { ...body } : undefined;
   } catch {
     return undefined;
   }

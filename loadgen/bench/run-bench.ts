@@ -7,11 +7,18 @@ import { arrivalSchedule } from '../arrivals.js';
 import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
+import type { SampleRequest } from '../datasets/sample-request.js';
 import { type EarlyStop, EarlyStopWatch } from '../early-stop/early-stop.js';
 import { stopsEarly } from '../early-stop/early-stop-settings.js';
 import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
+import {
+  createSessionEngine,
+  type SessionCounts,
+  type SessionPacing,
+  type SessionRunCounts,
+} from '../engine/session-engine.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
@@ -25,15 +32,20 @@ import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
+import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
+import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
-import { RecordsFile } from './records-file.js';
+import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
+import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
+import { waitUntilReady, warmUp } from './warm-up.js';
 
 /** Default closed-loop concurrency when --max-concurrency is not given. */
 export const DEFAULT_CLOSED_LOOP_CONCURRENCY = 8;
@@ -53,6 +65,8 @@ export interface BenchRunInput {
   readonly dataset?: LoadedDataset;
   /** The gateway's records of the run when the caller holds them (the demo's gateway runs in its process). */
   readonly gatewayRecords?: readonly GatewaySide[];
+  /** Lines about the ready check and the warm-up, when there are any. */
+  readonly say?: (line: string) => void;
 }
 
 export interface BenchRunResult {
@@ -68,15 +82,21 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** When it was stopped so and what that cancelled (left out of the figures). */
+  readonly interruption?: Interruption;
   /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
   readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
   readonly smokeFailure?: RequestRecord;
   readonly recordsPath: string | null;
+  /** What became of the records streamed to `recordsPath`: written, or lost and why. */
+  readonly recordsCounts?: RecordsFileCounts;
   /** Where each completed request's time went (loadgen/breakdown/), with the gateway's records when given. */
   readonly breakdown: RunBreakdown;
   /** With span export on: what became of the run's client spans, once the last were sent. */
   readonly spans?: SpanExportCounts;
+  /** --multi-turn: the sessions and the turns that were never sent. */
+  readonly sessions?: SessionRunCounts;
   /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
    *  not asked for. */
   readonly serverMetrics?: ServerMetricsRun;
@@ -90,7 +110,9 @@ function chooseEngine(
   maxConcurrency: number | undefined,
   startAtMs: number | undefined,
   stopSending: AbortSignal,
+  sessions: SessionEngineInput | undefined,
 ): Engine {
+  if (sessions !== undefined) return createSessionEngine(sessions.pacing, sessions.counts);
   if (settings.engine === 'closed-loop') {
     return createClosedLoopEngine(maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
@@ -132,6 +154,18 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
   }).offsetsMs;
 }
 
+/** The last intended send time when the schedule alone sets the pace: the open loop with no concurrency cap (which
+ *  would hold requests back) and arrivals spread over time (not every request at t = 0). */
+function optionalScheduleEnd(
+  settings: BenchSettings,
+  offsetsMs: readonly number[],
+  maxConcurrency: number | undefined,
+): { scheduleEndMs?: number } {
+  if (settings.engine !== 'open-loop' || maxConcurrency !== undefined) return {};
+  const end = offsetsMs.reduce((latest, offset) => Math.max(latest, offset), 0);
+  return end > 0 ? { scheduleEndMs: end } : {};
+}
+
 /** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
  *  --metric-percentiles reports). */
 export function runFigures(
@@ -160,15 +194,56 @@ function withServerVerdict(
   return server === undefined ? found : [...found, server];
 }
 
+interface SessionEngineInput {
+  readonly pacing: SessionPacing;
+  readonly counts: SessionCounts;
+}
+
+/** --multi-turn: one arrival per session, turns built from the history as it happens (session-bodies.ts). */
+function sessionEngineInput(
+  settings: BenchSettings,
+  dataset: LoadedDataset,
+  model: string,
+): SessionEngineInput | undefined {
+  const spans = dataset.sessions;
+  if (spans === undefined || settings.sessions === undefined) return undefined;
+  const payload = { ...settings.payload, protocol: settings.target.protocol, model };
+  return {
+    pacing: {
+      sessions: spans,
+      offsetsMs: schedule(settings, dataset, spans.length),
+      ...(settings.sessions.maxActive === undefined ? {} : { maxActive: settings.sessions.maxActive }),
+      thinkTime: settings.sessions.thinkTime,
+      seed: settings.seed,
+      turnBody: (index, history) =>
+        sessionTurnBody(dataset.requests[index] as SampleRequest, history, payload),
+      userMessage: (index) => (dataset.requests[index] as SampleRequest).prompt,
+    },
+    counts: { notSentAfterFailure: 0, notSentStopped: 0 },
+  };
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
+  const sessions = sessionEngineInput(settings, dataset, input.model);
+  const lora = settings.lora;
+  const models =
+    lora === undefined
+      ? undefined
+      : loraModelNames(
+          dataset.requests.length,
+          lora.modules,
+          lora.assignment,
+          dataset.pythonRandom ?? new PythonRandom(settings.seed),
+        );
   const allRequests: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
       { ...settings.payload, protocol: settings.target.protocol, model: input.model },
       settings.requestIdPrefix,
+      models,
     ),
     requestCount(settings, dataset),
     settings.requestIdPrefix,
@@ -188,10 +263,16 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const budget = hasLimits(settings.cost.limits)
     ? new RunBudget(settings.cost.limits, settings.cost.price)
     : undefined;
-  const onOuterAbort = (): void => stop.abort();
+  const file = input.recordsPath === null ? undefined : await RecordsFile.open(input.recordsPath);
+  let interruptedAt: Date | null = null;
+  const onOuterAbort = (): void => {
+    interruptedAt = new Date();
+    stop.abort();
+  };
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
-  const file = input.recordsPath === null ? undefined : new RecordsFile(input.recordsPath);
-  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress);
+  const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
+    ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
+  });
   const records: RequestRecord[] = [];
   const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
   const spanOf =
@@ -227,6 +308,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   };
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
+  let recordsCounts: RecordsFileCounts | undefined;
   let scraper: ServerMetricsScraper | null = null;
   let earlyStop: EarlyStop | undefined;
   let watchTimer: NodeJS.Timeout | undefined;
@@ -237,6 +319,32 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
+    const target = {
+      origin: settings.target.origin,
+      path: settings.target.path,
+      headers,
+      protocol: settings.target.protocol,
+      ...(settings.insecure === true ? { insecure: true } : {}),
+    };
+    const unrecorded = {
+      target,
+      tokenizer,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      errorBodyBytes: ERROR_BODY_BYTES,
+      signal: stop.signal,
+    };
+    const first = allRequests[0];
+    const say = input.say ?? ((): void => undefined);
+    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+      await waitUntilReady(
+        unrecorded,
+        first,
+        settings.readyCheckTimeoutS ?? 0,
+        say,
+        settings.requestIdPrefix,
+      );
+    if (first !== undefined && (settings.warmups ?? 0) > 0)
+      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     // The baseline sample is taken before the first request is sent.
     scraper =
@@ -247,7 +355,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       const rules = settings.earlyStop;
       const running = new EarlyStopWatch(
         rules,
-        settings.engine === 'closed-loop' ? [] : offsetsMs,
+        settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
         startAtMs ?? performance.now(),
       );
       watch = running;
@@ -260,13 +368,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         stop.abort();
       }, rules.checkEveryMs);
     }
-    result = await chooseEngine(settings, offsetsMs, maxConcurrency, startAtMs, stopSending.signal).run({
-      target: {
-        origin: settings.target.origin,
-        path: settings.target.path,
-        headers,
-        protocol: settings.target.protocol,
-      },
+    result = await chooseEngine(
+      settings,
+      offsetsMs,
+      maxConcurrency,
+      startAtMs,
+      stopSending.signal,
+      sessions,
+    ).run({
+      target,
       requests,
       tokenizer,
       keepText: settings.save.detailed || settings.smoke,
@@ -291,13 +401,16 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
-    file?.close();
+    recordsCounts = await file?.close();
     input.signal.removeEventListener('abort', onOuterAbort);
     await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
-  const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
-  const breakdown = benchBreakdown(records, settings, input.gatewayRecords);
+  const interruption = interruptionOf(interruptedAt, records, requests.length);
+  // A run cut short is measured on what ran: the requests Ctrl-C cancelled are no failures of the server.
+  const measured = measuredRecords(records, interruption);
+  const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
+  const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
   const serverMetrics =
     scrape === undefined
       ? undefined
@@ -307,7 +420,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           scrape.unavailable ?? 'no sample could be read',
         );
   const found = verdicts(
-    records,
+    measured,
     extra,
     DEFAULT_VERDICT_THRESHOLDS,
     {
@@ -324,15 +437,26 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: withServerVerdict(found, serverMetrics, records),
+    verdicts: withServerVerdict(found, serverMetrics, measured),
     tokenizer,
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(interruption === undefined ? {} : { interruption }),
     ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
+    ...(recordsCounts === undefined ? {} : { recordsCounts }),
     ...(spans === null ? {} : { spans: spans.counts }),
+    ...(sessions === undefined
+      ? {}
+      : {
+          sessions: {
+            sessions: sessions.pacing.sessions.length,
+            turnsPlanned: requests.length,
+            ...sessions.counts,
+          },
+        }),
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
   };

@@ -1,17 +1,21 @@
 // --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
 // which also says what was measured from where (the target) and where the run's records file is.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { breakdownKeys } from '../breakdown/breakdown-json.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
+import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
 import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { interruptionKeys } from './interruption.js';
+import { fileExists, recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -43,9 +47,35 @@ export function describeRun(
   };
 }
 
-/** The result file's path (also used to name the records file next to it). */
+/**
+ * The result file's path (also used to name the records file next to it). A shard's default name carries the
+ * shard (`...-20261203-170000-shard1of3.json`), so shards started at once into one folder never share a file.
+ */
 export function resultPath(settings: BenchSettings, run: RunDescription): string {
-  return join(settings.save.dir, settings.save.filename ?? resultFileName(run));
+  if (settings.save.filename !== undefined) return join(settings.save.dir, settings.save.filename);
+  const name = resultFileName(run);
+  const { shard } = settings;
+  return join(
+    settings.save.dir,
+    shard === undefined ? name : name.replace(/\.json$/, `-shard${shard.index}of${shard.count}.json`),
+  );
+}
+
+/**
+ * Creates the result file, empty, before the run sends anything, refusing one already there (another shard's,
+ * an earlier run's): the run fills it when it ends. Exclusive creation, so two shards started at once with one
+ * name cannot both pass.
+ */
+export function claimResultFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') throw fileExists(path);
+    throw new UserFacingError(`cannot write the result file ${path}: ${(error as Error).message}`);
+  }
+  closeSync(fd);
 }
 
 /** The records file named after a result file: `run.json` -> `run.records.jsonl`. */
@@ -64,6 +94,8 @@ export function saveResult(
   result: BenchRunResult,
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
+  /** --append-result: add the JSON as one line to the file (vLLM's form) instead of replacing it. */
+  append = false,
 ): void {
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
@@ -71,10 +103,21 @@ export function saveResult(
   const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
     ...costResultJson(result, run.price),
     ...breakdownKeys(result.breakdown, detailed),
+    ...(result.sessions === undefined
+      ? {}
+      : sessionsResultKeys(turnFigures(result.records), result.sessions)),
+    ...recordsLostKeys(result.recordsCounts),
     ...serverMetricsKeys(result),
+    ...interruptionKeys(result.interruption),
   });
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+  if (!append) {
+    writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    return;
+  }
+  // vLLM writes each result as one line, a newline between them.
+  const empty = (statSync(path, { throwIfNoEntry: false })?.size ?? 0) === 0;
+  appendFileSync(path, `${empty ? '' : '\n'}${JSON.stringify(json)}`);
 }
 
 /** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */

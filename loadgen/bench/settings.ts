@@ -6,6 +6,7 @@ import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { EarlyStopSettings } from '../early-stop/early-stop-settings.js';
+import type { ThinkTime } from '../engine/session-engine.js';
 import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
 import type { ServerMetricsSettings } from '../server-metrics/server-metrics-settings.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
@@ -13,6 +14,7 @@ import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
+import type { LoraAssignment } from './lora-modules.js';
 import type { PayloadOptions } from './payload.js';
 import type { ResolvedTarget } from './target-url.js';
 
@@ -97,4 +99,23 @@ export interface BenchSettings {
   readonly serverMetrics?: ServerMetricsSettings | null;
   /** --stop-on-saturation, --max-error-rate: stop once the run's answer is known (loadgen/early-stop/). */
   readonly earlyStop?: EarlyStopSettings;
+  /** --num-warmups: copies of the first request sent before the run, not recorded (loadgen/bench/warm-up.ts). */
+  readonly warmups?: number;
+  /** --ready-check-timeout-sec: retry the first request until it succeeds, at most this long; 0 = no check. */
+  readonly readyCheckTimeoutS?: number;
+  /** --lora-modules: each request's model is one of these adapters. */
+  readonly lora?: { readonly modules: readonly string[]; readonly assignment: LoraAssignment };
+  /** --insecure: the server's TLS certificate is not verified. */
+  readonly insecure?: boolean;
+  /** --append-result: the result JSON is appended to its file rather than replacing it. */
+  readonly appendResult?: boolean;
+  /** --multi-turn: conversations replayed as sessions (loadgen/engine/session-engine.ts). */
+  readonly sessions?: SessionSettings;
+}
+
+export interface SessionSettings {
+  /** --max-active-conversations: sessions in flight at once; undefined = no cap. */
+  readonly maxActive?: number;
+  /** --think-time-ms: between a turn's end and the next turn. */
+  readonly thinkTime: ThinkTime;
 }

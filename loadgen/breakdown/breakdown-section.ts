@@ -3,7 +3,12 @@
 
 import { centre, padRight } from '../report/python-format.js';
 import type { BreakdownSummary, SegmentStats, TtftPart } from './breakdown-summary.js';
-import { SEGMENT_NAMES, segmentLabel } from './segments.js';
+import { SEGMENT_NAMES, SEGMENTS, segmentLabel } from './segments.js';
+
+/** Said instead of the section when the run knows no part of TTFT: its rows would all read "unknown". */
+export const BREAKDOWN_UNKNOWN_LINE =
+  "Where TTFT goes: not measured (needs the gateway's records, --gateway-records FILE, or the server's spans, " +
+  '--span-receiver-port; docs/tracing.md)';
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 
@@ -17,11 +22,19 @@ export function partLabel(part: TtftPart): string {
   return part === 'unattributed' ? 'time no measured segment covers' : segmentLabel(part);
 }
 
+/**
+ * The section, or one line when nothing in it is known. A plain run (no gateway records, no server spans) knows only
+ * the client's own queue, which is not part of TTFT: its table would be eight rows of "unknown" and an
+ * "unattributed" row that is really the whole latency, so it is left out and the line says how to get it. Once any
+ * part of TTFT is known, every segment is shown, unknown ones as such, so the split is seen whole.
+ */
 export function formatBreakdownSection(summary: BreakdownSummary): string[] {
   if (summary.requests === 0) return [];
+  const knowsTtft = SEGMENT_NAMES.some((name) => SEGMENTS[name].inTtft && summary.segments[name] !== null);
+  if (!knowsTtft) return [BREAKDOWN_UNKNOWN_LINE];
   const lines = [
     centre(' Where TTFT goes ', 50, '-'),
-    `${padRight('Requests split (all segments known):', 40)} ${summary.requests} (${summary.complete})`,
+    `${padRight('Requests split:', 40)} ${summary.requests}, ${summary.complete} with every segment known`,
     `${padRight('Segment', 30)} ${'p50 (ms)'.padStart(9)} ${'p99 (ms)'.padStart(9)}`,
   ];
   const row = (label: string, stats: SegmentStats | null): string =>

@@ -4,7 +4,13 @@
 // Each row also says how its interval is drawn from the records (bootstrap.ts), or why it has none.
 
 import type { JsonObject } from '../report/read-result-file.js';
-import { extraStat, numberField, percentileWords, successRate } from '../report/result-fields.js';
+import {
+  extraStat,
+  numberField,
+  percentileWords,
+  successRate,
+  tokenmeterSection,
+} from '../report/result-fields.js';
 import type { Statistic } from './bootstrap.js';
 import type { RateAmount, SampleName } from './request-samples.js';
 
@@ -79,26 +85,31 @@ function latencyRows(metric: SampleName, name: string, runs: readonly JsonObject
   ];
 }
 
-function ttfbRows(runs: readonly JsonObject[]): RowSpec[] {
+function reasoned(json: JsonObject): boolean {
+  return (numberField(tokenmeterSection(json), 'requests_with_reasoning') ?? 0) > 0;
+}
+
+/** Rows of one of tokenmeter's distributions under its result key (`tokenmeter.ttfb`, `tokenmeter.ttfo`). */
+function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly JsonObject[]): RowSpec[] {
   const words = new Set<string>();
   for (const json of runs) {
     for (const word of ['p50', 'p90', 'p95', 'p99', 'p99.9']) {
-      if (extraStat(json, 'ttfb', word) !== null) words.add(word);
+      if (extraStat(json, metric, word) !== null) words.add(word);
     }
   }
   const stat = (field: string, label: string, statistic: Statistic): RowSpec => ({
-    key: `tokenmeter.ttfb.${field}`,
+    key: `tokenmeter.${metric}.${field}`,
     label,
     unit: 'ms',
     better: 'lower',
-    interval: fromRequests('ttfb', statistic),
-    read: (json) => extraStat(json, 'ttfb', field),
+    interval: fromRequests(metric, statistic),
+    read: (json) => extraStat(json, metric, field),
   });
   return [
-    stat('mean_ms', 'Mean TTFB', MEAN),
-    stat('median_ms', 'Median TTFB', MEDIAN),
+    stat('mean_ms', `Mean ${name}`, MEAN),
+    stat('median_ms', `Median ${name}`, MEDIAN),
     ...[...words].map((word) =>
-      stat(word, `${word.toUpperCase()} TTFB`, { kind: 'percentile', p: Number(word.slice(1)) }),
+      stat(word, `${word.toUpperCase()} ${name}`, { kind: 'percentile', p: Number(word.slice(1)) }),
     ),
   ];
 }
@@ -141,7 +152,9 @@ export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
       amount: 'total_tokens',
     }),
     ...LATENCY_NAMES.flatMap(([metric, name]) => latencyRows(metric, name, runs)),
-    ...ttfbRows(runs),
+    ...extraStatRows('ttfb', 'TTFB', runs),
+    // TTFO says something TTFT does not only where a model reasoned.
+    ...(runs.some(reasoned) ? extraStatRows('ttfo', 'TTFO', runs) : []),
   ];
   return rows.filter((row) => runs.some((json) => row.read(json) !== null));
 }

@@ -7,6 +7,7 @@
 // untested. The result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
+import { interruptionNote } from '../bench/interruption.js';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
 import { type RunTarget, readTarget } from '../report/run-target.js';
 import { differenceInterval, type Interval } from './bootstrap.js';
@@ -53,6 +54,8 @@ export interface ComparedRun {
   recordCount: number;
   /** Why there are no records; null when there are. */
   recordsMissing: string | null;
+  /** A run cut short by Ctrl-C, in words (`tokenmeter.interrupted`); null for a run that ran to its end. */
+  interrupted: string | null;
 }
 
 /** How a row's best run was decided. */
@@ -114,6 +117,7 @@ function describeRun(run: LoadedRun, index: number): ComparedRun {
     recordsSource: records.records === null ? null : records.source,
     recordCount: records.records?.length ?? 0,
     recordsMissing: records.records === null ? records.missing : null,
+    interrupted: interruptionNote(json),
   };
 }
 

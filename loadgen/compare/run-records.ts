@@ -5,7 +5,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseRecordsJsonl } from '../bench/records-file.js';
+import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { RequestRecord } from '../record.js';
 import type { LoadedResult } from '../report/read-result-file.js';
 import { stringField, tokenmeterSection } from '../report/result-fields.js';
@@ -13,7 +13,12 @@ import { recordsFromResult } from '../report/result-records.js';
 
 /** Where the records came from, or why there are none. */
 export type RunRecords =
-  | { readonly records: RequestRecord[]; readonly source: string }
+  | {
+      readonly records: RequestRecord[];
+      readonly source: string;
+      /** Lines of the records file that were not whole records (torn); 0 for detailed arrays. */
+      readonly tornLines?: number;
+    }
   | { readonly records: null; readonly missing: string };
 
 /** A result file with its records, as `compare` and the comparison report take it. */
@@ -30,10 +35,11 @@ function reasonFor(error: unknown): string {
 async function fromRecordsFile(result: LoadedResult, file: string): Promise<RunRecords> {
   const path = resolve(dirname(result.path), file);
   try {
-    const records = parseRecordsJsonl(await readFile(path, 'utf8'));
+    const lines = parseRecordLines(await readFile(path, 'utf8'));
+    const records = lines.records as unknown as RequestRecord[];
     if (records.length === 0) return { records: null, missing: `records file ${file} is empty` };
     records.sort((a, b) => a.index - b.index);
-    return { records, source: `records file ${file}` };
+    return { records, source: `records file ${file}`, tornLines: lines.malformed };
   } catch (error) {
     return { records: null, missing: `cannot read records file ${file}: ${reasonFor(error)}` };
   }

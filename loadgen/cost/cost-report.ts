@@ -6,7 +6,10 @@ import type { BenchRunResult } from '../bench/run-bench.js';
 import { padRight } from '../report/python-format.js';
 import type { BudgetStop } from './budget.js';
 import { formatAmount, formatMoney } from './estimate.js';
-import { runCost } from './run-cost.js';
+import { runCost, usedTokens } from './run-cost.js';
+
+/** A final total this far past the limit is worth a warning and a hint (a few percent is one request's worth). */
+const OVERSHOOT_WORTH_SAYING = 1.1;
 
 /** How the run's planned requests ended up when a limit stopped it. */
 export interface StopAccounting {
@@ -40,6 +43,34 @@ function limitText(stop: BudgetStop, price: ModelPrice | undefined): { limit: st
   return { limit: `--max-total-tokens ${stop.value}`, reached: `${stop.reachedAt} tokens` };
 }
 
+/** What the whole run used, in the limit's unit: requests in flight when it was reached add to it. */
+function finalTotal(
+  stop: BudgetStop,
+  records: BenchRunResult['records'],
+  price: ModelPrice | undefined,
+): number {
+  if (stop.limit === 'max_cost')
+    return price === undefined ? stop.reachedAt : runCost(records, price).totalCost;
+  return records.reduce((sum, record) => sum + usedTokens(record), 0);
+}
+
+/** When the run ended well past its limit: by how much, and how to stop nearer it next time. */
+function overshootText(
+  stop: BudgetStop,
+  result: Pick<BenchRunResult, 'records'>,
+  price: ModelPrice | undefined,
+): string {
+  const total = finalTotal(stop, result.records, price);
+  if (stop.value <= 0 || total < stop.value * OVERSHOOT_WORTH_SAYING) return '';
+  const used =
+    stop.limit === 'max_cost' ? formatMoney(total, price?.currency ?? '') : `${Math.round(total)} tokens`;
+  const hint =
+    stop.onLimit === 'cancel'
+      ? 'a lower --max-concurrency (or --request-rate) holds fewer requests in flight'
+      : '--on-limit cancel cuts the requests in flight when it is reached, and a lower --max-concurrency holds fewer of them';
+  return ` Warning: the run used ${used} in all, ${(total / stop.value).toFixed(1)} times the limit, because the requests in flight when it was reached kept spending; to stop nearer the limit, ${hint}.`;
+}
+
 /** The cost row (only when priced) and the stop's account (only when a limit stopped the run). */
 export function formatCostReport(
   result: Pick<BenchRunResult, 'records' | 'planned' | 'budgetStop'>,
@@ -61,7 +92,7 @@ export function formatCostReport(
         ? `${n.cancelled} in flight were cancelled (client_abort)`
         : 'those in flight finished';
     lines.push(
-      `Stopped: ${limit} reached (${reached} when it was). ${n.sent} of ${n.planned} requests sent, ${n.notSent} not sent (not failures); ${inFlight}. The figures above describe the part that ran.`,
+      `Stopped: ${limit} reached (${reached} when it was). ${n.sent} of ${n.planned} requests sent, ${n.notSent} not sent (not failures); ${inFlight}. The figures above describe the part that ran.${overshootText(stop, result, price)}`,
     );
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 
@@ -104,7 +105,12 @@ export async function sampleJsonl(
   const notes: string[] = [];
   if (stats.malformed > 0)
     notes.push(`skipped ${stats.malformed} malformed lines: ${stats.reasons.join('; ')}`);
-  const oversampled = oversample(requests, options.numPrompts, options.seed, `JSONL file ${options.path}`);
+  const oversampled = oversample(
+    requests,
+    options.numPrompts,
+    new PythonRandom(options.seed),
+    `JSONL file ${options.path}`,
+  );
   if (oversampled !== undefined) notes.push(oversampled);
   return { requests, notes, stats };
 }

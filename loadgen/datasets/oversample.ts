@@ -1,16 +1,19 @@
 // When a dataset yields fewer usable requests than asked for, vLLM fills up with random duplicates (drawn with
-// replacement) rather than running short, and says so. Same here, from the run's seed.
+// replacement) rather than running short, and says so. Same here, with vLLM's draws: `random.choice` over the
+// usable entries from the Python state the caller passes (vLLM reseeds it with --seed first).
 
-import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import type { PythonRandom } from '../vllm-random/python-random.js';
 import type { SampleRequest } from './sample-request.js';
 
-/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. */
+/** Returns a note when copies were added, otherwise undefined. Mutates `requests`. `dropped` says why the other
+ *  entries were not usable (e.g. "of 11 entries: 4 malformed, 6 dropped by vLLM's length filter ..."). */
 export function oversample(
   requests: SampleRequest[],
   wanted: number,
-  seed: number,
+  random: PythonRandom,
   datasetName: string,
+  dropped?: string,
 ): string | undefined {
   const found = requests.length;
   if (found >= wanted) return undefined;
@@ -19,10 +22,9 @@ export function oversample(
       `${datasetName}: no entry passed the filters, so no request can be sent. Check the file and the length limits.`,
     );
   }
-  const random = new SeededRandom(hashSeed('oversample', seed));
-  for (let i = found; i < wanted; i++) {
-    const original = requests[random.int(0, found - 1)] as SampleRequest;
-    requests.push({ ...original, oversampled: true });
-  }
-  return `oversampled: only ${found} usable entries for ${wanted} requests; ${wanted - found} duplicates added`;
+  const usable = requests.slice();
+  for (let i = found; i < wanted; i++) requests.push({ ...random.choice(usable), oversampled: true });
+  const what = `${found} usable ${found === 1 ? 'entry' : 'entries'}`;
+  const why = dropped === undefined || dropped === '' ? '' : ` (${dropped})`;
+  return `oversampled: only ${what} for ${wanted} requests${why}; ${wanted - found} duplicates added`;
 }

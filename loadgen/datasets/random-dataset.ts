@@ -1,13 +1,21 @@
-// vLLM's `random` dataset: synthetic prompts of controlled length. Input and output lengths are drawn uniformly
-// from [floor(len x (1 - ratio)), ceil(len x (1 + ratio))] (ratio 0 = fixed length), and an optional shared
-// prefix of `prefixLen` tokens opens every prompt (to exercise prefix caching). vLLM builds prompts from random
-// token ids; we build them from common words, which any tokenizer counts reliably.
+// vLLM's `random` dataset: synthetic prompts of controlled length, drawn as vLLM's client draws them. With
+// numpy's `default_rng(seed)` (loadgen/vllm-random), in vLLM's order: every request's input length, then every
+// output length, uniform in [floor(len x (1 - ratio)), ceil(len x (1 + ratio))] (no draw at all when the range
+// is a single value), then every vocabulary offset, then the shared prefix's `prefixLen` token ids. Request i's
+// prompt is the prefix followed by vocabulary entries offset + i, offset + i + 1, ... (wrapping round).
+//
+// The vocabulary is tokenmeter's common words (loadgen/datasets/common-words.ts), one token each under the
+// built-in tokenizer, so with it the lengths, offsets, prefix and prompt text are exactly those vLLM's code
+// gives for a tokenizer of that vocabulary (test/loadgen/vllm-schedule.test.ts). vLLM builds prompts from the
+// model tokenizer's own ids instead, so with a real tokenizer the lengths are still vLLM's but the offsets are
+// drawn over 220 entries rather than the model's vocabulary, and the text differs; where a word is not one token
+// there, words are added or dropped at the end until the count is right, as vLLM re-encodes and pads.
 
-import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { NumpyGenerator } from '../vllm-random/numpy-generator.js';
+import { COMMON_WORDS } from './common-words.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
-import { textOfTokens } from './text-of-length.js';
 
 export interface RandomDatasetOptions {
   numPrompts: number;
@@ -30,40 +38,95 @@ export const RANDOM_DATASET_DEFAULTS = Object.freeze({
   prefixLen: 0,
 });
 
+const MAX_CORRECTIONS = 64;
+
 /** Inclusive bounds of the uniform length draw. */
 export function lengthRange(length: number, rangeRatio: number, minimum: number): [number, number] {
   return [Math.max(minimum, Math.floor(length * (1 - rangeRatio))), Math.ceil(length * (1 + rangeRatio))];
 }
 
+/** What vLLM samples before it builds any text: per request lengths and offsets, and the prefix ids. */
+export interface RandomDraws {
+  inputLens: number[];
+  outputLens: number[];
+  offsets: number[];
+  prefixIds: number[];
+}
+
+/** vLLM's draws for a vocabulary of `vocabularySize` entries and a tokenizer adding `specialTokens` per prompt. */
+export function randomDraws(
+  options: Required<Omit<RandomDatasetOptions, 'tokenizer'>>,
+  vocabularySize: number,
+  specialTokens: number,
+): RandomDraws {
+  const rng = new NumpyGenerator(options.seed);
+  const [inputLow, inputHigh] = lengthRange(
+    Math.max(0, options.inputLen - specialTokens),
+    options.rangeRatio,
+    0,
+  );
+  const [outputLow, outputHigh] = lengthRange(options.outputLen, options.rangeRatio, 1);
+  const inputLens = rng.integers(inputLow, inputHigh + 1, options.numPrompts);
+  const outputLens = rng.integers(outputLow, Math.max(outputHigh, 1) + 1, options.numPrompts);
+  const offsets = rng.integers(0, vocabularySize, options.numPrompts);
+  const prefixIds = options.prefixLen > 0 ? rng.integers(0, vocabularySize, options.prefixLen) : [];
+  return { inputLens, outputLens, offsets, prefixIds };
+}
+
+/** `text` made exactly `tokens` long by the tokenizer, adding the sequence's next words or dropping its last. */
+function fitToTokens(tokenizer: Tokenizer, words: string[], next: () => string, tokens: number): string {
+  for (let step = 0; step < MAX_CORRECTIONS; step++) {
+    const count = tokenizer.count(words.join(' '));
+    if (count === tokens) break;
+    if (count > tokens)
+      words.length = Math.max(0, words.length - Math.max(1, Math.floor((count - tokens) / 2)));
+    else for (let i = 0; i < Math.max(1, Math.floor((tokens - count) / 2)); i++) words.push(next());
+  }
+  return words.join(' ');
+}
+
 export function sampleRandom(options: RandomDatasetOptions): SampledDataset {
-  const inputLen = options.inputLen ?? RANDOM_DATASET_DEFAULTS.inputLen;
-  const outputLen = options.outputLen ?? RANDOM_DATASET_DEFAULTS.outputLen;
-  const rangeRatio = options.rangeRatio ?? RANDOM_DATASET_DEFAULTS.rangeRatio;
-  const prefixLen = options.prefixLen ?? RANDOM_DATASET_DEFAULTS.prefixLen;
-  if (!(rangeRatio >= 0 && rangeRatio < 1)) {
-    throw new UserFacingError(`--random-range-ratio must be at least 0 and below 1, got ${rangeRatio}`);
+  const settings = {
+    numPrompts: options.numPrompts,
+    seed: options.seed,
+    inputLen: options.inputLen ?? RANDOM_DATASET_DEFAULTS.inputLen,
+    outputLen: options.outputLen ?? RANDOM_DATASET_DEFAULTS.outputLen,
+    rangeRatio: options.rangeRatio ?? RANDOM_DATASET_DEFAULTS.rangeRatio,
+    prefixLen: options.prefixLen ?? RANDOM_DATASET_DEFAULTS.prefixLen,
+  };
+  if (!(settings.rangeRatio >= 0 && settings.rangeRatio < 1)) {
+    throw new UserFacingError(
+      `--random-range-ratio must be at least 0 and below 1, got ${settings.rangeRatio}`,
+    );
   }
   for (const [flag, value] of [
-    ['--random-input-len', inputLen],
-    ['--random-output-len', outputLen],
-    ['--random-prefix-len', prefixLen],
+    ['--random-input-len', settings.inputLen],
+    ['--random-output-len', settings.outputLen],
+    ['--random-prefix-len', settings.prefixLen],
   ] as const) {
     if (!Number.isInteger(value) || value < 0)
       throw new UserFacingError(`${flag} must be a whole number >= 0`);
   }
-
-  const random = new SeededRandom(hashSeed('random-dataset', options.seed));
-  const [inputLow, inputHigh] = lengthRange(inputLen, rangeRatio, 0);
-  const [outputLow, outputHigh] = lengthRange(outputLen, rangeRatio, 1);
-  const prefix = textOfTokens(options.tokenizer, prefixLen, random);
+  const { tokenizer } = options;
+  // vLLM subtracts the tokens the tokenizer adds (a BOS) so that the server sees --random-input-len in all.
+  const specialTokens = tokenizer.count('', { addSpecialTokens: true });
+  const vocabulary = COMMON_WORDS;
+  const draws = randomDraws(settings, vocabulary.length, specialTokens);
+  const wordAt = (id: number): string => vocabulary[id % vocabulary.length] as string;
+  const prefixWords = draws.prefixIds.map(wordAt);
   const requests: SampleRequest[] = [];
-  for (let i = 0; i < options.numPrompts; i++) {
-    const body = textOfTokens(options.tokenizer, random.int(inputLow, inputHigh), random);
-    const prompt = prefix === '' ? body : body === '' ? prefix : `${prefix} ${body}`;
+  for (let i = 0; i < settings.numPrompts; i++) {
+    const inputLen = draws.inputLens[i] as number;
+    const start = (draws.offsets[i] as number) + i;
+    const words = [...prefixWords];
+    for (let k = 0; k < inputLen; k++) words.push(wordAt(start + k));
+    let nextId = start + inputLen;
+    const wanted = settings.prefixLen + inputLen;
+    const prompt = fitToTokens(tokenizer, words, () => wordAt(nextId++), wanted);
     requests.push({
       prompt,
-      promptTokens: options.tokenizer.count(prompt),
-      outputTokens: random.int(outputLow, outputHigh),
+      promptTokens: tokenizer.count(prompt),
+      outputTokens: draws.outputLens[i] as number,
       sourceId: `random-${i}`,
     });
   }

@@ -1,6 +1,8 @@
 // What every dataset produces and every engine sends: a prompt with its measured length and the number of
 // output tokens to ask for (sent as max_tokens / max_completion_tokens).
 
+import type { PythonRandom } from '../vllm-random/python-random.js';
+
 export interface SampleRequest {
   prompt: string;
   /** Prompt length by the run's tokenizer (vLLM: `len(tokenizer(prompt).input_ids)`). */
@@ -23,4 +25,10 @@ export interface SampledDataset {
   requests: SampleRequest[];
   /** Human-readable remarks ("oversampled: ...", "skipped 3 malformed lines: ..."). */
   notes: string[];
+  /**
+   * Python's global `random` state as vLLM's client leaves it after sampling this dataset (ShareGPT reseeds and
+   * shuffles it): its later draws, the LoRA module of each request, continue from here. Absent: the state as
+   * `random.seed(seed)` left it (datasets that do not touch it).
+   */
+  pythonRandom?: PythonRandom;
 }

@@ -14,11 +14,19 @@ export const SHAREGPT_LENGTH_LIMITS: Readonly<ShareGptLengthLimits> = Object.fre
   maxTotalLen: 2048,
 });
 
-export type LengthRejection =
-  | 'prompt too short'
-  | 'reply too short'
-  | 'prompt too long'
-  | 'prompt + reply too long';
+/** The filter's reasons, in the order vLLM checks them. */
+export const LENGTH_REJECTIONS = [
+  'prompt too short',
+  'reply too short',
+  'prompt too long',
+  'prompt + reply too long',
+] as const;
+
+export type LengthRejection = (typeof LENGTH_REJECTIONS)[number];
+
+export function isLengthRejection(why: string): why is LengthRejection {
+  return (LENGTH_REJECTIONS as readonly string[]).includes(why);
+}
 
 /** Why a pair fails the filter (the first rule it breaks, in vLLM's order), or undefined when it passes. */
 export function lengthRejection(

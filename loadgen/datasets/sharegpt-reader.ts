@@ -4,6 +4,7 @@
 
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import { splitJsonArray } from './json-array-splitter.js';
 
 export interface ShareGptTurn {
@@ -47,24 +48,21 @@ export interface ShareGptReaderOptions {
 const DEFAULT_HIGH_WATER_MARK = 1024 * 1024;
 const DEFAULT_MAX_REASONS = 5;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Checks one parsed element against the ShareGPT shape. Every turn must be an object with a string `value`
  * (and a string `from` when present). This is stricter than vLLM for turns after the second, which vLLM never
  * reads; real ShareGPT files have no such entries, and a typed conversation is easier to trust.
  */
 export function toShareGptConversation(value: unknown, index: number): ShareGptConversation | string {
-  if (!isRecord(value)) return `not an object (${Array.isArray(value) ? 'array' : typeof value})`;
+  if (!isJsonObject(value))
+    return `${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`;
   const turns = value['conversations'];
   if (turns === undefined) return "no 'conversations' key";
   if (!Array.isArray(turns)) return `'conversations' is ${typeof turns}, not an array`;
   const conversations: ShareGptTurn[] = [];
   for (let t = 0; t < turns.length; t++) {
     const turn: unknown = turns[t];
-    if (!isRecord(turn)) return `turn ${t} is not an object`;
+    if (!isJsonObject(turn)) return `turn ${t} is not an object`;
     const text = turn['value'];
     const from = turn['from'];
     if (typeof text !== 'string')

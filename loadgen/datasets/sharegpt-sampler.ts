@@ -3,8 +3,9 @@
 // are not checked), measure both with the tokenizer, drop pairs that fail the length filter, and stop at
 // num_prompts; if too few pass, fill up with duplicates and say so.
 //
-// Same rules, not the same picks: vLLM shuffles with Python's Mersenne Twister, we with SeededRandom, so a given
-// seed selects a different (equally random) subset.
+// Same rules and the same picks: the shuffle is Python's `random.shuffle` after `random.seed(seed)`, reproduced
+// draw for draw (loadgen/vllm-random), so a given --seed sends the same prompts in the same order as vLLM's
+// client on the same file; so is the oversampling's `random.choice`, after vLLM's reseed.
 //
 // Memory bound: two passes over the file. Pass 1 streams it (one element at a time, see sharegpt-reader.ts)
 // and keeps only the byte range of each eligible entry: 3 numbers, ~24 bytes, per entry, ~2 MB for ShareGPT's
@@ -12,12 +13,14 @@
 // So memory is O(entries x 24 bytes + chosen prompts), never O(file).
 
 import { open } from 'node:fs/promises';
-import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import { PythonRandom } from '../vllm-random/python-random.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 import {
+  isLengthRejection,
+  LENGTH_REJECTIONS,
   lengthRejection,
   SHAREGPT_LENGTH_LIMITS,
   type ShareGptLengthLimits,
@@ -38,6 +41,10 @@ export interface ShareGptSampleOptions {
   fixedOutputLen?: number;
   limits?: ShareGptLengthLimits;
   reader?: ShareGptReaderOptions;
+  /** --disable-shuffle: walk the file in order. */
+  disableShuffle?: boolean;
+  /** --no-oversample: return fewer requests than asked rather than duplicates. */
+  noOversample?: boolean;
 }
 
 export interface ShareGptSampleStats {
@@ -56,7 +63,7 @@ export interface ShareGptSample extends SampledDataset {
 }
 
 /** Byte ranges of the eligible entries, packed: [start, end, index] per entry. */
-async function scanEligible(
+export async function scanEligible(
   options: ShareGptSampleOptions,
 ): Promise<{ ranges: number[]; read: ShareGptReadStats; tooFewTurns: number }> {
   const reader = new ShareGptReader(options.path, options.reader);
@@ -77,7 +84,8 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   const { ranges, read, tooFewTurns } = await scanEligible(options);
   const eligible = ranges.length / 3;
   const order = Array.from({ length: eligible }, (_, i) => i);
-  new SeededRandom(hashSeed('sharegpt', options.seed)).shuffle(order);
+  const shuffler = new PythonRandom(options.seed);
+  if (options.disableShuffle !== true) shuffler.shuffle(order);
 
   const requests: SampleRequest[] = [];
   const rejected: Record<string, number> = {};
@@ -118,9 +126,45 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   if (read.malformed > 0)
     notes.push(`skipped ${read.malformed} malformed entries: ${read.reasons.join('; ')}`);
   if (read.notices.length > 0) notes.push(`file structure: ${read.notices.join('; ')}`);
-  const oversampled = oversample(requests, options.numPrompts, options.seed, `ShareGPT file ${options.path}`);
+  // vLLM reseeds Python's global state before oversampling; its later draws (LoRA picks) continue from there.
+  const fillUp = requests.length < options.numPrompts && options.noOversample !== true;
+  const pythonRandom = fillUp ? new PythonRandom(options.seed) : shuffler;
+  const oversampled = fillUp
+    ? oversample(
+        requests,
+        options.numPrompts,
+        pythonRandom,
+        `ShareGPT file ${options.path}`,
+        droppedEntries(stats),
+      )
+    : undefined;
   if (oversampled !== undefined) notes.push(oversampled);
-  return { requests, notes, stats };
+  if (requests.length < options.numPrompts && options.noOversample === true)
+    notes.push(`--no-oversample: only ${requests.length} usable entries, so ${requests.length} requests`);
+  return { requests, notes, stats, pythonRandom };
+}
+
+/** Where the entries that are not usable went, e.g. "of 11 entries: 4 malformed; 6 dropped by vLLM's length
+ *  filter: 3 prompt too short, 3 reply too short"; '' when none was dropped. */
+function droppedEntries(stats: ShareGptSampleStats): string {
+  const { read } = stats;
+  const ruleOrder = (why: string): number => (LENGTH_REJECTIONS as readonly string[]).indexOf(why);
+  const lengthFilter = Object.entries(stats.rejected)
+    .filter(([why]) => isLengthRejection(why))
+    .sort(([a], [b]) => ruleOrder(a) - ruleOrder(b));
+  const unreadable = Object.entries(stats.rejected).filter(([why]) => !isLengthRejection(why));
+  const filtered = lengthFilter.reduce((sum, [, count]) => sum + count, 0);
+  const parts = [
+    ...(read.malformed > 0 ? [`${read.malformed} malformed`] : []),
+    ...(stats.tooFewTurns > 0 ? [`${stats.tooFewTurns} with fewer than the two turns a request needs`] : []),
+    ...unreadable.map(([why, count]) => `${count} ${why}`),
+    ...(filtered > 0
+      ? [
+          `${filtered} dropped by vLLM's length filter: ${lengthFilter.map(([why, count]) => `${count} ${why}`).join(', ')}`,
+        ]
+      : []),
+  ];
+  return parts.length === 0 ? '' : `of ${plural(read.elements, 'entry', 'entries')}: ${parts.join('; ')}`;
 }
 
 /** Why no request could be taken from the file, from the first step that left nothing. */

@@ -27,6 +27,8 @@ export interface EngineTarget {
   readonly headers: Readonly<Record<string, string>>;
   /** The body format and its stream (src/protocols). */
   readonly protocol: ProtocolName;
+  /** --insecure: an https origin's certificate is not verified (the run's header says so). */
+  readonly insecure?: boolean;
 }
 
 export interface EngineRunOptions {

@@ -57,6 +57,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
     headersTimeout: options.idleTimeoutMs,
     bodyTimeout: options.idleTimeoutMs,
     keepAliveTimeout: 60_000,
+    ...(target.insecure === true ? { connect: { rejectUnauthorized: false } } : {}),
   });
   const gate = cap === undefined ? undefined : new ConcurrencyGate(cap);
   const aborts = new AbortHub(signal);

@@ -130,6 +130,10 @@ function extraKeys(
     success_rate: extra.successRate,
     failures_by_kind: failures,
     ttfb: stats(extra.ttfb),
+    ttfo: stats(extra.ttfo),
+    reasoning_time: stats(extra.reasoningTime),
+    reasoning_tokens: extra.reasoning.tokens,
+    requests_with_reasoning: extra.reasoning.requests,
     tokens_per_chunk: stats(extra.tokensPerChunk),
     schedule_lag: stats(extra.scheduleLag),
     client_queue: stats(extra.clientQueue),
@@ -143,6 +147,8 @@ function extraKeys(
     result['intended_offsets_ms'] = records.map((r) => r.intendedOffsetMs);
     result['client_queue_ms'] = records.map((r) => r.clientQueueMs);
     result['ttfbs_ms'] = records.map((r) => r.ttfbMs);
+    result['ttfos_ms'] = records.map((r) => r.ttfoMs ?? null);
+    result['reasoning_tokens_per_request'] = records.map((r) => r.reasoningTokens ?? null);
     result['chunk_counts'] = records.map((r) => r.contentChunks);
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
   }

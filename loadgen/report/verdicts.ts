@@ -77,9 +77,12 @@ function hintFor(status: string, kind: FailureKind, target: HintContext | undefi
 }
 
 function describeFailure(outcome: string, kind: FailureKind, target: HintContext | undefined): string {
-  const statuses = Object.entries(kind.statuses)
-    .map(([status, count]) => `HTTP ${status} x${count}`)
-    .join(', ');
+  const answered = Object.values(kind.statuses).reduce((sum, count) => sum + count, 0);
+  // Every request of the kind is in the parenthesis, those that got no status too, so the counts add up.
+  const statuses = [
+    ...Object.entries(kind.statuses).map(([status, count]) => `HTTP ${status} x${count}`),
+    ...(answered > 0 && answered < kind.count ? [`no response x${kind.count - answered}`] : []),
+  ].join(', ');
   const lines = [
     `${outcome}: ${kind.count} request${kind.count === 1 ? '' : 's'}${statuses === '' ? '' : ` (${statuses})`}`,
   ];

@@ -23,6 +23,8 @@ export interface MergeSettings {
   readonly percentileMetrics: readonly LatencyMetric[];
   readonly metricPercentiles: readonly number[];
   readonly goodput?: GoodputSlos;
+  /** --allow-partial: merge despite missing shards, torn lines, foreign or repeated records (each said). */
+  readonly allowPartial?: boolean;
 }
 
 export interface MergedRun {
@@ -60,7 +62,7 @@ function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date
 }
 
 export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
-  const { records, durationMs, notes } = mergeShards(runs);
+  const { records, durationMs, notes } = mergeShards(runs, { allowPartial: settings.allowPartial ?? false });
   const extra = extraMetrics(records, settings.metricPercentiles);
   return {
     run: describe(runs, settings, date),

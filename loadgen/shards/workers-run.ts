@@ -10,7 +10,7 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadgenSummaryFor } from '../bench/bench-output.js';
 import type { BenchRunOutcome } from '../bench/bench-run.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
-import { RecordsFile } from '../bench/records-file.js';
+import { writeRecordsFile } from '../bench/records-file.js';
 import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
 import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
@@ -74,13 +74,12 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
         ? error
         : new UserFacingError(`worker ${failed.index} exited with ${failed.code}: ${failed.lastLines}`);
     });
-    const merged = mergeShards(runs);
+    // The workers' files are this run's own: anything damaged is refused, unless the run was interrupted.
+    const merged = mergeShards(runs, { allowPartial: input.signal.aborted });
     const recordsPath = recordsPathFor(settings, path);
     if (recordsPath !== null) {
       input.say(`records: ${recordsPath}`);
-      const file = new RecordsFile(recordsPath);
-      for (const record of merged.records) file.write(record);
-      file.close();
+      await writeRecordsFile(recordsPath, merged.records);
     }
     const { metrics, extra } = runFigures(
       merged.records,

@@ -128,7 +128,9 @@ async function synchronousProbe(input: SweepInput, dir: string): Promise<Synchro
   const { result, file } = await run(
     input,
     dir,
-    { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: 1 },
+    // One at a time from each shard: a cap is the whole run's and split across the shards (shard-spec.ts), so a
+    // sharded probe's cap is the number of shards, never the 1 a single process uses.
+    { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: input.settings.shard?.count ?? 1 },
     SYNC_PROBE_REQUESTS,
   );
   const latencies = result.records

@@ -47,11 +47,11 @@ async function readConfigIfPresent(directory: string): Promise<object> {
   return (await isDirectory(path)) === false ? readJson(path, 'tokenizer config') : {};
 }
 
-/**
- * `spec` is a model folder containing tokenizer.json or the path of a tokenizer.json itself. The tokenizer is
- * named after the folder (`Qwen2.5-7B-Instruct`), which is what users recognise.
- */
-export async function loadHuggingFaceTokenizer(spec: string): Promise<Tokenizer> {
+/** Where `spec`'s tokenizer.json is, without reading it: the checks a run (and the doctor) make before loading.
+ *  Throws the UserFacingError that names what is missing. */
+export async function locateTokenizer(
+  spec: string,
+): Promise<{ kind: boolean; directory: string; file: string }> {
   const kind = await isDirectory(spec);
   if (kind === undefined) {
     throw new UserFacingError(
@@ -68,6 +68,15 @@ export async function loadHuggingFaceTokenizer(spec: string): Promise<Tokenizer>
         'tokenizer.model need converting first (transformers: AutoTokenizer.from_pretrained(...).save_pretrained(...)).',
     );
   }
+  return { kind, directory, file };
+}
+
+/**
+ * `spec` is a model folder containing tokenizer.json or the path of a tokenizer.json itself. The tokenizer is
+ * named after the folder (`Qwen2.5-7B-Instruct`), which is what users recognise.
+ */
+export async function loadHuggingFaceTokenizer(spec: string): Promise<Tokenizer> {
+  const { kind, directory, file } = await locateTokenizer(spec);
   const [tokenizerJson, config] = await Promise.all([
     readJson(file, 'tokenizer'),
     readConfigIfPresent(directory),

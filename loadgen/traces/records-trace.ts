@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
-import { estimatedTokenPieces } from '../../src/shared/token-estimate.js';
+import { forEachEstimatedToken } from '../../src/shared/token-estimate.js';
 
 export interface MooncakeLine {
   readonly timestamp: number;
@@ -84,7 +84,8 @@ function bodyOf(record: Exported): Record<string, unknown> | undefined {
 
 /** One hash per whole or partial block of the prompt, each covering everything up to the block's end. */
 function prefixHashes(text: string, blockTokens: number): string[] {
-  const tokens = estimatedTokenPieces(text);
+  const tokens: string[] = [];
+  forEachEstimatedToken(text, (piece) => tokens.push(piece));
   const hashes: string[] = [];
   const running = createHash('sha256');
   for (let start = 0; start < tokens.length; start += blockTokens) {

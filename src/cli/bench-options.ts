@@ -9,6 +9,7 @@ import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
+import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
   {
@@ -93,9 +94,9 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'dataset-name',
     type: 'string',
-    choices: DATASET_NAMES,
-    default: 'sharegpt',
+    choices: [...DATASET_NAMES, ...VLLM_ONLY_DATASETS],
     help:
+      "sharegpt (default: the bundled sample; vLLM's default is random), vLLM's other datasets named and refused; " +
       'sharegpt, random, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
       'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids) or burstgpt (its CSV)',
   },
@@ -119,7 +120,15 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'Requests to send (default 1000; with --duration, the most to send)',
   },
-  { name: 'seed', type: 'integer', default: 0, valueName: 'N', help: 'Seed for sampling and arrivals' },
+  {
+    name: 'seed',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 4294967295,
+    valueName: 'N',
+    help: "Seed for sampling and arrivals: vLLM's own draws, so the same seed gives vLLM's prompt order and send times",
+  },
   {
     name: 'sharegpt-output-len',
     type: 'integer',
@@ -223,9 +232,8 @@ export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
     name: 'temperature',
     type: 'number',
     min: 0,
-    default: 0,
     valueName: 'T',
-    help: 'Sampling temperature (vLLM default 0, greedy)',
+    help: 'Send temperature T in every body; unset: not sent, the server decides (as vLLM since PR #32723; --temperature 0 for greedy)',
   },
   {
     name: 'extra-body',
@@ -497,6 +505,35 @@ export const RATE_OPTION: OptionSpec = {
   help: 'Requests per second, or inf to send all at once',
 };
 
+/** `bench --multi-turn`: conversations as sessions (docs/loadgen.md, "Multi-turn sessions"). */
+export const SESSION_OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'multi-turn',
+    type: 'boolean',
+    help: 'sharegpt: replay each conversation as a session; turn k sends the history with the answers the model gave',
+  },
+  {
+    name: 'max-turns',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N turns of each conversation (default: all)',
+  },
+  {
+    name: 'max-active-conversations',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: '--multi-turn: at most N sessions in flight; others wait (default: no cap)',
+  },
+  {
+    name: 'think-time-ms',
+    type: 'string',
+    valueName: 'MS|MIN-MAX',
+    help: "--multi-turn: the user's pause between an answer and the next turn, fixed or uniform (default 0)",
+  },
+];
+
 export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...TARGET_OPTIONS,
   ...DATASET_OPTIONS,
@@ -506,6 +543,9 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...RESULT_OPTIONS,
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
+  ...SESSION_OPTIONS,
   ...SHARD_OPTIONS,
+  ...VLLM_SERVE_OPTIONS,
+  ...VLLM_ACCEPTED_ONLY_OPTIONS,
   ...SERVER_METRICS_OPTIONS,
 ];

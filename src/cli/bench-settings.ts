@@ -12,9 +12,11 @@ import type {
   BenchSettings,
   DurationBound,
   EngineName,
+  SessionSettings,
   SpanReceiverSettings,
 } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
+import type { ThinkTime } from '../../loadgen/engine/session-engine.js';
 import {
   type GoodputSlos,
   parseGoodput,
@@ -25,7 +27,13 @@ import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
-import type { ChatContentFormat, MaxTokensField } from '../protocols/index.js';
+import {
+  type ChatContentFormat,
+  type MaxTokensField,
+  type ProtocolName,
+  protocolByName,
+} from '../protocols/index.js';
+import { isJsonObject } from '../shared/json-object.js';
 import { UsageError } from '../shared/usage-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
@@ -34,6 +42,7 @@ import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 import { earlyStopSettingsFrom, serverMetricsSettingsFrom } from './server-metrics-settings.js';
 import { shardSettings } from './shard-settings.js';
+import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
 
 export const SMOKE_PROMPTS = 5;
 
@@ -103,8 +112,7 @@ function parseExtraBody(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
+    if (isJsonObject(value)) return { ...value };
   } catch {
     // reported below
   }
@@ -123,6 +131,57 @@ function rampUp(o: ParsedOptions): RampUp | undefined {
   if (startRps === undefined || endRps === undefined)
     throw new UsageError('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps');
   return { strategy: strategy as RampUp['strategy'], startRps, endRps };
+}
+
+/** --think-time-ms: `500` (fixed) or `200-800` (uniform). */
+function thinkTimeOf(text: string | undefined): ThinkTime {
+  if (text === undefined) return { minMs: 0, maxMs: 0 };
+  const match = /^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?$/.exec(text.trim());
+  const minMs = Number(match?.[1]);
+  const maxMs = match?.[2] === undefined ? minMs : Number(match[2]);
+  if (match === null || !(maxMs >= minMs))
+    throw new UsageError(
+      `--think-time-ms takes MS or MIN-MAX in milliseconds, e.g. 500 or 200-800 (got ${text})`,
+    );
+  return { minMs, maxMs };
+}
+
+/** --multi-turn and its flags, refused where a session cannot be replayed as one. */
+function sessionSettings(
+  o: ParsedOptions,
+  run: {
+    datasetName: DatasetName;
+    engine: EngineName;
+    sharded: boolean;
+    duration: boolean;
+    protocol: ProtocolName;
+  },
+): SessionSettings | undefined {
+  const dependents = ['max-turns', 'max-active-conversations', 'think-time-ms'].filter(
+    (name) => o[name] !== undefined,
+  );
+  if (!flag(o, 'multi-turn')) {
+    if (dependents.length > 0) throw new UsageError(`--${dependents[0]} needs --multi-turn`);
+    return undefined;
+  }
+  const refuse = (why: string): never => {
+    throw new UsageError(`--multi-turn ${why}`);
+  };
+  if (run.datasetName !== 'sharegpt')
+    refuse(`replays ShareGPT conversations: use --dataset-name sharegpt (got ${run.datasetName})`);
+  if (run.engine !== 'open-loop')
+    refuse('runs sessions on the open-loop schedule: drop --engine closed-loop');
+  if (run.sharded) refuse('cannot be split across shards or workers yet: run it in one process');
+  if (run.duration) refuse('is bounded by its sessions, not by time: drop --duration');
+  if (protocolByName(run.protocol).conversationField === null)
+    refuse(
+      'needs a backend whose bodies carry a conversation (openai-chat, anthropic-messages, openai-responses)',
+    );
+  const maxActive = num(o, 'max-active-conversations');
+  return {
+    ...(maxActive === undefined ? {} : { maxActive }),
+    thinkTime: thinkTimeOf(str(o, 'think-time-ms')),
+  };
 }
 
 /** --duration, refused where it cannot be honoured: a run bounded by time must know how many requests to ready
@@ -184,6 +243,7 @@ export function benchSettingsFrom(
     {
       ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
       ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      sendsNothing: flag(o, 'estimate'),
       fallbackEnv: BACKEND_SPECS[target.backend].keyEnv,
     },
     env,
@@ -194,9 +254,17 @@ export function benchSettingsFrom(
   const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
+  const vllm = vllmPartsOf(o, target.backend, target.protocol === 'openai-completions');
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
+  // vLLM's --input-len / --output-len stand for the dataset flags and win over them.
+  const aliased: Record<string, number | undefined> = {
+    'random-input-len': vllm.inputLen,
+    'random-output-len': vllm.outputLen,
+    'sharegpt-output-len': vllm.outputLen,
+    'custom-output-len': vllm.outputLen,
+  };
   const optional = (name: string, key: string): Record<string, number> => {
-    const v = num(o, name);
+    const v = aliased[name] ?? num(o, name);
     return v === undefined ? {} : { [key]: v };
   };
   const goodputPairs = [...list(o, 'goodput'), ...extra.goodput];
@@ -215,6 +283,13 @@ export function benchSettingsFrom(
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
   const sharding = shardSettings(o, env, engine);
+  const sessions = sessionSettings(o, {
+    datasetName,
+    engine,
+    sharded: sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1,
+    duration: o['duration'] !== undefined,
+    protocol: target.protocol,
+  });
   const duration = durationBound(o, {
     smoke,
     engine,
@@ -243,6 +318,7 @@ export function benchSettingsFrom(
       ...optional('random-prefix-len', 'randomPrefixLen'),
       ...optional('custom-output-len', 'customOutputLen'),
       ...optional('trace-block-tokens', 'traceBlockTokens'),
+      ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
     },
     requestRate,
     burstiness: num(o, 'burstiness') ?? 1,
@@ -254,10 +330,11 @@ export function benchSettingsFrom(
       chatContent: (str(o, 'chat-content') ?? 'string') as ChatContentFormat,
       maxTokensField: (str(o, 'max-tokens-field') ??
         (isChat ? 'max_completion_tokens' : 'max_tokens')) as MaxTokensField,
-      ignoreEos: flag(o, 'ignore-eos'),
+      ignoreEos: flag(o, 'ignore-eos') || vllm.forceIgnoreEos,
       includeUsage: !flag(o, 'no-stream-usage'),
-      temperature: num(o, 'temperature') ?? 0,
-      extraBody: parseExtraBody(str(o, 'extra-body')),
+      ...(vllm.temperature === undefined ? {} : { temperature: vllm.temperature }),
+      // vLLM's order: the sampling flags, then --extra-body over them.
+      extraBody: { ...vllm.sampling, ...parseExtraBody(str(o, 'extra-body')) },
     },
     idleTimeoutMs: (num(o, 'idle-timeout') ?? 300) * 1000,
     requestIdPrefix: str(o, 'request-id-prefix') ?? `tokenmeter-${runId}-`,
@@ -266,7 +343,7 @@ export function benchSettingsFrom(
     metricPercentiles: parseMetricPercentiles(str(o, 'metric-percentiles') ?? '99'),
     ...(goodput === undefined ? {} : { goodput }),
     save: {
-      result: flag(o, 'save-result') || flag(o, 'save-detailed'),
+      result: flag(o, 'save-result') || flag(o, 'save-detailed') || flag(o, 'append-result'),
       detailed: flag(o, 'save-detailed'),
       dir,
       ...(filename === undefined ? {} : { filename }),
@@ -297,9 +374,25 @@ export function benchSettingsFrom(
     ),
     genAiSemconv: genAiSemconvVersion(env),
     ...sharding.settings,
+    ...(sessions === undefined ? {} : { sessions }),
+    warmups: vllm.warmups,
+    readyCheckTimeoutS: vllm.readyCheckTimeoutS,
+    ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
+    ...(vllm.insecure ? { insecure: true } : {}),
+    ...(vllm.appendResult ? { appendResult: true } : {}),
     serverMetrics,
     earlyStop: earlyStopSettingsFrom(o, serverMetrics?.intervalMs ?? 1000),
   };
+}
+
+/** vllm-serve-settings.ts's part of the settings, from the merged flags. */
+function vllmPartsOf(o: ParsedOptions, backend: Backend, completions: boolean): VllmServeParts {
+  return vllmServeParts(o, {
+    backend,
+    datasetName: str(o, 'dataset-name') ?? 'sharegpt',
+    datasetNamed: str(o, 'dataset-name') !== undefined,
+    completions,
+  });
 }
 
 /** `bench` and `sweep`'s command line (flags over --config) as settings, with notes about flags that change
@@ -322,11 +415,13 @@ export function settingsFromCommandLine(
 ): CommandLineSettings {
   const options = withConfigFile(commandLine, specs);
   const settings = benchSettingsFrom(options, commandLine.positionals, env, newRunId());
-  const flagNotes =
-    options['trust-remote-code'] === true
+  const flagNotes = [
+    ...(options['trust-remote-code'] === true
       ? [
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]
-      : [];
+      : []),
+    ...vllmPartsOf(options, settings.target.backend, settings.target.protocol === 'openai-completions').notes,
+  ];
   return { settings, flagNotes, options };
 }

@@ -1,6 +1,6 @@
 // Ctrl-C during a run: the first stops sending and cancels what is in flight (each gets its `client_abort` record,
-// and the report of what ran is printed); a second ends the process at once. Records already written are safe
-// either way (they are written synchronously as each request ends).
+// and the report of what ran is printed, after the records file took its last lines); a second ends the process
+// at once, losing the records still queued for the file (loadgen/bench/records-file.ts).
 
 import { EXIT_INTERRUPTED } from './exit-codes.js';
 

@@ -1,5 +1,7 @@
 // `tokenmeter doctor --command` and `--config`: the doctor's checks run against what a benchmark's settings name,
 // answered with the settings corrected (and, with --apply, the corrected config written beside the old one).
+
+import { type CheckResult, check } from '../doctor/check.js';
 import { applyToCommand, formatCommand, readCommand } from '../doctor/command-line/command-source.js';
 import {
   applyToConfig,
@@ -8,7 +10,7 @@ import {
   writeBeside,
 } from '../doctor/command-line/config-source.js';
 import { formatFixes } from '../doctor/command-line/format-fixes.js';
-import { type PlanOptions, planFixes } from '../doctor/command-line/plan-fixes.js';
+import { type NamedFiles, type PlanOptions, planFixes } from '../doctor/command-line/plan-fixes.js';
 import { formatChecklist } from '../doctor/format-checklist.js';
 import { readConfig } from './bench-config-file.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
@@ -21,11 +23,42 @@ export interface FixesInput extends Omit<PlanOptions, 'baseUrl'> {
   readonly baseUrl: string | undefined;
 }
 
+const FILE_TITLES = { tokenizer: 'Tokenizer file', dataset: 'Dataset file' } as const;
+
+/** The load generator's own checks of the files the settings name, as checklist lines. */
+async function benchFileChecks(files: NamedFiles): Promise<CheckResult[]> {
+  const { benchFileProblems } = await import('../../loadgen/bench/input-checks.js');
+  const program = files.reader === 'vllm' ? "vLLM's benchmark" : 'bench';
+  const problems = await benchFileProblems(files);
+  const named = [
+    ...(files.tokenizer === undefined ? [] : ['tokenizer' as const]),
+    ...(files.datasetPath === undefined ? [] : ['dataset' as const]),
+  ];
+  return named.map((file) => {
+    const problem = problems.find((p) => p.file === file);
+    return problem === undefined
+      ? check(
+          `${file}-file`,
+          FILE_TITLES[file],
+          'pass',
+          `${program} can read ${file === 'tokenizer' ? files.tokenizer : files.datasetPath}`,
+        )
+      : check(
+          `${file}-file`,
+          FILE_TITLES[file],
+          'fail',
+          problem.problem,
+          `correct the path: ${program} stops at this before it sends anything`,
+        );
+  });
+}
+
 export async function runFixes(input: FixesInput): Promise<number> {
   const options: PlanOptions = {
     baseUrl: input.baseUrl,
     timeoutMs: input.timeoutMs,
     doctorBackend: input.doctorBackend,
+    fileChecks: benchFileChecks,
   };
   let corrected: string;
   let reasons: string[];

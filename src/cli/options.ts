@@ -21,6 +21,26 @@ export interface OptionSpec {
   readonly env?: string;
   /** `list` options may be repeated and/or comma-separated. */
   readonly short?: string;
+  /**
+   * A `list` that also takes several values after one flag, as Python's argparse `nargs='+'` does in vLLM's
+   * command lines (`--lora-modules a b c`): the words after the flag, up to the next flag, are its values.
+   */
+  readonly multipleValues?: true;
+}
+
+/** `--flag a b c` -> `--flag a --flag b --flag c` for the specs that take several values after one flag. */
+function spreadMultipleValues(specs: readonly OptionSpec[], argv: readonly string[]): string[] {
+  const spread = new Set(specs.filter((s) => s.multipleValues === true).map((s) => `--${s.name}`));
+  if (spread.size === 0) return [...argv];
+  const out: string[] = [];
+  let open: string | undefined;
+  for (const word of argv) {
+    if (word === '--') open = undefined;
+    else if (word.startsWith('-')) open = spread.has(word) ? word : undefined;
+    else if (open !== undefined && out[out.length - 1] !== open) out.push(open);
+    out.push(word);
+  }
+  return out;
 }
 
 export type OptionValue = string | number | boolean | string[] | undefined;
@@ -98,7 +118,7 @@ export function parseCommandLine(
   // Not strict: node's own checks word their errors in its terms ("argument is ambiguous") and refuse a negative
   // number as a value; the tokens are checked below instead, in ours.
   const parsed = parseArgs({
-    args: [...argv],
+    args: spreadMultipleValues(specs, argv),
     options: config,
     strict: false,
     allowPositionals: true,

@@ -332,9 +332,12 @@ export const serveCommand: Command = {
     }
     const { buildGateway } = await import('../../plugins/index.js');
     const { shutDownOnSignals } = await import('../gateway/shutdown.js');
+    const { reopenRecordsOnHangup } = await import('../gateway/records-reopen.js');
     const gateway = await buildGateway(config, { logger });
+    const stopReopening = reopenRecordsOnHangup(gateway);
     announce(logger, await listenQuietly(gateway, logger, config.host, config.port));
     await shutDownOnSignals(gateway);
+    stopReopening();
     return 0;
   },
 };
@@ -347,6 +350,7 @@ export const serveCommand: Command = {
 async function serveAsWorker(config: GatewayConfig, logger: Logger): Promise<number> {
   const { buildGateway } = await import('../../plugins/index.js');
   const { shutDownOnSignals } = await import('../gateway/shutdown.js');
+  const { reopenRecordsOnHangup } = await import('../gateway/records-reopen.js');
   const { answerRegistryRequests, gatewayMetricsSource, leavePrimary, sendToPrimary, workerSlot } =
     await import('../gateway/cluster/worker.js');
   try {
@@ -357,11 +361,13 @@ async function serveAsWorker(config: GatewayConfig, logger: Logger): Promise<num
       { logger, metricsSource: gatewayMetricsSource() },
     );
     answerRegistryRequests(gateway.context.metrics.registry);
+    const stopReopening = reopenRecordsOnHangup(gateway);
     sendToPrimary({
       type: 'tokenmeter:listening',
       line: await listenQuietly(gateway, logger, config.host, config.port),
     });
     await shutDownOnSignals(gateway);
+    stopReopening();
     return 0;
   } finally {
     // After its shutdown or a failed start, the process ends when its work does.

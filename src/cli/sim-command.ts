@@ -2,19 +2,23 @@
 
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
+  DEFAULT_KV,
   DEFAULT_SIM_CONFIG,
   DEFAULT_TIMING,
   NO_FAULTS,
+  NO_REASONING,
   readSimConfigFile,
   type SimOptions,
 } from '../sim/config.js';
 import type { RunningSimulator } from '../sim/index.js';
+import { describeKvCapacity } from '../sim/kv-capacity.js';
 import type { Command } from './command.js';
 import type { OptionSpec, ParsedCommandLine } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const t = DEFAULT_TIMING;
 const f = NO_FAULTS;
+const k = DEFAULT_KV;
 
 /** Flag name -> the timing field it sets. */
 const TIMING_FLAGS = {
@@ -28,6 +32,20 @@ const TIMING_FLAGS = {
   'eos-median-tokens': 'eosMedianTokens',
   'max-model-len': 'maxModelLen',
   'role-chunk': 'roleChunk',
+} as const;
+
+const KV_FLAGS = {
+  'kv-cache-tokens': 'kvCacheTokens',
+  'gpu-memory-utilization': 'gpuMemoryUtilization',
+  'gpu-memory-gib': 'gpuMemoryGiB',
+  'model-weights-gib': 'modelWeightsGiB',
+  'kv-bytes-per-token': 'kvBytesPerToken',
+  'enable-prefix-caching': 'enablePrefixCaching',
+} as const;
+
+const REASONING_FLAGS = {
+  'reasoning-tokens': 'tokens',
+  'reasoning-field': 'chatField',
 } as const;
 
 const FAULT_FLAGS = {
@@ -183,6 +201,68 @@ const options: OptionSpec[] = [
     help: 'When the role-only first delta is sent',
   },
   {
+    name: 'kv-cache-tokens',
+    type: 'integer',
+    min: 0,
+    default: k.kvCacheTokens,
+    valueName: 'N',
+    help: 'KV cache capacity in tokens (16-token blocks); 0 = from --gpu-memory-utilization, or room for every seat',
+  },
+  {
+    name: 'gpu-memory-utilization',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: k.gpuMemoryUtilization,
+    valueName: 'FRACTION',
+    help: "vLLM's flag: KV cache = FRACTION x --gpu-memory-gib - --model-weights-gib (0 = no memory model)",
+  },
+  {
+    name: 'gpu-memory-gib',
+    type: 'number',
+    min: 0,
+    default: k.gpuMemoryGiB,
+    valueName: 'GIB',
+    help: 'Memory of the simulated GPU, for --gpu-memory-utilization',
+  },
+  {
+    name: 'model-weights-gib',
+    type: 'number',
+    min: 0,
+    default: k.modelWeightsGiB,
+    valueName: 'GIB',
+    help: 'Weights, activations and overhead: GPU memory the KV cache cannot use',
+  },
+  {
+    name: 'kv-bytes-per-token',
+    type: 'integer',
+    min: 1,
+    default: k.kvBytesPerToken,
+    valueName: 'BYTES',
+    help: 'KV cache bytes per token: 2 x layers x KV heads x head size x bytes per value',
+  },
+  {
+    name: 'enable-prefix-caching',
+    type: 'boolean',
+    help: "vLLM's flag: cache full prompt blocks by prefix hash and skip their prefill (off by default here)",
+  },
+  {
+    name: 'reasoning-tokens',
+    type: 'integer',
+    min: 0,
+    default: NO_REASONING.tokens,
+    valueName: 'N',
+    help: 'A reasoning model: N reasoning tokens stream before each answer (header x-sim-reasoning-tokens per request)',
+  },
+  {
+    name: 'reasoning-field',
+    type: 'string',
+    choices: ['reasoning', 'reasoning_content'],
+    default: NO_REASONING.chatField,
+    valueName: 'NAME',
+    help: 'Chat delta field carrying reasoning',
+  },
+  {
     name: 'error-rate',
     type: 'number',
     min: 0,
@@ -257,9 +337,14 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
   const fromFile = typeof o['config'] === 'string' ? readSimConfigFile(o['config']) : {};
   const timing: Record<string, unknown> = { ...fromFile.timing };
   const faults: Record<string, unknown> = { ...fromFile.faults };
+  const kv: Record<string, unknown> = { ...fromFile.kv };
+  const reasoning: Record<string, unknown> = { ...fromFile.reasoning };
   for (const [flag, field] of Object.entries(TIMING_FLAGS)) if (given.has(flag)) timing[field] = o[flag];
+  for (const [flag, field] of Object.entries(KV_FLAGS)) if (given.has(flag)) kv[field] = o[flag];
+  for (const [flag, field] of Object.entries(REASONING_FLAGS))
+    if (given.has(flag)) reasoning[field] = o[flag];
   for (const [flag, field] of Object.entries(FAULT_FLAGS)) if (given.has(flag)) faults[field] = o[flag];
-  const top: Record<string, unknown> = { ...fromFile, timing, faults };
+  const top: Record<string, unknown> = { ...fromFile, timing, kv, reasoning, faults };
   const direct = {
     host: 'host',
     port: 'port',
@@ -304,6 +389,7 @@ export const simCommand: Command = {
     }
     const models = sim.config.servedModelNames.join(', ');
     process.stdout.write(`tokenmeter sim listening on ${sim.url} (models: ${models})\n`);
+    process.stdout.write(`${describeKvCapacity(sim.kvCapacity, sim.config.timing.maxModelLen)}\n`);
     await waitForShutdownSignal();
     await sim.close();
     return 0;

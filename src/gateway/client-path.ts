@@ -1,7 +1,8 @@
 // Client paths are canonicalized to one form, `/v1/<endpoint>`, whatever base URL the client was given. Each fix
 // gets a stable pattern name (counted in a metric, logged once with a hint) so users can correct their clients.
 // Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
-// escape the upstream's API prefix even if the upstream decodes percent-escapes again.
+// escape the upstream's API prefix even if the upstream decodes percent-escapes again (however many times), reads
+// `..;x` as `..` (servlet path parameters) or normalizes Unicode look-alikes of the dot and slash (NFKC).
 
 import { type KnownProtocol, PROTOCOLS, protocolByEndpoint } from '../protocols/index.js';
 
@@ -39,10 +40,13 @@ export type CanonicalPath =
   | { readonly kind: 'outside' }
   | { readonly kind: 'traversal' };
 
+/**
+ * The segment percent-decoded until nothing changes, to any depth (`%25252e` is `.` after four rounds; each round
+ * that changes anything shortens the text, so this ends); undefined when an escape is malformed.
+ */
 function decodeFully(segment: string): string | undefined {
   let current = segment;
-  // Up to three rounds catches double and triple encoding (`%252e`) without looping on hostile input.
-  for (let round = 0; round < 3; round++) {
+  for (;;) {
     let next: string;
     try {
       next = decodeURIComponent(current);
@@ -52,20 +56,33 @@ function decodeFully(segment: string): string | undefined {
     if (next === current) return current;
     current = next;
   }
-  return current;
+}
+
+/**
+ * `.` or `..` as some server on the way may read the part: servlet-style servers drop a `;parameter` (`..;x` is
+ * `..`), and servers that normalize Unicode read NFKC's `.` into look-alikes (fullwidth `．`, one-dot leader `․`,
+ * small full stop `﹒`) and `/` or `\` into fullwidth slashes.
+ */
+function isDotSegment(part: string): boolean {
+  const bare = part.split(';', 1)[0];
+  return bare === '.' || bare === '..';
 }
 
 function isTraversal(segment: string): boolean {
+  // Without a percent-escape there is nothing to decode, and no `/` or `\` inside (split on the one, refused on
+  // the other): the common path skips the decoding.
+  if (!segment.includes('%')) return segment === '.' || segment === '..';
   const decoded = decodeFully(segment);
   if (decoded === undefined) return true;
-  return decoded.split(/[/\\]/).some((part) => part === '.' || part === '..');
+  return [decoded, decoded.normalize('NFKC')].some((text) => text.split(/[/\\]/).some(isDotSegment));
 }
 
-/** `rawUrl` is the request target as received: origin-form or absolute-form (whose host is ignored). */
-export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
-  let path = rawUrl;
-  const query = path.indexOf('?');
-  if (query >= 0) path = path.slice(0, query);
+/**
+ * `target` is the request target as received less its query (split once, where the request arrives):
+ * origin-form or absolute-form (whose host is ignored).
+ */
+export function canonicalizeClientPath(target: string): CanonicalPath {
+  let path = target;
   // Absolute-form (`POST http://host/v1/...`): only the path counts; the host never selects an upstream.
   const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
   if (scheme) path = path.slice(scheme[0].length);

@@ -1,5 +1,6 @@
 // Checks a parsed configuration object field by field, once at start, and names the bad field in every message
 // (`upstreams[1].timeouts.idleMs must be a positive number`), with "did you mean" for misspelled keys.
+import { isJsonObject } from '../shared/json-object.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type GatewayConfigInput, LOG_LEVELS } from './config.js';
@@ -50,10 +51,6 @@ function fail(field: string, message: string): never {
   throw new UserFacingError(`config ${field} ${message}`);
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function checkKeys(value: Json, allowed: readonly string[], field: string): void {
   for (const key of Object.keys(value)) {
     if (allowed.includes(key)) continue;
@@ -76,7 +73,7 @@ function optional(value: Json, key: string, type: 'string' | 'boolean' | 'number
 
 function checkUpstream(value: unknown, index: number): void {
   const field = `upstreams[${index}].`;
-  if (!isObject(value)) fail(`upstreams[${index}]`, 'must be an object with at least name and baseUrl');
+  if (!isJsonObject(value)) fail(`upstreams[${index}]`, 'must be an object with at least name and baseUrl');
   checkKeys(value, UPSTREAM_KEYS, `upstreams[${index}]`);
   if (typeof value['name'] !== 'string' || !/^[\w.-]{1,64}$/.test(value['name'])) {
     fail(`${field}name`, 'must be 1-64 letters, digits, dots, dashes or underscores');
@@ -87,14 +84,14 @@ function checkUpstream(value: unknown, index: number): void {
   optional(value, 'maxConnections', 'number', field);
   const headers = value['headers'];
   if (headers !== undefined) {
-    if (!isObject(headers)) fail(`${field}headers`, 'must be an object of header names to string values');
+    if (!isJsonObject(headers)) fail(`${field}headers`, 'must be an object of header names to string values');
     for (const [name, v] of Object.entries(headers)) {
       if (typeof v !== 'string') fail(`${field}headers.${name}`, 'must be a string');
     }
   }
   const timeouts = value['timeouts'];
   if (timeouts !== undefined) {
-    if (!isObject(timeouts)) fail(`${field}timeouts`, 'must be an object');
+    if (!isJsonObject(timeouts)) fail(`${field}timeouts`, 'must be an object');
     checkKeys(timeouts, TIMEOUT_KEYS, `${field}timeouts`);
     for (const key of TIMEOUT_KEYS) {
       const v = timeouts[key];
@@ -111,7 +108,7 @@ function checkUpstream(value: unknown, index: number): void {
     if (!Array.isArray(models)) fail(`${field}models`, 'must be an array');
     models.forEach((m: unknown, i) => {
       if (typeof m === 'string' && m !== '') return;
-      if (isObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') {
+      if (isJsonObject(m) && typeof m['alias'] === 'string' && typeof m['id'] === 'string') {
         checkKeys(m, MODEL_KEYS, `${field}models[${i}]`);
         return;
       }
@@ -121,7 +118,8 @@ function checkUpstream(value: unknown, index: number): void {
 }
 
 function checkPrice(price: unknown, field: string): void {
-  if (!isObject(price)) fail(field, 'must be an object with inputPerMillion, outputPerMillion and currency');
+  if (!isJsonObject(price))
+    fail(field, 'must be an object with inputPerMillion, outputPerMillion and currency');
   checkKeys(price, PRICE_KEYS, field);
   for (const key of ['inputPerMillion', 'outputPerMillion']) {
     if (price[key] === undefined) fail(`${field}.${key}`, 'is missing (a price per million tokens)');
@@ -146,7 +144,7 @@ function checkPrice(price: unknown, field: string): void {
 function checkPrices(upstream: Json, field: string, receivesAnyModel: boolean): void {
   const prices = upstream['prices'];
   if (prices === undefined) return;
-  if (!isObject(prices)) fail(`${field}prices`, 'must be an object of model IDs to prices');
+  if (!isJsonObject(prices)) fail(`${field}prices`, 'must be an object of model IDs to prices');
   const models = upstream['models'] as readonly (string | Json)[] | undefined;
   const ids = (models ?? []).map((m) => (typeof m === 'string' ? m : (m['id'] as string)));
   const aliases = (models ?? []).flatMap((m) => (typeof m === 'string' ? [] : [m['alias'] as string]));
@@ -165,7 +163,7 @@ function checkPrices(upstream: Json, field: string, receivesAnyModel: boolean): 
 
 /** A route's mirror names an upstream that exists; its share is a fraction; its bound a positive whole number. */
 function checkMirror(mirror: unknown, field: string, upstreamNames: readonly string[]): void {
-  if (!isObject(mirror)) fail(field, 'must be an object with upstream, model and fraction');
+  if (!isJsonObject(mirror)) fail(field, 'must be an object with upstream, model and fraction');
   checkKeys(mirror, MIRROR_KEYS, field);
   const upstream = mirror['upstream'];
   if (typeof upstream !== 'string' || !upstreamNames.includes(upstream)) {
@@ -195,7 +193,7 @@ function checkMirrors(upstreams: readonly Json[]): void {
   upstreams.forEach((u, i) => {
     const models = (u['models'] ?? []) as readonly unknown[];
     models.forEach((m, j) => {
-      if (isObject(m) && m['mirror'] !== undefined) {
+      if (isJsonObject(m) && m['mirror'] !== undefined) {
         checkMirror(m['mirror'], `upstreams[${i}].models[${j}].mirror`, names);
       }
     });
@@ -206,7 +204,7 @@ const CLIENT_LIMIT_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'maxConnectio
 
 function checkClientLimits(limits: unknown): void {
   if (limits === undefined) return;
-  if (!isObject(limits)) fail('clientLimits', 'must be an object');
+  if (!isJsonObject(limits)) fail('clientLimits', 'must be an object');
   checkKeys(limits, CLIENT_LIMIT_KEYS, 'clientLimits');
   for (const key of CLIENT_LIMIT_KEYS) {
     const v = limits[key];
@@ -235,7 +233,7 @@ function checkPort(value: Json, field: string): void {
 function checkSpanReceiver(raw: Json): void {
   const receiver = raw['spanReceiver'];
   if (receiver === undefined) return;
-  if (!isObject(receiver))
+  if (!isJsonObject(receiver))
     fail('spanReceiver', 'must be an object ({} turns the receiver on with its defaults)');
   checkKeys(receiver, ['waitMs', 'maxWaitingRecords', 'maxBodyBytes', 'forwardUrl'], 'spanReceiver');
   for (const key of ['waitMs', 'maxWaitingRecords', 'maxBodyBytes'])
@@ -249,13 +247,13 @@ function checkSpanReceiver(raw: Json): void {
     );
   }
   // The receiver lives on the metrics port, never on the API port a client reaches.
-  if (!isObject(raw['metrics']) || raw['metrics']['port'] === undefined) {
+  if (!isJsonObject(raw['metrics']) || raw['metrics']['port'] === undefined) {
     fail('spanReceiver', 'needs metrics.port: the receiver listens on the metrics port, not the API port');
   }
 }
 
 export function validateConfig(raw: unknown): GatewayConfigInput {
-  if (!isObject(raw)) fail('', 'must be a JSON object');
+  if (!isJsonObject(raw)) fail('', 'must be a JSON object');
   checkKeys(raw, TOP_KEYS, '');
   optional(raw, 'host', 'string', '');
   checkPort(raw, '');
@@ -283,7 +281,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   optional(raw, 'otlpEndpoint', 'string', '');
   const records = raw['records'];
   if (records !== undefined) {
-    if (!isObject(records)) fail('records', 'must be an object');
+    if (!isJsonObject(records)) fail('records', 'must be an object');
     checkKeys(records, ['file', 'gaps', 'bodies'], 'records');
     optional(records, 'file', 'string', 'records.');
     optional(records, 'gaps', 'boolean', 'records.');
@@ -292,7 +290,7 @@ export function validateConfig(raw: unknown): GatewayConfigInput {
   checkClientLimits(raw['clientLimits']);
   const metrics = raw['metrics'];
   if (metrics !== undefined) {
-    if (!isObject(metrics)) fail('metrics', 'must be an object');
+    if (!isJsonObject(metrics)) fail('metrics', 'must be an object');
     checkKeys(metrics, ['tokenEnv', 'port', 'host'], 'metrics');
     optional(metrics, 'tokenEnv', 'string', 'metrics.');
     optional(metrics, 'host', 'string', 'metrics.');

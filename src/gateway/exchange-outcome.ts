@@ -36,35 +36,40 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
   }
   const verdict =
     timing === undefined ? answerOutcome(h.status, m.json ?? undefined) : streamOutcome(h.status, timing);
-  m.outcome = verdict.outcome;
   if (verdict.outcome === 'http_error') {
     const body = h.keptBody();
     // Scrubbed before it is cut, so a key across the cut cannot leave a prefix behind.
-    if (body.length > 0) m.error = context.scrubber.scrubText(body.toString('utf8')).slice(0, 2000);
-    m.hint =
+    const error = body.length > 0 ? context.scrubber.scrubText(body.toString('utf8')).slice(0, 2000) : null;
+    const hint =
       hintForUpstreamStatus(h.status, {
         ...context.hintContext,
-        ...(m.error === null ? {} : { errorText: m.error }),
+        ...(error === null ? {} : { errorText: error }),
       }) ?? null;
+    m.conclude('http_error', error, hint);
   } else if (verdict.outcome !== 'ok') {
     const message = verdict.upstreamMessage;
     // The meter capped the message at a bound, which may fall inside a key.
-    m.error =
+    m.conclude(
+      verdict.outcome,
       message === null
         ? verdict.reason
-        : context.scrubber.scrubText(message, message.length >= MAX_ERROR_MESSAGE_CHARS);
+        : context.scrubber.scrubText(message, message.length >= MAX_ERROR_MESSAGE_CHARS),
+    );
+  } else {
+    m.conclude('ok');
   }
 }
 
 /** The response had started and was cut: by the upstream, by its idle timeout, or by the total deadline. */
 function settleCut(m: RequestMeasurement, error: Error, idleMs: number): void {
   const failure = networkFailure(error, true);
-  m.outcome = failure.outcome;
+  let why: string;
   if (failure.kind === 'idle_timeout') {
-    m.error = `upstream '${m.upstream}' sent nothing for ${idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
+    why = `upstream '${m.upstream}' sent nothing for ${idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
   } else if (failure.kind === 'total_timeout') {
-    m.error = `upstream '${m.upstream}' did not finish within timeouts.totalMs; the stream was cut`;
+    why = `upstream '${m.upstream}' did not finish within timeouts.totalMs; the stream was cut`;
   } else {
-    m.error = `upstream '${m.upstream}' broke off the response (${failure.code ?? 'connection closed'})`;
+    why = `upstream '${m.upstream}' broke off the response (${failure.code ?? 'connection closed'})`;
   }
+  m.conclude(failure.outcome, why);
 }

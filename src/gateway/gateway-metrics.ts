@@ -12,7 +12,8 @@ import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/rec
 import type { SpanExport } from '../tracing/span-export.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
-import type { RequestMeasurement } from './measurement.js';
+import { CountedHistogram, type CountedSeries } from './counted-histogram.js';
+import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
@@ -50,17 +51,24 @@ export class GatewayMetrics {
     'Received to first content chunk (TTFT)',
     FIRST_TOKEN_BUCKETS_S,
   );
+  readonly #ttfo = histogram(
+    this.registry,
+    'tokenmeter_time_to_first_output_token_seconds',
+    'Received to first answer chunk, reasoning excluded (TTFO; equals TTFT for a model that does not reason)',
+    FIRST_TOKEN_BUCKETS_S,
+  );
   readonly #ttfb = histogram(
     this.registry,
     'tokenmeter_time_to_first_byte_seconds',
     'Received to upstream response headers (TTFB)',
     FIRST_TOKEN_BUCKETS_S,
   );
-  readonly #gap = histogram(
-    this.registry,
+  // Fed with each request's gap counts (record.gapCounts) in one call, not one observation per chunk.
+  readonly #gap = new CountedHistogram(
     'tokenmeter_inter_token_gap_seconds',
     'Gap between consecutive content chunks (one sample per chunk, as vLLM ITL)',
-    PER_TOKEN_BUCKETS_S,
+    GAP_BUCKET_LABELS,
+    this.registry,
   );
   readonly #tpot = histogram(
     this.registry,
@@ -90,7 +98,7 @@ export class GatewayMetrics {
   });
   readonly #tokens = new Counter({
     name: 'tokenmeter_tokens_total',
-    help: 'Tokens by direction (input = prompt, output = completion), from usage or estimated',
+    help: 'Tokens by direction (input = prompt, output = completion; reasoning = the part of output that was reasoning), from usage or estimated',
     labelNames: ['upstream', 'model', 'role', 'type'],
     registers: [this.registry],
   });
@@ -197,7 +205,7 @@ export class GatewayMetrics {
     this.#mirrorSkipped.inc({ reason });
   }
 
-  observe(record: RequestRecord, m: RequestMeasurement): void {
+  observe(record: RequestRecord): void {
     const series = this.#seriesOf(
       record.upstream ?? 'none',
       this.#labels.label(record.modelAsked),
@@ -212,11 +220,14 @@ export class GatewayMetrics {
     }
     if (record.ttfbMs !== null) series.ttfb.observe(record.ttfbMs / 1000);
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
+    if (record.ttfoMs != null) series.ttfo.observe(record.ttfoMs / 1000);
     if (record.tpotMs !== null) series.tpot.observe(record.tpotMs / 1000);
-    const gaps = m.figures()?.itlMs;
-    if (gaps !== undefined) for (const ms of gaps) series.gap.observe(ms / 1000);
+    const gaps = record.gapCounts;
+    if (gaps !== null) series.gap.add(gaps.counts, gaps.sumMs / 1000);
     if (record.promptTokens !== null) series.inputTokens.inc(record.promptTokens);
     if (record.outputTokens !== null) series.outputTokens.inc(record.outputTokens);
+    if (record.reasoningTokens != null && record.reasoningTokens > 0)
+      series.reasoningTokens.inc(record.reasoningTokens);
     if (record.currency !== null && (record.costInput !== null || record.costOutput !== null)) {
       // Looked up by its labels: the currency belongs to the price, not to the upstream and model of the series.
       this.#cost.inc(
@@ -240,12 +251,14 @@ export class GatewayMetrics {
         e2e: this.#e2e.labels(upstream, model, role),
         ttfb: this.#ttfb.labels(upstream, model, role),
         ttft: this.#ttft.labels(upstream, model, role),
+        ttfo: this.#ttfo.labels(upstream, model, role),
         tpot: this.#tpot.labels(upstream, model, role),
-        gap: this.#gap.labels(upstream, model, role),
+        gap: this.#gap.series({ upstream, model, role }),
         overhead: this.#overhead.labels(upstream),
         connectWait: this.#connectWait.labels(upstream),
         inputTokens: this.#tokens.labels(upstream, model, role, 'input'),
         outputTokens: this.#tokens.labels(upstream, model, role, 'output'),
+        reasoningTokens: this.#tokens.labels(upstream, model, role, 'reasoning'),
       };
       this.#series.set(key, series);
     }
@@ -276,12 +289,14 @@ interface Series {
   readonly e2e: HistogramChild;
   readonly ttfb: HistogramChild;
   readonly ttft: HistogramChild;
+  readonly ttfo: HistogramChild;
   readonly tpot: HistogramChild;
-  readonly gap: HistogramChild;
+  readonly gap: CountedSeries;
   readonly overhead: HistogramChild;
   readonly connectWait: HistogramChild;
   readonly inputTokens: CounterChild;
   readonly outputTokens: CounterChild;
+  readonly reasoningTokens: CounterChild;
 }
 
 function histogram(

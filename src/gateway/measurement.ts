@@ -8,6 +8,7 @@ import type { Outcome } from '../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
 import type { TraceSpan } from '../shared/trace-context.js';
+import { gapCountsOf } from './gap-counts.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
 import type { RequestRecord, RequestRole } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
@@ -39,10 +40,8 @@ export class RequestMeasurement {
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
   stream = false;
-  /** `/healthz`, `/readyz`, `/metrics`: measured for in-flight only, never recorded. */
-  ownEndpoint = false;
   status = 0;
-  outcome: Outcome | null = null;
+  #outcome: Outcome | null = null;
   upstreamRequestAt = Number.NaN;
   endAt = Number.NaN;
   usageInjected = false;
@@ -51,8 +50,8 @@ export class RequestMeasurement {
   /** The upstream exchange: its wire stamps and, for a timed stream, its meter. Set once dispatched. */
   exchange: MeteredHandler | null = null;
   json: JsonAnswerFacts | null = null;
-  error: string | null = null;
-  hint: string | null = null;
+  #error: string | null = null;
+  #hint: string | null = null;
   /** Fires timeouts.totalMs after dispatch; cleared when the response closes. */
   totalTimer: NodeJS.Timeout | null = null;
   // The meter's result and the figures derived from it, computed once (null: not yet).
@@ -67,6 +66,32 @@ export class RequestMeasurement {
     /** The client's tracestate, passed upstream unchanged; null when absent or its traceparent was invalid. */
     readonly traceState: string | null,
   ) {}
+
+  /** How the exchange ended; null until concluded. */
+  get outcome(): Outcome | null {
+    return this.#outcome;
+  }
+
+  get error(): string | null {
+    return this.#error;
+  }
+
+  get hint(): string | null {
+    return this.#hint;
+  }
+
+  /**
+   * The one writer of the outcome (with its error text and hint): the first conclusion stands, later ones are
+   * ignored (a client that left stays a client abort whatever the upstream did after). Returns whether this call
+   * concluded it.
+   */
+  conclude(outcome: Outcome, error: string | null = null, hint: string | null = null): boolean {
+    if (this.#outcome !== null) return false;
+    this.#outcome = outcome;
+    this.#error = error;
+    this.#hint = hint;
+    return true;
+  }
 
   /**
    * Time spent in the gateway rather than waiting on the upstream: from arrival until the request is handed to
@@ -94,7 +119,13 @@ export class RequestMeasurement {
     return this.#figures;
   }
 
+  /** The finished request's record; call once, after the outcome was concluded (exchange.ts's finisher). */
   toRecord(recordGaps: boolean): RequestRecord {
+    // Every path concludes the outcome; a request that reaches here without one is a gateway bug, recorded as a
+    // refusal that says so rather than passed off as a success.
+    if (this.#outcome === null) {
+      this.conclude('rejected', 'the gateway finished this request without concluding its outcome (a bug)');
+    }
     const t0 = this.receivedAt;
     const timing = this.timing();
     const figures = this.figures();
@@ -113,6 +144,7 @@ export class RequestMeasurement {
       traceId: this.trace.traceId,
       spanId: this.trace.spanId,
       parentSpanId: this.trace.parentSpanId,
+      traceFlags: this.trace.flags,
       startedAt: this.startedAt.toISOString(),
       receivedAtMonotonicMs: round3(t0),
       method: this.method,
@@ -124,11 +156,12 @@ export class RequestMeasurement {
       pathFixes: this.pathFixes,
       stream: this.stream,
       status: this.status,
-      outcome: this.outcome ?? 'ok',
+      outcome: this.#outcome as Outcome,
       upstreamRequestMs: since(t0, this.upstreamRequestAt),
       upstreamSocketWriteMs: since(t0, this.exchange?.requestStartAt),
       ttfbMs: since(t0, this.exchange?.headersAt),
       ttftMs: maybe(figures?.ttftMs),
+      ttfoMs: maybe(figures?.ttfoMs),
       lastTokenMs: maybe(figures?.lastTokenMs),
       e2eMs: round3(this.endAt - t0),
       tpotMs: maybe(figures?.tpotMs),
@@ -138,6 +171,7 @@ export class RequestMeasurement {
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
+      reasoningTokens: figures?.reasoningTokens ?? null,
       ...requestCost(this.price, { promptTokens, cachedPromptTokens, outputTokens }),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
@@ -145,13 +179,14 @@ export class RequestMeasurement {
       finishReason: figures?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
+      gapCounts: gapCountsOf(timing?.contentGaps),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
-      error: this.error,
-      hint: this.hint,
+      error: this.#error,
+      hint: this.#hint,
     };
   }
 }

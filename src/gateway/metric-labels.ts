@@ -1,5 +1,10 @@
 // Bounded metric labels: model names come from clients, so only the configured names plus the first
 // `maxModels` others get their own label value; the rest share `other`. Ids, keys and URLs are never labels.
+// prom-client escapes a label value's backslash, quote and line feed only, so the control characters of a
+// client's model name (CR, ESC, NUL...) are written as `\uXXXX` text before it becomes a label.
+import { escapeControlCharacters } from '../shared/control-characters.js';
+
+import { NO_MODEL_LABEL } from '../shared/no-model-label.js';
 
 export const OTHER_MODEL = 'other';
 
@@ -14,8 +19,10 @@ export class ModelLabels {
   }
 
   label(model: string | null): string {
-    if (model === null) return 'none';
+    if (model === null) return NO_MODEL_LABEL;
     if (this.#allowed.has(model)) return model;
+    const shown = escapeControlCharacters(model);
+    if (shown !== model) return this.label(shown);
     if (this.#extra >= this.#max || model.length > 200) return OTHER_MODEL;
     this.#extra++;
     this.#allowed.add(model);

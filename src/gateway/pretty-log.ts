@@ -4,6 +4,7 @@
 // when someone asked for pretty lines (a terminal); the JSON format writes pino's lines untouched.
 import type { DestinationStream } from 'pino';
 import { pino } from 'pino';
+import { escapeControlCharacters, hasControlCharacters } from '../shared/control-characters.js';
 
 /** What every pino line carries and the pretty line shows elsewhere (time, level, message) or not at all. */
 const FRAME_KEYS = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
@@ -15,10 +16,14 @@ function clock(epochMs: number): string {
   return `${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}.${String(t.getMilliseconds()).padStart(3, '0')}`;
 }
 
-/** A bare word stays bare; text with spaces or quotes, and objects, are written as JSON so the line stays one line. */
+/**
+ * A bare word stays bare; text with spaces, quotes or control characters, and objects, are written as JSON so the
+ * line stays one line. JSON escapes C0 controls but not DEL, C1 or U+2028/9, so those are escaped after it: a
+ * client's model name reaches the operator's terminal as text, never as a terminal command.
+ */
 function fieldValue(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
-  return JSON.stringify(value) ?? String(value);
+  if (typeof value === 'string' && /^[^\s"=]+$/.test(value) && !hasControlCharacters(value)) return value;
+  return escapeControlCharacters(JSON.stringify(value) ?? String(value));
 }
 
 /** pino's serialized error: its message inline, its stack (when there is one) indented below the line. */
@@ -32,7 +37,7 @@ export function prettyLine(json: string): string {
   const entry = JSON.parse(json) as Record<string, unknown>;
   const label = (pino.levels.labels[entry['level'] as number] ?? String(entry['level'])).toUpperCase();
   const parts = [clock(entry['time'] as number), label.padEnd(LABEL_WIDTH)];
-  if (typeof entry['msg'] === 'string') parts.push(entry['msg']);
+  if (typeof entry['msg'] === 'string') parts.push(escapeControlCharacters(entry['msg']));
   let stack = '';
   for (const [key, value] of Object.entries(entry)) {
     if (FRAME_KEYS.has(key)) continue;
@@ -40,7 +45,7 @@ export function prettyLine(json: string): string {
       const err = value as SerializedError;
       parts.push(`err=${fieldValue(err.message ?? err.type ?? 'error')}`);
       const frames = err.stack?.split('\n').slice(1) ?? [];
-      stack = frames.map((frame) => `\n    ${frame.trim()}`).join('');
+      stack = frames.map((frame) => `\n    ${escapeControlCharacters(frame.trim())}`).join('');
       continue;
     }
     parts.push(`${key}=${fieldValue(value)}`);

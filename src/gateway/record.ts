@@ -4,6 +4,7 @@
 import type { ExchangeFigures } from '../measure/exchange-figures.js';
 import type { Outcome } from '../measure/outcome.js';
 import type { ServerSegments } from '../tracing/receiver/server-segments.js';
+import type { GapCounts } from './gap-counts.js';
 
 /**
  * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
@@ -22,6 +23,8 @@ export interface RequestRecord extends ExchangeFigures {
   readonly spanId: string;
   /** The client's span id from its traceparent; null when the gateway started the trace. */
   readonly parentSpanId: string | null;
+  /** The W3C trace flags of the gateway's span (`01`: sampled), as its traceparent carries them. */
+  readonly traceFlags: string;
   /** Wall-clock ISO time the request arrived. */
   readonly startedAt: string;
   /** `performance.now()` at arrival, so in-process tools can align records with their own clocks. */
@@ -70,6 +73,11 @@ export interface RequestRecord extends ExchangeFigures {
   readonly finishReason: string | null;
   readonly sseOverflow: boolean;
   readonly usageInjected: boolean;
+  /**
+   * The content-chunk gaps counted in tokenmeter_inter_token_gap_seconds's buckets (src/gateway/gap-counts.ts):
+   * non-zero counts keyed by `le`, and their sum; null without a metered stream of two or more content chunks.
+   */
+  readonly gapCounts: GapCounts | null;
   readonly itlMs?: readonly number[];
   /** The client's request body as received (records.bodies only), cut at 256 KiB. Never any header. */
   readonly requestBody?: string;

@@ -21,6 +21,21 @@ import {
   NO_FACTS,
   UNPARSEABLE_FACTS,
 } from './event-classifier.js';
+import {
+  COMMA,
+  contentFacts,
+  type EventScan,
+  ignoredMember,
+  JSON_STRING,
+  literal,
+  membersAfter,
+  membersBefore,
+  named,
+  object,
+  stringValue,
+  whole,
+  withScan,
+} from './event-scan.js';
 import { anthropicPromptUsage } from './prompt-usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
@@ -28,8 +43,12 @@ const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   thinking_delta: 'thinking',
   input_json_delta: 'partial_json',
 };
+const DELTA_TYPES = Object.keys(DELTA_TEXT_FIELDS);
+/** Extended thinking: the model's reasoning, streamed before its answer. */
+const THINKING_DELTA = 'thinking_delta';
 
-export const anthropicMessagesClassifier: EventClassifier = {
+/** Every event JSON.parsed: the reference the scan is tested against. */
+export const anthropicMessagesParsingClassifier: EventClassifier = {
   protocol: 'anthropic-messages',
   classify(event: SseEvent): EventFacts {
     const data = parseJsonObject(event.data);
@@ -57,11 +76,46 @@ export const anthropicMessagesClassifier: EventClassifier = {
   },
 };
 
+// The scan (event-scan.ts) of a content_block_delta: `type` before `delta`, as Anthropic writes them; in the
+// delta, its `type` before the text member that type names, and no other member contentOf reads. One capture per
+// delta type, so the text read is always the one its type names.
+const TOP_IGNORED = ignoredMember(['type', 'delta']);
+const DELTA_IGNORED = ignoredMember(['type', ...Object.values(DELTA_TEXT_FIELDS)]);
+const DELTA_BY_TYPE = Object.entries(DELTA_TEXT_FIELDS).map(
+  ([type, textField]) =>
+    `${membersBefore(DELTA_IGNORED)}${named('type')}${literal(type)}${membersAfter(DELTA_IGNORED)}${COMMA}` +
+    `${named(textField)}(${JSON_STRING})${membersAfter(DELTA_IGNORED)}`,
+);
+const CONTENT_BLOCK_DELTA = whole(
+  object(
+    `${membersBefore(TOP_IGNORED)}${named('type')}${literal('content_block_delta')}${membersAfter(TOP_IGNORED)}` +
+      `${COMMA}${named('delta')}${object(`(?:${DELTA_BY_TYPE.join('|')})`)}${membersAfter(TOP_IGNORED)}`,
+  ),
+);
+
+export const anthropicMessagesScan: EventScan = (event) => {
+  const match = CONTENT_BLOCK_DELTA.exec(event.data);
+  if (match === null) return undefined;
+  // One capture per delta type, in DELTA_TEXT_FIELDS' order: the thinking delta's is reasoning.
+  for (const [i, type] of DELTA_TYPES.entries()) {
+    const text = match[i + 1];
+    if (text !== undefined) return contentFacts(stringValue(text), type === THINKING_DELTA);
+  }
+  return undefined;
+};
+
+/** A content delta read by the scan, any other event JSON.parsed. */
+export const anthropicMessagesClassifier: EventClassifier = withScan(
+  anthropicMessagesParsingClassifier,
+  anthropicMessagesScan,
+);
+
 function contentOf(delta: unknown): EventFacts {
   if (!isJsonObject(delta)) return NO_FACTS;
-  const textField = DELTA_TEXT_FIELDS[stringField(delta, 'type')];
+  const type = stringField(delta, 'type');
+  const textField = DELTA_TEXT_FIELDS[type];
   const text = textField === undefined ? '' : stringField(delta, textField);
-  return text === '' ? NO_FACTS : { contentText: text };
+  return text === '' ? NO_FACTS : contentFacts(text, type === THINKING_DELTA);
 }
 
 function usageOf(usage: unknown, withOutput: boolean): MutableFacts {

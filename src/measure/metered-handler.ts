@@ -60,7 +60,10 @@ export interface MeteredHandlerOptions {
    */
   readonly meterEveryBody: boolean;
   readonly sink: ExchangeSink;
-  /** Keep each content chunk's time and token estimate (per-chunk gaps). */
+  /**
+   * Keep every gap between content chunks, up to MAX_KEPT_GAPS (stream-meter.ts): the load generator's ITL
+   * percentiles, the gateway's records.gaps. The gaps' figures and histogram counts are kept without it.
+   */
   readonly keepChunkDetail: boolean;
   /** Keep the generated text (the load generator re-tokenizes it when the server sends no usage). */
   readonly keepText: boolean;

@@ -3,15 +3,27 @@
 import { type JsonObject, stringField } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { EventClassifier, EventFacts } from './event-classifier.js';
-import { classifyOpenAiEvent } from './openai-stream.js';
+import { type EventScan, JSON_STRING, named, withScan } from './event-scan.js';
+import { type ChoiceText, choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
 
-export const openAiCompletionsClassifier: EventClassifier = {
+/** Every event JSON.parsed: the reference the scan is tested against. */
+export const openAiCompletionsParsingClassifier: EventClassifier = {
   protocol: 'openai-completions',
   classify(event: SseEvent): EventFacts {
     return classifyOpenAiEvent(event, readText);
   },
 };
 
-function readText(choice: JsonObject): string {
-  return stringField(choice, 'text');
+export const openAiCompletionsScan: EventScan = openAiChunkScan(
+  choiceAround('text', `${named('text')}(${JSON_STRING})`),
+);
+
+/** A chunk of text read by the scan, any other event JSON.parsed. */
+export const openAiCompletionsClassifier: EventClassifier = withScan(
+  openAiCompletionsParsingClassifier,
+  openAiCompletionsScan,
+);
+
+function readText(choice: JsonObject): ChoiceText {
+  return { answer: stringField(choice, 'text'), reasoning: '' };
 }

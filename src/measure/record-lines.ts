@@ -2,6 +2,7 @@
 // generator (`tokenmeter bench`, its records file), by this version or by 0.1. A blank line is skipped; a line that
 // is not a JSON object (a torn last line while the writer is still writing, or after a crash) is counted, never
 // fatal. 0.1's names are read as today's, so every caller sees one vocabulary.
+import { isJsonObject } from '../shared/json-object.js';
 import { outcomeNamed } from './outcome.js';
 
 export type RecordObject = Record<string, unknown>;
@@ -50,7 +51,7 @@ export function parseRecordLines(text: string): RecordLines {
       malformed++;
       continue;
     }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (isJsonObject(value)) {
       records.push(currentRecord(value as RecordObject));
     } else {
       malformed++;

@@ -5,9 +5,11 @@
 // For a stream, in order:
 //   status outside 2xx                     -> http_error
 //   an error event in the stream           -> upstream_error_body
+//   an event overflowed the parser's bound, -> truncated (the text may all have been in the event too big to
+//   and no end marker and no finish reason     read: the stream was cut, whether or not a smaller chunk had text)
 //   2xx but no chunk carried generated text -> upstream_error_body (vLLM fails such a request too)
-//   no end marker and no finish reason     -> truncated (also when an event overflowed the parser's bound: the
-//                                             oversized event is skipped, so a marker after it still counts)
+//   no end marker and no finish reason     -> truncated (an oversized event is skipped, so a marker after it
+//                                             still counts)
 //   otherwise                              -> ok
 import type { JsonAnswerFacts } from './json-answer.js';
 import type { Outcome } from './outcome.js';
@@ -44,6 +46,14 @@ export function streamOutcome(status: number, timing: StreamTiming): OutcomeVerd
       upstreamMessage: timing.errorMessage,
     };
   }
+  const ended = timing.sawDone || timing.finishReason !== undefined;
+  if (timing.overflowed && !ended) {
+    return {
+      outcome: 'truncated',
+      reason: 'the stream ended without a finish reason or [DONE] (an event outgrew the parser bound)',
+      upstreamMessage: null,
+    };
+  }
   if (timing.contentEvents === 0) {
     return {
       outcome: 'upstream_error_body',
@@ -51,12 +61,10 @@ export function streamOutcome(status: number, timing: StreamTiming): OutcomeVerd
       upstreamMessage: null,
     };
   }
-  if (!timing.sawDone && timing.finishReason === undefined) {
+  if (!ended) {
     return {
       outcome: 'truncated',
-      reason: timing.overflowed
-        ? 'the stream ended without a finish reason or [DONE] (an event outgrew the parser bound)'
-        : 'the stream ended without a finish reason or [DONE]',
+      reason: 'the stream ended without a finish reason or [DONE]',
       upstreamMessage: null,
     };
   }

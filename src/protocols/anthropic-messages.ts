@@ -40,4 +40,5 @@ export const anthropicMessages = defineProtocol({
     stream: true,
   }),
   streamFields: streamOnly,
+  conversationField: 'messages',
 });

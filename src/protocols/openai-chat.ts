@@ -21,4 +21,5 @@ export const openAiChat = defineProtocol({
     ...openAiStreamFields(options),
   }),
   streamFields: openAiStreamFields,
+  conversationField: 'messages',
 });

@@ -20,4 +20,5 @@ export const openAiCompletions = defineProtocol({
     ...openAiStreamFields(options),
   }),
   streamFields: openAiStreamFields,
+  conversationField: null,
 });

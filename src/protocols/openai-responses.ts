@@ -35,4 +35,5 @@ export const openAiResponses = defineProtocol({
     stream: true,
   }),
   streamFields: streamOnly,
+  conversationField: 'input',
 });

@@ -46,7 +46,8 @@ export interface BodyOptions {
   readonly ignoreEos: boolean;
   /** stream_options.include_usage, where usage must be asked for (Protocol.usageOnRequest). */
   readonly includeUsage: boolean;
-  readonly temperature: number;
+  /** Sent only when given (--temperature): otherwise the server's default applies, as with vLLM's client. */
+  readonly temperature?: number;
 }
 
 export type Body = Record<string, unknown>;
@@ -77,6 +78,11 @@ export interface Protocol<Name extends string = string, Family extends string = 
   readonly buildBody: (sample: PayloadSample, options: BodyOptions) => Body;
   /** What a body of this protocol needs to stream, with usage where it must be asked for (replayed bodies). */
   readonly streamFields: (options: BodyOptions) => Body;
+  /**
+   * The body field holding the conversation as a list of {role, content} messages, where a multi-turn session
+   * puts its earlier turns (loadgen/bench/session-bodies.ts); null for a single prompt (completions).
+   */
+  readonly conversationField: 'messages' | 'input' | null;
 }
 
 /** Untimed endpoints (models, embeddings, ...) take a bearer token. */

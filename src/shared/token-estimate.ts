@@ -17,7 +17,17 @@ export function estimateTokens(text: string): number {
   return count;
 }
 
-/** The tokens of `text` under the same rule, as strings: what prefix hashing of a prompt splits it into. */
-export function estimatedTokenPieces(text: string): string[] {
-  return text.match(TOKEN_PATTERN) ?? [];
+/**
+ * Calls `visit` with each token's text under the same rule, in order, and returns the count. The simulator hashes
+ * these pieces into prompt blocks, so equal prompt prefixes give equal blocks (its prefix cache).
+ */
+export function forEachEstimatedToken(text: string, visit: (piece: string) => void): number {
+  if (text === '') return 0;
+  let count = 0;
+  TOKEN_PATTERN.lastIndex = 0;
+  for (let match = TOKEN_PATTERN.exec(text); match !== null; match = TOKEN_PATTERN.exec(text)) {
+    visit(match[0]);
+    count++;
+  }
+  return count;
 }

@@ -16,8 +16,10 @@ const WORDS = (
 const PUNCTUATION_EVERY = 9;
 
 export interface PlannedAnswer {
-  /** The tokens in emission order; joined they form the answer text. */
+  /** The tokens in emission order, the reasoning part first; joined they form the reasoning and answer texts. */
   readonly tokens: readonly string[];
+  /** How many of `tokens` are reasoning (0 unless a reasoning model). */
+  readonly reasoningTokens: number;
   readonly finishReason: 'stop' | 'length';
 }
 
@@ -26,9 +28,32 @@ export function naturalLength(random: SeededRandom, medianTokens: number): numbe
   return Math.max(1, Math.round(medianTokens * Math.exp(0.5 * random.normal())));
 }
 
+/** Sentences of vocabulary words: a capital after each full stop, punctuation every few words. */
+class Sentences {
+  private capitalize = true;
+  private index = 0;
+
+  constructor(private readonly random: SeededRandom) {}
+
+  next(): string {
+    const i = this.index++;
+    if (i > 0 && i % PUNCTUATION_EVERY === PUNCTUATION_EVERY - 1) {
+      const mark = this.random.next() < 0.7 ? '.' : ',';
+      this.capitalize = mark === '.';
+      return mark;
+    }
+    const word = WORDS[this.random.int(0, WORDS.length - 1)] as string;
+    const cased = this.capitalize ? word.charAt(0).toUpperCase() + word.slice(1) : word;
+    this.capitalize = false;
+    return i === 0 ? cased : ` ${cased}`;
+  }
+}
+
 /**
- * Plans the whole answer up front (so stop strings and lengths are known before the first byte): stops at the
- * natural end unless `ignoreEos`, at `maxTokens` (finish `length`), or before the first stop string (`stop`).
+ * Plans the whole answer up front (so stop strings and lengths are known before the first byte): first
+ * `reasoningTokens` of reasoning (they count toward `maxTokens`, as a reasoning model's do), then the answer,
+ * which stops at its natural end unless `ignoreEos`, at what is left of `maxTokens` (finish `length`), or before
+ * the first stop string (`stop`; stop strings apply to the answer only).
  */
 export function planAnswer(
   random: SeededRandom,
@@ -36,30 +61,31 @@ export function planAnswer(
   eosAfter: number,
   ignoreEos: boolean,
   stop: readonly string[],
+  reasoningTokens = 0,
 ): PlannedAnswer {
-  const limit = ignoreEos ? maxTokens : Math.min(maxTokens, eosAfter);
+  const reasoning = Math.min(reasoningTokens, maxTokens);
   const tokens: string[] = [];
+  const thoughts = new Sentences(random);
+  for (let i = 0; i < reasoning; i++) tokens.push(thoughts.next());
+  const budget = maxTokens - reasoning;
+  const limit = ignoreEos ? budget : Math.min(budget, eosAfter);
+  const words = new Sentences(random);
+  const answer: string[] = [];
   let text = '';
-  let capitalize = true;
   for (let i = 0; i < limit; i++) {
-    let token: string;
-    if (i > 0 && i % PUNCTUATION_EVERY === PUNCTUATION_EVERY - 1) {
-      token = random.next() < 0.7 ? '.' : ',';
-      capitalize = token === '.';
-    } else {
-      const word = WORDS[random.int(0, WORDS.length - 1)] as string;
-      const cased = capitalize ? word.charAt(0).toUpperCase() + word.slice(1) : word;
-      token = i === 0 ? cased : ` ${cased}`;
-      capitalize = false;
-    }
+    const token = words.next();
     const candidate = text + token;
     const stopAt = firstStopIndex(candidate, stop);
-    if (stopAt >= 0) return { tokens: trimToStop(tokens, text, stopAt), finishReason: 'stop' };
-    tokens.push(token);
+    if (stopAt >= 0) {
+      tokens.push(...trimToStop(answer, text, stopAt));
+      return { tokens, reasoningTokens: reasoning, finishReason: 'stop' };
+    }
+    answer.push(token);
     text = candidate;
   }
-  const finishReason = tokens.length < maxTokens ? 'stop' : 'length';
-  return { tokens, finishReason };
+  tokens.push(...answer);
+  const finishReason = answer.length < budget ? 'stop' : 'length';
+  return { tokens, reasoningTokens: reasoning, finishReason };
 }
 
 function firstStopIndex(text: string, stop: readonly string[]): number {

@@ -2,8 +2,9 @@
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
-import { parseJsonText } from '../shared/json-object.js';
+import { isJsonObject, parseJsonText } from '../shared/json-object.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
+import { kvCapacity } from './kv-capacity.js';
 
 export interface TimingModel {
   /** Fixed part of the time to first token, ms (scheduling + a minimal prefill). */
@@ -44,6 +45,30 @@ export interface FaultSwitches {
   readonly errorBodyRate: number;
 }
 
+/** GPU memory as vLLM divides it: what is left after the weights holds the KV cache (kv-capacity.ts). */
+export interface KvSettings {
+  /** KV cache capacity in tokens, set directly (rounded down to whole 16-token blocks). 0 = not set. */
+  readonly kvCacheTokens: number;
+  /** vLLM's --gpu-memory-utilization: the share of GPU memory vLLM may use. 0 = no memory model. */
+  readonly gpuMemoryUtilization: number;
+  /** Memory of the simulated GPU, GiB. */
+  readonly gpuMemoryGiB: number;
+  /** Weights plus activations and runtime overhead, GiB: what is not left for the KV cache. */
+  readonly modelWeightsGiB: number;
+  /** KV bytes of one token: 2 (K and V) x layers x KV heads x head size x bytes per value. */
+  readonly kvBytesPerToken: number;
+  /** vLLM's --enable-prefix-caching: full prompt blocks are cached by prefix hash and reused. */
+  readonly enablePrefixCaching: boolean;
+}
+
+/** A reasoning model: each answer starts with a reasoning part, streamed before the answer text. */
+export interface ReasoningSettings {
+  /** Reasoning tokens before the answer (0 = not a reasoning model). Per request: header x-sim-reasoning-tokens. */
+  readonly tokens: number;
+  /** The chat delta field carrying reasoning: `reasoning` (vLLM since 0.11) or `reasoning_content` (DeepSeek, older vLLM). */
+  readonly chatField: 'reasoning' | 'reasoning_content';
+}
+
 export interface SimConfig {
   readonly host: string;
   readonly port: number;
@@ -60,6 +85,8 @@ export interface SimConfig {
   /** vLLM's --otlp-traces-endpoint: the OTLP/HTTP traces URL each request's `llm_request` span goes to. */
   readonly otlpTracesEndpoint: string | undefined;
   readonly timing: TimingModel;
+  readonly kv: KvSettings;
+  readonly reasoning: ReasoningSettings;
   readonly faults: FaultSwitches;
 }
 
@@ -76,6 +103,18 @@ export const DEFAULT_TIMING: TimingModel = {
   maxModelLen: 4096,
   roleChunk: 'with-first-token',
 };
+
+/** No memory model: the pool holds a full context for every seat, so memory never binds (kv-capacity.ts). */
+export const DEFAULT_KV: KvSettings = {
+  kvCacheTokens: 0,
+  gpuMemoryUtilization: 0,
+  gpuMemoryGiB: 24,
+  modelWeightsGiB: 15,
+  kvBytesPerToken: 131_072,
+  enablePrefixCaching: false,
+};
+
+export const NO_REASONING: ReasoningSettings = { tokens: 0, chatField: 'reasoning' };
 
 export const NO_FAULTS: FaultSwitches = {
   errorRate: 0,
@@ -101,6 +140,8 @@ export const DEFAULT_SIM_CONFIG: SimConfig = {
   truthCapacity: 10_000,
   otlpTracesEndpoint: undefined,
   timing: DEFAULT_TIMING,
+  kv: DEFAULT_KV,
+  reasoning: NO_REASONING,
   faults: NO_FAULTS,
 };
 
@@ -109,14 +150,10 @@ export type SimOptions = DeepPartial<Omit<SimConfig, 'servedModelNames'>> & {
   servedModelNames?: readonly string[];
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Fills every field from `base`, rejecting names that do not exist so typos in a config file are caught. */
 function mergeSection<T extends object>(base: T, override: unknown, where: string): T {
   if (override === undefined) return base;
-  if (!isRecord(override)) throw new UserFacingError(`${where} must be an object`);
+  if (!isJsonObject(override)) throw new UserFacingError(`${where} must be an object`);
   const merged: Record<string, unknown> = { ...(base as object) };
   for (const [key, value] of Object.entries(override)) {
     if (!(key in base)) {
@@ -135,12 +172,14 @@ function mergeSection<T extends object>(base: T, override: unknown, where: strin
 }
 
 export function resolveSimConfig(options: SimOptions = {}, base: SimConfig = DEFAULT_SIM_CONFIG): SimConfig {
-  const { timing, faults, servedModelNames, ...top } = options;
+  const { timing, kv, reasoning, faults, servedModelNames, ...top } = options;
   const merged = mergeSection(base, top, 'config');
   const config: SimConfig = {
     ...merged,
     servedModelNames: servedModelNames ?? base.servedModelNames,
     timing: mergeSection(base.timing, timing, 'timing'),
+    kv: mergeSection(base.kv, kv, 'kv'),
+    reasoning: mergeSection(base.reasoning, reasoning, 'reasoning'),
     faults: mergeSection(base.faults, faults, 'faults'),
   };
   validateSimConfig(config);
@@ -167,6 +206,15 @@ export function validateSimConfig(config: SimConfig): void {
   check(t.batchSlowdown >= 0, 'timing.batchSlowdown must not be negative');
   check(t.eosMedianTokens >= 1 && t.maxModelLen >= 16, 'timing.eosMedianTokens >= 1 and maxModelLen >= 16');
   check(t.roleChunk === 'with-first-token' || t.roleChunk === 'immediately', 'timing.roleChunk is invalid');
+  validateKv(config.kv);
+  const r = config.reasoning;
+  check(Number.isInteger(r.tokens) && r.tokens >= 0, 'reasoning.tokens must be an integer >= 0');
+  check(
+    r.chatField === 'reasoning' || r.chatField === 'reasoning_content',
+    'reasoning.chatField must be "reasoning" or "reasoning_content"',
+  );
+  // vLLM refuses to start when one full-length sequence cannot fit in the KV cache; so does the simulator.
+  kvCapacity(config);
   for (const key of ['errorRate', 'rateLimitRate', 'errorBodyRate'] as const) {
     check(fraction(f[key]), `faults.${key} must be between 0 and 1`);
   }
@@ -178,6 +226,16 @@ export function validateSimConfig(config: SimConfig): void {
     f.cutAfterTokens >= 0 && f.stallAfterTokens >= 0 && f.stallMs >= 0,
     'fault values must not be negative',
   );
+}
+
+function validateKv(kv: KvSettings): void {
+  check(
+    Number.isInteger(kv.kvCacheTokens) && kv.kvCacheTokens >= 0,
+    'kv.kvCacheTokens must be an integer >= 0',
+  );
+  check(fraction(kv.gpuMemoryUtilization), 'kv.gpuMemoryUtilization must be between 0 and 1');
+  check(kv.gpuMemoryGiB > 0 && kv.modelWeightsGiB >= 0, 'kv.gpuMemoryGiB > 0 and kv.modelWeightsGiB >= 0');
+  check(kv.kvBytesPerToken > 0, 'kv.kvBytesPerToken must be > 0');
 }
 
 /** Reads a JSON settings file shaped like `SimOptions` (see docs/simulator.md). */
@@ -192,7 +250,7 @@ export function readSimConfigFile(path: string): SimOptions {
   }
   try {
     const parsed: unknown = parseJsonText(text);
-    if (!isRecord(parsed)) throw new Error('the top level must be an object');
+    if (!isJsonObject(parsed)) throw new Error('the top level must be an object');
     return parsed as SimOptions;
   } catch (error) {
     throw new UserFacingError(`simulator config ${path} is not valid JSON: ${(error as Error).message}`);

@@ -1,19 +1,24 @@
-// One request's life in the simulator: wait for a seat, prefill, then write chunks at the times the timing model
-// plans, and stop the moment the client goes away. Each chunk's time is planned from the previous chunk's planned
-// time (not from when it was actually written), so timer lateness never accumulates along a stream.
+// One request's life in the simulator: wait for a seat and KV blocks, prefill (less what the prefix cache holds),
+// then write chunks at the times the timing model plans, and stop the moment the client goes away. Each chunk's
+// time is planned from the previous chunk's planned time (not from when it was actually written), so timer
+// lateness never accumulates along a stream. A chunk that needs a KV block the pool does not have may preempt a
+// sequence (batch-scheduler.ts), this one included: it then waits and recomputes before its next chunk.
 import type { ServerResponse } from 'node:http';
 import type { SeededRandom } from '../shared/random.js';
 import type { PlannedAnswer } from './answer-text.js';
-import type { BatchScheduler, Seat } from './batch-scheduler.js';
-import type { TimingModel } from './config.js';
+import type { BatchScheduler, Seat, SeatOwner } from './batch-scheduler.js';
+import type { ReasoningSettings, TimingModel } from './config.js';
 import type { EmissionClock, ScheduledEmission } from './emission-clock.js';
 import type { AnswerWire, GenerationRequest, SimProtocol } from './protocols/protocol.js';
 import type { RequestTruth, TruthStore } from './request-truth.js';
-import type { SimMetrics } from './sim-metrics.js';
+import { SimMetrics, type VllmLabels } from './sim-metrics.js';
 import type { SimSpans } from './sim-spans.js';
 
 export interface GenerationEnvironment {
   readonly timing: TimingModel;
+  readonly reasoning: ReasoningSettings;
+  /** Usage reports cached prompt tokens (prefix caching on). */
+  readonly reportsCache: boolean;
   readonly clock: EmissionClock;
   readonly scheduler: BatchScheduler;
   readonly metrics: SimMetrics;
@@ -28,7 +33,7 @@ export interface StreamFaults {
   readonly stallMs: number;
 }
 
-export class Generation {
+export class Generation implements SeatOwner {
   private readonly wire: AnswerWire;
   private seat: Seat | undefined;
   private pending: ScheduledEmission | undefined;
@@ -37,12 +42,14 @@ export class Generation {
   private stalled = false;
   private done = false;
   private text = '';
+  private reasoningText = '';
+  private readonly labels: VllmLabels;
 
   constructor(
     private readonly env: GenerationEnvironment,
     protocol: SimProtocol,
     private readonly request: GenerationRequest,
-    private readonly model: string,
+    model: string,
     private readonly answer: PlannedAnswer,
     private readonly jitter: SeededRandom,
     private readonly faults: StreamFaults,
@@ -55,7 +62,10 @@ export class Generation {
       model,
       request,
       roleChunk: env.timing.roleChunk,
+      reasoning: answer.reasoningTokens > 0,
+      chatReasoningField: env.reasoning.chatField,
     });
+    this.labels = SimMetrics.engineLabels(model);
     res.on('close', () => {
       if (!this.done) this.cancel(performance.now());
     });
@@ -73,7 +83,41 @@ export class Generation {
       const opening = this.wire.opening();
       if (opening !== '') this.res.write(opening);
     }
-    this.seat = this.env.scheduler.admit(() => this.prefill());
+    this.seat = this.env.scheduler.admit(this);
+  }
+
+  get promptBlocks(): readonly string[] {
+    return this.request.promptBlocks;
+  }
+
+  /** The context a (re)admission must hold and, after a preemption, recompute: prompt plus tokens sent. */
+  contextTokens(): number {
+    return this.request.promptTokens + this.sent;
+  }
+
+  /** Admitted (again, after a preemption): prefill the context, less what the prefix cache already holds. */
+  prefill(cachedTokens: number): void {
+    const now = performance.now();
+    const truth = this.truth;
+    if (truth.startedAtMs === undefined) {
+      truth.startedAtMs = now;
+      truth.queueMs = now - truth.receivedAtMs;
+      truth.cachedTokens = cachedTokens;
+    }
+    const contextTokens = this.contextTokens();
+    const { ttftMs, prefillMsPerToken } = this.env.timing;
+    const plannedMs = this.stepMs(ttftMs + prefillMsPerToken * (contextTokens - cachedTokens));
+    truth.prefills.push({ atMs: now, contextTokens, cachedTokens, plannedMs });
+    this.lastPlannedMs = now + plannedMs;
+    // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
+    this.scheduleChunk(this.chunkTokens() - 1);
+  }
+
+  /** Preempted: the planned chunk is dropped; the tokens already sent stay sent and are recomputed on readmission. */
+  preempt(): void {
+    if (this.pending) this.pending.cancelled = true;
+    this.pending = undefined;
+    this.truth.preemptedAtMs.push(performance.now());
   }
 
   /** A step's duration under the current batch, with jitter. */
@@ -81,16 +125,6 @@ export class Generation {
     const { jitter } = this.env.timing;
     const noise = jitter === 0 ? 1 : 1 + jitter * (2 * this.jitter.next() - 1);
     return baseMs * this.env.scheduler.slowdown() * noise;
-  }
-
-  private prefill(): void {
-    const now = performance.now();
-    this.truth.startedAtMs = now;
-    this.truth.queueMs = now - this.truth.receivedAtMs;
-    const { ttftMs, prefillMsPerToken } = this.env.timing;
-    this.lastPlannedMs = now + this.stepMs(ttftMs + prefillMsPerToken * this.request.promptTokens);
-    // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
-    this.scheduleChunk(this.chunkTokens() - 1);
   }
 
   private chunkTokens(): number {
@@ -118,16 +152,11 @@ export class Generation {
       this.finish(now);
       return;
     }
-    const tokens = this.answer.tokens.slice(this.sent, this.sent + count);
-    const chunkText = tokens.join('');
+    // The step that produces these tokens needs KV room for them; without it a sequence is preempted, maybe this one.
+    if (!this.env.scheduler.grow(this.seat as Seat, this.contextTokens() + count)) return;
     const first = this.sent === 0;
-    this.sent += count;
-    this.text += chunkText;
-    if (this.request.stream) {
-      this.res.write(
-        first ? this.wire.beforeFirstContent() + this.wire.content(chunkText) : this.wire.content(chunkText),
-      );
-    }
+    const events = this.writeTokens(now, count);
+    if (this.request.stream) this.res.write(first ? this.wire.beforeFirstContent() + events : events);
     this.recordChunk(now, plannedMs, count, first);
     const { cutAfterTokens } = this.faults;
     if (this.request.stream && cutAfterTokens > 0 && this.sent >= cutAfterTokens) {
@@ -141,9 +170,31 @@ export class Generation {
     this.scheduleChunk(this.chunkTokens());
   }
 
+  /** The next `count` planned tokens as wire events: reasoning, then answer (a chunk may straddle the two). */
+  private writeTokens(now: number, count: number): string {
+    const { tokens, reasoningTokens } = this.answer;
+    const from = this.sent;
+    const to = from + count;
+    this.sent = to;
+    let events = '';
+    if (from < reasoningTokens) {
+      const part = tokens.slice(from, Math.min(to, reasoningTokens)).join('');
+      this.reasoningText += part;
+      events += this.wire.reasoning(part);
+    }
+    if (to > reasoningTokens) {
+      const part = tokens.slice(Math.max(from, reasoningTokens), to).join('');
+      this.text += part;
+      events += this.wire.content(part);
+      this.truth.firstAnswerTokenAtMs ??= now;
+    }
+    this.truth.reasoningTokens = Math.min(to, reasoningTokens);
+    return events;
+  }
+
   private recordChunk(now: number, plannedMs: number, count: number, first: boolean): void {
     const truth = this.truth;
-    const modelLabel = { model_name: this.model };
+    const modelLabel = this.labels;
     if (first) {
       this.env.metrics.ttft.observe(modelLabel, (now - truth.receivedAtMs) / 1000);
     } else {
@@ -160,11 +211,21 @@ export class Generation {
 
   private finish(now: number): void {
     const { answer, request, truth } = this;
-    const usage = { promptTokens: request.promptTokens, completionTokens: this.sent };
+    const usage = {
+      promptTokens: request.promptTokens,
+      completionTokens: this.sent,
+      reasoningTokens: truth.reasoningTokens,
+      cachedTokens: truth.cachedTokens,
+      reportsCache: this.env.reportsCache,
+    };
     if (request.stream) {
       this.res.end(this.wire.closing(answer.finishReason, usage));
     } else {
-      const body = this.wire.body(this.text, answer.finishReason, usage);
+      const body = this.wire.body(
+        { reasoning: this.reasoningText, text: this.text },
+        answer.finishReason,
+        usage,
+      );
       this.res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': truth.requestId });
       this.res.end(JSON.stringify(body));
     }
@@ -195,9 +256,12 @@ export class Generation {
     this.done = true;
     if (this.seat) this.env.scheduler.release(this.seat);
     this.truth.endedAtMs = now;
-    const modelLabel = { model_name: this.model };
-    this.env.metrics.finished.inc({ ...modelLabel, finished_reason: reason });
-    if (reason !== 'abort') this.env.metrics.e2e.observe(modelLabel, (now - this.truth.receivedAtMs) / 1000);
+    const { metrics } = this.env;
+    metrics.finished.inc({ ...this.labels, finished_reason: reason });
+    if (reason !== 'abort') {
+      metrics.e2e.observe(this.labels, (now - this.truth.receivedAtMs) / 1000);
+      metrics.queueTime.observe(this.labels, (this.truth.queueMs ?? 0) / 1000);
+    }
     this.env.truths.finish(this.truth);
     if (this.env.spans !== null && this.truth.trace !== undefined)
       this.env.spans.finish(this.truth, this.request, this.truth.trace);

@@ -1,6 +1,7 @@
 // The simulator as a library: tests and the demo start it in-process with `startSimulator(options)`.
 import type { AddressInfo } from 'node:net';
 import { resolveSimConfig, type SimConfig, type SimOptions } from './config.js';
+import type { KvCapacity } from './kv-capacity.js';
 import type { LatenessSummary } from './lateness-stats.js';
 import type { RequestTruth } from './request-truth.js';
 import { createSimulatorServer, createSimulatorState } from './server.js';
@@ -13,6 +14,8 @@ export interface RunningSimulator {
   readonly url: string;
   readonly port: number;
   readonly config: SimConfig;
+  /** The KV cache's size, decided at start (kv-capacity.ts). */
+  readonly kvCapacity: KvCapacity;
   truth(requestId: string): RequestTruth | undefined;
   lateness(): LatenessSummary;
   /** Stops accepting, cuts open streams, and waits for the truth log to be written. */
@@ -42,6 +45,7 @@ export async function startSimulator(
     url: `http://${host}:${port}`,
     port,
     config,
+    kvCapacity: state.capacity,
     truth: (requestId) => state.env.truths.get(requestId),
     lateness: () => state.lateness.summary(),
     async close() {

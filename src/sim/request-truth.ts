@@ -14,11 +14,21 @@ export interface RequestTruth {
   status: number;
   fault: string | undefined;
   promptTokens: number;
-  /** Content tokens written to the client so far. */
+  /** Generated tokens written to the client so far, reasoning included. */
   completionTokens: number;
-  /** When the request got a seat (left the queue). */
+  /** Of those, reasoning tokens (a reasoning model's part before the answer). */
+  reasoningTokens: number;
+  /** Prompt tokens found in the prefix cache at the first admission (what usage reports as cached). */
+  cachedTokens: number;
+  /** When the first answer token (not reasoning) was written; undefined until then. */
+  firstAnswerTokenAtMs: number | undefined;
+  /** When the request first got a seat (left the queue). */
   startedAtMs: number | undefined;
   queueMs: number | undefined;
+  /** Every admission (the first, then one per recomputation after a preemption), with its planned prefill. */
+  readonly prefills: PrefillTruth[];
+  /** When the request was preempted (its KV blocks taken back); each is followed by a prefill that recomputes. */
+  readonly preemptedAtMs: number[];
   headersAtMs: number | undefined;
   /** Planned and actual write time of every content chunk, and how many tokens each carried. */
   readonly plannedChunkAtMs: number[];
@@ -50,8 +60,13 @@ export function newTruth(
     fault: undefined,
     promptTokens: 0,
     completionTokens: 0,
+    reasoningTokens: 0,
+    cachedTokens: 0,
+    firstAnswerTokenAtMs: undefined,
     startedAtMs: undefined,
     queueMs: undefined,
+    prefills: [],
+    preemptedAtMs: [],
     headersAtMs: undefined,
     plannedChunkAtMs: [],
     contentChunkEmittedAtMs: [],
@@ -62,6 +77,16 @@ export function newTruth(
     endedAtMs: undefined,
     trace: undefined,
   };
+}
+
+export interface PrefillTruth {
+  readonly atMs: number;
+  /** Context prefilled: the prompt, plus the tokens generated before a preemption. */
+  readonly contextTokens: number;
+  /** Of those, found in the prefix cache (not computed). */
+  readonly cachedTokens: number;
+  /** Planned prefill time: the fixed part plus the uncached tokens' cost, under the batch's slowdown. */
+  readonly plannedMs: number;
 }
 
 /** The most recent requests' truth, bounded, plus an optional JSONL file with every finished request. */

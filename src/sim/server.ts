@@ -7,6 +7,8 @@ import { BatchScheduler } from './batch-scheduler.js';
 import type { SimConfig } from './config.js';
 import { EmissionClock } from './emission-clock.js';
 import type { GenerationEnvironment } from './generation.js';
+import { KvCache } from './kv-cache.js';
+import { type KvCapacity, kvCapacity } from './kv-capacity.js';
 import { LatenessStats } from './lateness-stats.js';
 import { anthropicMessages } from './protocols/anthropic-messages.js';
 import { openAIChat, openAICompletions } from './protocols/openai.js';
@@ -22,6 +24,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface SimulatorState {
   readonly config: SimConfig;
+  readonly capacity: KvCapacity;
   readonly env: GenerationEnvironment;
   readonly lateness: LatenessStats;
   readonly faultRandom: SeededRandom;
@@ -35,12 +38,32 @@ export function createSimulatorState(
 ): SimulatorState {
   const metrics = new SimMetrics();
   const lateness = new LatenessStats();
-  const modelLabel = { model_name: config.servedModelNames[0] as string };
+  const engine = SimMetrics.engineLabels(config.servedModelNames[0] as string);
   const { maxNumSeqs, batchSlowdown } = config.timing;
-  const scheduler = new BatchScheduler(maxNumSeqs, batchSlowdown, (running, waiting) => {
-    metrics.running.set(modelLabel, running);
-    metrics.waiting.set(modelLabel, waiting);
+  const capacity = kvCapacity(config);
+  const kv = new KvCache(capacity.blocks, config.kv.enablePrefixCaching);
+  const scheduler = new BatchScheduler(maxNumSeqs, batchSlowdown, kv, {
+    changed({ running, waiting }) {
+      metrics.running.set(engine, running);
+      metrics.waiting.set(engine, waiting);
+    },
+    admitted(contextTokens, cachedTokens) {
+      // Like vLLM's, counted in tokens, only where prefix caching is on; every (re)admission is one lookup.
+      if (!kv.prefixCaching) return;
+      for (const counter of metrics.prefixQueries) counter.inc(engine, contextTokens);
+      for (const counter of metrics.prefixHits) counter.inc(engine, cachedTokens);
+    },
+    preempted() {
+      metrics.preemptions.inc(engine);
+    },
   });
+  // Every series exists from the start (at 0), as vLLM's do, so a scraper's baseline sees them all.
+  metrics.readKvUsageFrom(() => kv.usage, engine);
+  for (const counter of [...metrics.prefixQueries, ...metrics.prefixHits, metrics.preemptions]) {
+    counter.inc(engine, 0);
+  }
+  metrics.running.set(engine, 0);
+  metrics.waiting.set(engine, 0);
   const clock = new EmissionClock((lateMs) => {
     lateness.record(lateMs);
     metrics.lateness.observe(lateMs / 1000);
@@ -53,8 +76,11 @@ export function createSimulatorState(
   ];
   return {
     config,
+    capacity,
     env: {
       timing: config.timing,
+      reasoning: config.reasoning,
+      reportsCache: config.kv.enablePrefixCaching,
       clock,
       scheduler,
       metrics,
@@ -179,9 +205,20 @@ async function handleGet(
     else sendJson(res, 200, modelsList(config));
   } else if (path === '/sim/stats') {
     const { scheduler, clock } = state.env;
+    const { kv } = scheduler;
     sendJson(res, 200, {
       running: scheduler.running,
       waiting: scheduler.waiting,
+      kv: {
+        capacityBlocks: kv.capacityBlocks,
+        capacityTokens: state.capacity.tokens,
+        capacitySource: state.capacity.source,
+        usedBlocks: kv.usedBlocks,
+        peakUsedBlocks: kv.peakUsedBlocks,
+        evictableCachedBlocks: kv.evictableBlocks,
+        prefixCaching: kv.prefixCaching,
+        preemptions: scheduler.preemptions,
+      },
       pendingEmissions: clock.pending,
       emissionLateness: state.lateness.summary(),
     });

@@ -1,5 +1,6 @@
-// The simulator's /metrics, named like vLLM's server metrics so the same dashboards show a simulated and a real
-// deployment, plus two of its own: emission lateness and cancellations.
+// The simulator's /metrics, named, typed, labelled (model_name, engine) and bucketed like vLLM V1's server
+// metrics (vllm/v1/metrics/loggers.py), so the same dashboards and scrapers read a simulated and a real
+// deployment, plus two of its own: emission lateness and cancellations. The simulator is one engine: engine="0".
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 // vLLM's own bucket boundaries (seconds), so server-side panels look the same for both.
@@ -13,73 +14,110 @@ const ITL_BUCKETS = [
 const E2E_BUCKETS = [
   0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680,
 ];
+/** vLLM's request_latency_buckets, shared by its e2e and queue-time histograms. */
+const QUEUE_BUCKETS = E2E_BUCKETS;
 const LATENESS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1];
+
+type VllmLabel = 'model_name' | 'engine';
+export type VllmLabels = Record<VllmLabel, string>;
 
 export class SimMetrics {
   readonly registry = new Registry();
-  readonly ttft: Histogram<'model_name'>;
-  readonly itl: Histogram<'model_name'>;
-  readonly e2e: Histogram<'model_name'>;
-  readonly running: Gauge<'model_name'>;
-  readonly waiting: Gauge<'model_name'>;
-  readonly promptTokens: Counter<'model_name'>;
-  readonly generationTokens: Counter<'model_name'>;
-  readonly finished: Counter<'model_name' | 'finished_reason'>;
+  readonly ttft: Histogram<VllmLabel>;
+  readonly itl: Histogram<VllmLabel>;
+  readonly e2e: Histogram<VllmLabel>;
+  readonly queueTime: Histogram<VllmLabel>;
+  readonly running: Gauge<VllmLabel>;
+  readonly waiting: Gauge<VllmLabel>;
+  /** vllm:kv_cache_usage_perc and, under its name before 0.9, vllm:gpu_cache_usage_perc. */
+  readonly kvUsage: readonly Gauge<VllmLabel>[];
+  private kvUsageSource: { read: () => number; labels: VllmLabels } | undefined;
+  readonly preemptions: Counter<VllmLabel>;
+  /** Current and pre-0.9 names of each, counted in tokens like vLLM's. */
+  readonly prefixQueries: readonly Counter<VllmLabel>[];
+  readonly prefixHits: readonly Counter<VllmLabel>[];
+  readonly promptTokens: Counter<VllmLabel>;
+  readonly generationTokens: Counter<VllmLabel>;
+  readonly finished: Counter<VllmLabel | 'finished_reason'>;
   readonly lateness: Histogram;
   readonly cancelled: Counter;
 
   constructor() {
     const registers = [this.registry];
-    const labelNames = ['model_name'] as const;
-    this.ttft = new Histogram({
-      name: 'vllm:time_to_first_token_seconds',
-      help: 'Histogram of time to first token in seconds.',
-      labelNames,
-      buckets: TTFT_BUCKETS,
-      registers,
-    });
-    this.itl = new Histogram({
-      name: 'vllm:inter_token_latency_seconds',
-      help: 'Histogram of inter-token latency in seconds.',
-      labelNames,
-      buckets: ITL_BUCKETS,
-      registers,
-    });
-    this.e2e = new Histogram({
-      name: 'vllm:e2e_request_latency_seconds',
-      help: 'Histogram of end to end request latency in seconds.',
-      labelNames,
-      buckets: E2E_BUCKETS,
-      registers,
-    });
-    this.running = new Gauge({
-      name: 'vllm:num_requests_running',
-      help: 'Number of requests in model execution batches.',
-      labelNames,
-      registers,
-    });
-    this.waiting = new Gauge({
-      name: 'vllm:num_requests_waiting',
-      help: 'Number of requests waiting to be processed.',
-      labelNames,
-      registers,
-    });
-    this.promptTokens = new Counter({
-      name: 'vllm:prompt_tokens_total',
-      help: 'Number of prefill tokens processed.',
-      labelNames,
-      registers,
-    });
-    this.generationTokens = new Counter({
-      name: 'vllm:generation_tokens_total',
-      help: 'Number of generation tokens processed.',
-      labelNames,
-      registers,
-    });
+    const labelNames = ['model_name', 'engine'] as const;
+    const histogram = (name: string, help: string, buckets: number[]) =>
+      new Histogram({ name, help, labelNames, buckets, registers });
+    const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames, registers });
+    const counter = (name: string, help: string) => new Counter({ name, help, labelNames, registers });
+    this.ttft = histogram(
+      'vllm:time_to_first_token_seconds',
+      'Histogram of time to first token in seconds.',
+      TTFT_BUCKETS,
+    );
+    this.itl = histogram(
+      'vllm:inter_token_latency_seconds',
+      'Histogram of inter-token latency in seconds.',
+      ITL_BUCKETS,
+    );
+    this.e2e = histogram(
+      'vllm:e2e_request_latency_seconds',
+      'Histogram of e2e request latency in seconds.',
+      E2E_BUCKETS,
+    );
+    this.queueTime = histogram(
+      'vllm:request_queue_time_seconds',
+      'Histogram of time spent in WAITING phase for request.',
+      QUEUE_BUCKETS,
+    );
+    this.running = gauge('vllm:num_requests_running', 'Number of requests in model execution batches.');
+    this.waiting = gauge('vllm:num_requests_waiting', 'Number of requests waiting to be processed.');
+    // Usage changes with every block a sequence takes; reading it when scraped costs nothing per token.
+    const metrics = this;
+    const usageGauge = (name: string, help: string) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const source = metrics.kvUsageSource;
+          if (source) this.set(source.labels, source.read());
+        },
+      });
+    this.kvUsage = [
+      usageGauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.'),
+      usageGauge(
+        'vllm:gpu_cache_usage_perc',
+        'GPU KV-cache usage. 1 means 100 percent usage. DEPRECATED: Use vllm:kv_cache_usage_perc instead.',
+      ),
+    ];
+    this.preemptions = counter(
+      'vllm:num_preemptions_total',
+      'Cumulative number of preemption from the engine.',
+    );
+    this.prefixQueries = [
+      counter(
+        'vllm:prefix_cache_queries_total',
+        'Prefix cache queries, in terms of number of queried tokens.',
+      ),
+      counter(
+        'vllm:gpu_prefix_cache_queries_total',
+        'GPU prefix cache queries, in terms of number of queried tokens. DEPRECATED: Use vllm:prefix_cache_queries instead.',
+      ),
+    ];
+    this.prefixHits = [
+      counter('vllm:prefix_cache_hits_total', 'Prefix cache hits, in terms of number of cached tokens.'),
+      counter(
+        'vllm:gpu_prefix_cache_hits_total',
+        'GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.',
+      ),
+    ];
+    this.promptTokens = counter('vllm:prompt_tokens_total', 'Number of prefill tokens processed.');
+    this.generationTokens = counter('vllm:generation_tokens_total', 'Number of generation tokens processed.');
     this.finished = new Counter({
       name: 'vllm:request_success_total',
       help: 'Count of finished requests by finish reason (abort = client went away).',
-      labelNames: ['model_name', 'finished_reason'],
+      labelNames: ['model_name', 'engine', 'finished_reason'],
       registers,
     });
     this.lateness = new Histogram({
@@ -93,5 +131,15 @@ export class SimMetrics {
       help: 'Requests whose client disconnected before the answer was complete.',
       registers,
     });
+  }
+
+  /** Where the KV usage gauges read their value at each scrape. */
+  readKvUsageFrom(read: () => number, labels: VllmLabels): void {
+    this.kvUsageSource = { read, labels };
+  }
+
+  /** The engine's gauges and counters, set at once (they are engine-wide, labelled with the first served name). */
+  static engineLabels(model: string): VllmLabels {
+    return { model_name: model, engine: '0' };
   }
 }

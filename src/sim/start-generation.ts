@@ -10,6 +10,30 @@ import type { GenerationRequest, SimProtocol } from './protocols/protocol.js';
 import { newTruth, type RequestTruth } from './request-truth.js';
 import { sendJson } from './send-json.js';
 import type { SimulatorState } from './server.js';
+import { SimMetrics } from './sim-metrics.js';
+
+/** The per-request override of the reasoning part's length. */
+export const REASONING_TOKENS_HEADER = 'x-sim-reasoning-tokens';
+
+/**
+ * How many reasoning tokens this answer starts with: the header's value, else the configured one; completions
+ * get none (vLLM separates reasoning on the chat, Responses and Messages APIs only). A string is the 400's text.
+ */
+function reasoningLength(
+  req: IncomingMessage,
+  protocol: SimProtocol,
+  configured: number,
+  maxModelLen: number,
+): number | string {
+  if (protocol.name === 'openai-completions') return 0;
+  const header = req.headers[REASONING_TOKENS_HEADER];
+  if (header === undefined) return configured;
+  const value = Number(header);
+  if (typeof header !== 'string' || !/^\d+$/.test(header) || value > maxModelLen) {
+    return `${REASONING_TOKENS_HEADER} must be an integer from 0 to ${maxModelLen} (got ${JSON.stringify(header)})`;
+  }
+  return value;
+}
 
 export function startGeneration(
   state: SimulatorState,
@@ -36,8 +60,14 @@ export function startGeneration(
   }
   const maxTokens = request.maxTokens ?? maxLen - request.promptTokens;
   if (request.promptTokens + maxTokens > maxLen) {
-    const message = `This model's maximum context length is ${maxLen} tokens. However, you requested ${request.promptTokens + maxTokens} tokens (${request.promptTokens} in the messages, ${maxTokens} in the completion).`;
+    // vLLM's wording since 0.10 (vllm/entrypoints/openai/serving_engine.py).
+    const message = `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxLen} tokens and your request has ${request.promptTokens} input tokens (${maxTokens} > ${maxLen} - ${request.promptTokens}).`;
     sendJson(res, 400, protocol.error(400, message, 'context_length_exceeded'));
+    return;
+  }
+  const reasoningTokens = reasoningLength(req, protocol, config.reasoning.tokens, maxLen);
+  if (typeof reasoningTokens === 'string') {
+    sendJson(res, 400, protocol.error(400, reasoningTokens, 'invalid_value'));
     return;
   }
   const ordinal = state.ordinal++;
@@ -47,7 +77,7 @@ export function startGeneration(
   truth.promptTokens = request.promptTokens;
   truth.trace = env.spans?.spanOf(req);
   env.truths.add(truth);
-  env.metrics.promptTokens.inc({ model_name: model }, request.promptTokens);
+  env.metrics.promptTokens.inc(SimMetrics.engineLabels(model), request.promptTokens);
 
   const fault = drawImmediateFault(config.faults, state.faultRandom);
   if (fault) {
@@ -60,7 +90,14 @@ export function startGeneration(
   const variant = request.temperature === 0 ? 'greedy' : ordinal;
   const textRandom = new SeededRandom(hashSeed(config.seed, model, request.promptText, variant));
   const eosAfter = naturalLength(textRandom, config.timing.eosMedianTokens);
-  const answer = planAnswer(textRandom, maxTokens, eosAfter, request.ignoreEos, request.stop);
+  const answer = planAnswer(
+    textRandom,
+    maxTokens,
+    eosAfter,
+    request.ignoreEos,
+    request.stop,
+    reasoningTokens,
+  );
   const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', ordinal));
   new Generation(env, protocol, request, model, answer, jitter, config.faults, truth, res).start();
 }
@@ -95,6 +132,8 @@ function answerWithFault(
       model,
       request,
       roleChunk: 'with-first-token',
+      reasoning: false,
+      chatReasoningField: 'reasoning',
     });
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
     res.end(wire.opening() + wire.streamError('The upstream provider returned an error: model overloaded'));

@@ -2,13 +2,15 @@
 // frame after another), so what a test renders is what a user sees.
 
 import type { Scrape } from './scrape.js';
-import type { SortKey, TopRow } from './top-rows.js';
+import type { SortKey, TopRow, TopTable } from './top-rows.js';
 
 export interface TopFrame {
   /** Wall-clock time of the frame, as shown. */
   readonly at: Date;
   readonly scrapes: readonly Scrape[];
   readonly rows: readonly TopRow[];
+  /** Requests that named no model, said in one line under the table; none when absent. */
+  readonly withoutModel?: TopTable['withoutModel'];
   /** Seconds the rates cover (the longest of the gateways' windows); 0 before the second reading. */
   readonly windowSeconds: number;
   readonly sortKey: SortKey;
@@ -39,8 +41,9 @@ export function renderFrame(frame: TopFrame): string[] {
     lines.push('waiting for a second reading: rates need two');
     return lines;
   }
+  const others = withoutModelLine(frame.withoutModel);
   if (frame.rows.length === 0) {
-    lines.push('no requests counted yet');
+    lines.push('no requests counted yet', ...others);
     return lines;
   }
   const cells = frame.rows.map(rowCells);
@@ -55,8 +58,15 @@ export function renderFrame(frame: TopFrame): string[] {
       })
       .join('  ')
       .trimEnd();
-  lines.push(line(COLUMNS), ...cells.map(line));
+  lines.push(line(COLUMNS), ...cells.map(line), ...others);
   return lines;
+}
+
+function withoutModelLine(withoutModel: TopTable['withoutModel'] | undefined): string[] {
+  if (withoutModel === undefined || withoutModel.finished === 0) return [];
+  return [
+    `(and ${withoutModel.requestsPerSecond.toFixed(1)} req/s that named no model: model lists, probes, unrouted paths)`,
+  ];
 }
 
 function gatewayLine(scrape: Scrape): string {

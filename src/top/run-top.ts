@@ -7,7 +7,7 @@ import { renderFrame } from './render-frame.js';
 import { type Scrape, scrapeGateway } from './scrape.js';
 import { SlidingWindow } from './sliding-window.js';
 import { TerminalScreen } from './terminal-screen.js';
-import { SORT_KEYS, type SortKey, topRows } from './top-rows.js';
+import { SORT_KEYS, type SortKey, topTable } from './top-rows.js';
 
 export interface TopSettings {
   /** Metrics page URLs, already normalized (see metricsUrlOf). */
@@ -56,7 +56,7 @@ class TopSession {
     return renderFrame({
       at: new Date(),
       scrapes,
-      rows: topRows(windows, this.sortKey),
+      ...topTable(windows, this.sortKey),
       windowSeconds: Math.max(0, ...windows.map((window) => window.seconds)),
       sortKey: this.sortKey,
     });

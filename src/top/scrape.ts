@@ -26,7 +26,8 @@ const WHY: Partial<Record<NetworkFailureKind, string>> = {
 
 /** `http://host:port` alone means that gateway's `/metrics`; a URL with a path is taken as given. */
 export function metricsUrlOf(given: string): string {
-  const url = new URL(given);
+  // host:port alone (no scheme) means plain http, as the --url help says.
+  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(given) ? given : `http://${given}`);
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/metrics';
   return url.toString();
 }

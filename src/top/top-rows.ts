@@ -1,6 +1,7 @@
 // The table `top` shows: one row per upstream and model, over the sliding window, summed across every gateway
 // given (replicas of one service add up: rates add, histogram buckets add before a quantile is read).
 
+import { NO_MODEL_LABEL } from '../shared/no-model-label.js';
 import { type CumulativeBucket, histogramQuantile } from '../shared/promql-histogram-quantile.js';
 import { parseKey } from './gateway-reading.js';
 import type { WindowIncrease } from './sliding-window.js';
@@ -32,6 +33,25 @@ interface RowSums {
   byOutcome: Map<string, number>;
   ttft: Map<number, number>;
   gap: Map<number, number>;
+}
+
+/** The table's rows (model traffic), and the requests that named no model (model lists, probes, unrouted paths),
+ *  counted under the table rather than shown as rows of their own. */
+export interface TopTable {
+  readonly rows: TopRow[];
+  readonly withoutModel: { readonly finished: number; readonly requestsPerSecond: number };
+}
+
+export function topTable(windows: readonly WindowIncrease[], sortKey: SortKey): TopTable {
+  const all = topRows(windows, sortKey);
+  const withoutModel = all.filter((row) => row.model === NO_MODEL_LABEL);
+  return {
+    rows: all.filter((row) => row.model !== NO_MODEL_LABEL),
+    withoutModel: {
+      finished: withoutModel.reduce((sum, row) => sum + row.finished, 0),
+      requestsPerSecond: withoutModel.reduce((sum, row) => sum + row.requestsPerSecond, 0),
+    },
+  };
 }
 
 export function topRows(windows: readonly WindowIncrease[], sortKey: SortKey): TopRow[] {

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
+import { withDeadline } from '../helpers/deadline.js';
 import { CLI_PATH } from '../helpers/run-cli.js';
 import { sendStreamedChat, startGateway, type TestGateway } from './helpers/gateway.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
@@ -124,13 +125,13 @@ test('tokenmeter serve --metrics-port prints the metrics address, which answers'
   });
   let address: string | undefined;
   while (address === undefined) {
-    await once(child.stdout, 'data');
+    await withDeadline(once(child.stdout, 'data'), () => `the gateway's address on stdout, got: ${out}`);
     address = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(out)?.[1];
   }
   const scraped = await get(address);
   assert.equal(scraped.status, 200);
   assert.match(scraped.text, /tokenmeter_/);
   child.kill('SIGTERM');
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 0);
 });

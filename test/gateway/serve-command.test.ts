@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { withDeadline } from '../helpers/deadline.js';
 import { startUpstream, type TestUpstream } from './helpers/upstream.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/tokenmeter.js', import.meta.url));
@@ -47,14 +48,14 @@ test('serves on the printed address and exits 0 on SIGTERM', async () => {
   const { child, out } = run(['--upstream', `${upstream.url}/v1`, '--port', '0', '--log-level', 'warn']);
   let address: string | undefined;
   while (address === undefined) {
-    await once(child.stdout, 'data');
+    await withDeadline(once(child.stdout, 'data'), () => `the gateway's address on stdout, got: ${out()}`);
     address = /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out())?.[1];
   }
   const response = await request(`${address}/v1/models`);
   assert.equal(response.statusCode, 200);
   await response.body.dump();
   child.kill('SIGTERM');
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 0);
 });
 
@@ -67,7 +68,7 @@ test('an unset key variable exits 1 naming it', async () => {
     '--port',
     '0',
   ]);
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 1);
   assert.match(err(), /MY_UNSET_KEY, which is not set/);
   assert.ok(!err().includes('    at '), 'no stack trace');
@@ -82,14 +83,14 @@ test('a config file with a bad field exits 1 pointing at it', async () => {
     }),
   );
   const { child, err } = run(['--config', file]);
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 1);
   assert.match(err(), /upstreams\[0\]\.timeouts\.idleMs must be a positive number/);
 });
 
 test('no upstream at all is a usage error (exit 2)', async () => {
   const { child, err } = run([]);
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 2);
   assert.match(err(), /--upstream URL/);
 });
@@ -101,7 +102,7 @@ test('a port already in use exits 1 with one line saying so, never a stack trace
     ['--port', '0', '--metrics-port', busyPort],
   ]) {
     const { child, err } = run(['--upstream', upstream.url, ...flags, '--log-level', 'error']);
-    const [code] = await once(child, 'exit');
+    const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
     assert.equal(code, 1, flags.join(' '));
     assert.match(
       err(),
@@ -113,7 +114,7 @@ test('a port already in use exits 1 with one line saying so, never a stack trace
 
 test('--metrics-host without a metrics port is a usage error (exit 2)', async () => {
   const { child, err } = run(['--upstream', upstream.url, '--port', '0', '--metrics-host', '127.0.0.1']);
-  const [code] = await once(child, 'exit');
+  const [code] = await withDeadline(once(child, 'exit'), () => 'the gateway process to exit');
   assert.equal(code, 2);
   assert.match(err(), /--metrics-host needs --metrics-port/);
 });

@@ -1,6 +1,7 @@
 // Test helper: runs the real `tokenmeter` executable (bin/tokenmeter.js) as a child process.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { withDeadline } from './deadline.js';
 
 export const CLI_PATH = fileURLToPath(new URL('../../../bin/tokenmeter.js', import.meta.url));
 
@@ -49,9 +50,10 @@ export function startCli(
 }
 
 export function stopCli(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((resolve) => {
+  const exited = new Promise<number | null>((resolve) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
     child.kill('SIGTERM');
   });
+  return withDeadline(exited, () => `pid ${child.pid} to exit after SIGTERM`);
 }

@@ -67,6 +67,7 @@ const STATE: ProgressState = {
     ttftP50Ms: 45.2,
     ttftP99Ms: 1830,
   },
+  requestMs: null,
 };
 
 test('the terminal line: bar, counts, ETA at the window rate, live figures; cut to the width', () => {

@@ -72,7 +72,7 @@ test('the malformed fixture: each bad entry skipped with its reason, the rest re
     "element 5: 'conversations' is string, not an array",
     "element 6: turn 0 'value' is number, not a string",
     'element 7: turn 0 is not an object',
-    'element 8: not an object (string)',
+    'element 8: a string, not an object',
   ]);
 });
 

@@ -98,8 +98,13 @@ test('oversamples with duplicates when too few entries pass, and says so', async
   for (const request of sample.requests) assert.ok(SURVIVORS.includes(request.sourceId));
   assert.ok(
     sample.notes.some(
-      (note) => note === 'oversampled: only 4 usable entries for 10 requests; 6 duplicates added',
+      (note) =>
+        note ===
+        'oversampled: only 4 usable entries for 10 requests (of 10 entries: 1 malformed; 1 with fewer than the ' +
+          "two turns a request needs; 4 dropped by vLLM's length filter: 1 prompt too short, 1 reply too short, " +
+          '1 prompt too long, 1 prompt + reply too long); 6 duplicates added',
     ),
+    sample.notes.join('\n'),
   );
 });
 

@@ -16,14 +16,29 @@ import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 import { chatRequests, runEngineAgainst } from '../loadgen/helpers/bench-fixtures.js';
 
-/** Every idle timeout in this file (undici fires its body timeout up to about a second late). */
+/** The idle timeout of the stall row (undici fires its body timeout up to about a second late). */
 const IDLE_MS = 250;
+/**
+ * The idle timeout of every other row: none of them waits for it, and a short one would turn a busy box's pause
+ * (the 10 MB rows' garbage collection, another test's burst) into a timeout that is not the fault under test.
+ */
+const PATIENT_IDLE_MS = 10_000;
 
 interface Fault {
   readonly name: string;
   readonly expected: Outcome;
+  /** Idle timeout of the gateway, the engines and the doctor for this row; PATIENT_IDLE_MS when absent. */
+  readonly idleMs?: number;
   serve(res: ServerResponse): void;
 }
+
+// The unterminated events over the parser bound, built once: four consumers each receive one per row, and building
+// the text per request would add tens of megabytes of garbage, whose collection stalls the event loop past the
+// idle timeout these rows run with.
+const OVER_THE_BOUND = Buffer.from(
+  `data: {"choices":[{"delta":{"content":"${'x'.repeat(DEFAULT_MAX_EVENT_BYTES + 1024)}`,
+);
+const TEN_MB_EVENT = Buffer.from(`data: {"choices":[{"delta":{"content":"${'x'.repeat(10 * 1024 * 1024)}`);
 
 function startStream(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -54,7 +69,18 @@ const FAULTS: readonly Fault[] = [
     serve(res) {
       startStream(res);
       res.write(chatChunk({ content: 'one' }));
-      res.end(`data: {"choices":[{"delta":{"content":"${'x'.repeat(DEFAULT_MAX_EVENT_BYTES + 1024)}`);
+      res.end(OVER_THE_BOUND);
+    },
+  },
+  {
+    // Issue 23, item 14: nothing but a role-only delta was read, so no chunk carried text; the stream was cut
+    // inside an event too big to read, which is what a truncation looks like, not an upstream's error.
+    name: 'a role-only delta, then an unterminated 10 MB event over the parser bound, then a clean close',
+    expected: 'truncated',
+    serve(res) {
+      startStream(res);
+      res.write(chatChunk({ role: 'assistant', content: '' }));
+      res.end(TEN_MB_EVENT);
     },
   },
   {
@@ -76,6 +102,7 @@ const FAULTS: readonly Fault[] = [
   {
     name: 'idle stall (headers and a chunk, then silence beyond the idle timeout)',
     expected: 'upstream_timeout',
+    idleMs: IDLE_MS,
     serve(res) {
       startStream(res);
       res.write(chatChunk({ content: 'one' }));
@@ -87,20 +114,27 @@ const FAULTS: readonly Fault[] = [
 
 let fault: Fault = FAULTS[0] as Fault;
 let upstream: TestUpstream;
-let gateway: TestGateway;
+/** One gateway per idle timeout the rows use. */
+const gateways = new Map<number, TestGateway>();
 
 before(async () => {
   upstream = await startUpstream((_req, res) => fault.serve(res));
-  gateway = await startGateway({
-    upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true, timeouts: { idleMs: IDLE_MS } }],
-  });
+  for (const idleMs of [IDLE_MS, PATIENT_IDLE_MS]) {
+    gateways.set(
+      idleMs,
+      await startGateway({
+        upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true, timeouts: { idleMs } }],
+      }),
+    );
+  }
 });
 after(async () => {
-  await gateway.close();
+  for (const gateway of gateways.values()) await gateway.close();
   await upstream.close();
 });
 
-async function throughGateway(): Promise<Outcome> {
+async function throughGateway(idleMs: number): Promise<Outcome> {
+  const gateway = gateways.get(idleMs) as TestGateway;
   const count = gateway.records.length;
   try {
     const res = await request(`${gateway.url}/v1/chat/completions`, {
@@ -108,7 +142,10 @@ async function throughGateway(): Promise<Outcome> {
       headers: { 'content-type': 'application/json' },
       body: '{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}',
     });
-    await res.body.text();
+    // Read and dropped as it comes: a 10 MB answer kept whole is garbage the event loop then stalls collecting.
+    for await (const _chunk of res.body) {
+      // nothing to keep
+    }
   } catch {
     // The gateway cuts the client's stream when the upstream's was cut.
   }
@@ -116,20 +153,20 @@ async function throughGateway(): Promise<Outcome> {
   return (records[count] as { outcome: Outcome }).outcome;
 }
 
-async function throughEngine(closedLoop: boolean): Promise<Outcome> {
+async function throughEngine(closedLoop: boolean, idleMs: number): Promise<Outcome> {
   const engine = closedLoop
     ? createClosedLoopEngine(1)
     : createOpenLoopEngine({ offsetsMs: [0], maxConcurrency: 1 });
-  const run = await runEngineAgainst(engine, upstream.url, chatRequests(1, 4, 'fault-'), IDLE_MS);
+  const run = await runEngineAgainst(engine, upstream.url, chatRequests(1, 4, 'fault-'), idleMs);
   assert.equal(run.records.length, 1);
   return (run.records[0] as { outcome: Outcome }).outcome;
 }
 
-async function throughDoctor(): Promise<Outcome | undefined> {
+async function throughDoctor(idleMs: number): Promise<Outcome | undefined> {
   const ctx = {
     base: normalizeUpstreamBase(upstream.url, 'test'),
     headers: {},
-    timeoutMs: IDLE_MS,
+    timeoutMs: idleMs,
     keySource: undefined,
   };
   const [stream] = await checkStream(ctx, 'm', 'openai-chat');
@@ -139,12 +176,13 @@ async function throughDoctor(): Promise<Outcome | undefined> {
 for (const row of FAULTS) {
   test(`${row.name}: ${row.expected} from the gateway, both engines and the doctor`, async () => {
     fault = row;
+    const idleMs = row.idleMs ?? PATIENT_IDLE_MS;
     // The four run at once (each on its own connection), so the stall row waits out its idle timeouts together.
     const [gatewaySeen, openLoop, closedLoop, doctor] = await Promise.all([
-      throughGateway(),
-      throughEngine(false),
-      throughEngine(true),
-      throughDoctor(),
+      throughGateway(idleMs),
+      throughEngine(false, idleMs),
+      throughEngine(true, idleMs),
+      throughDoctor(idleMs),
     ]);
     const seen = { gateway: gatewaySeen, openLoop, closedLoop, doctor };
     assert.deepEqual(seen, {

@@ -299,6 +299,19 @@ const TRAVERSALS: readonly string[] = [
   '/v1/models\\..\\admin',
   '/v1/models/..%5c..%5cadmin',
   '/V1/../Admin',
+  // Servlet-style upstreams read a `;parameter` off a segment: `..;` is `..` to them.
+  '/v1/models/..;/admin',
+  '/v1/models/..;jsessionid=x/admin',
+  '/v1/.;/chat/completions',
+  // Percent-encoding nested four and six deep: an upstream that decodes as often gets `..`.
+  '/v1/%2525252e%2525252e/admin',
+  '/v1/models/%252525252525252e%252525252525252e/admin',
+  // Unicode look-alikes that NFKC-normalizing servers read as `.` and `/`: fullwidth full stop, one-dot leader,
+  // small full stop, fullwidth solidus.
+  '/v1/%EF%BC%8E%EF%BC%8E/admin',
+  '/v1/%E2%80%A4%E2%80%A4/admin',
+  '/v1/%EF%B9%92%EF%B9%92/admin',
+  '/v1/models%EF%BC%8F..%EF%BC%8Fadmin',
 ];
 
 const MAX_BODY_BYTES = 64 * 1024;

@@ -55,7 +55,7 @@ test('a client that disconnects mid-stream is noticed at once and generation sto
     assert.match(metrics, /tokenmeter_sim_cancelled_requests_total 1/);
     assert.match(
       metrics,
-      /vllm:request_success_total\{model_name="tokenmeter\/sim-7b",finished_reason="abort"\} 1/,
+      /vllm:request_success_total\{model_name="tokenmeter\/sim-7b",engine="0",finished_reason="abort"\} 1/,
     );
   } finally {
     await sim.close();

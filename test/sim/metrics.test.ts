@@ -19,7 +19,7 @@ test('/metrics uses vLLM metric names and counts what was served', async () => {
     const res = await request(`${sim.url}/metrics`);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     const text = await res.body.text();
-    const label = '{model_name="tokenmeter/sim-7b"}';
+    const label = '{model_name="tokenmeter/sim-7b",engine="0"}';
     assert.equal(sample(text, `vllm:time_to_first_token_seconds_count${label}`), 3);
     assert.equal(sample(text, `vllm:inter_token_latency_seconds_count${label}`), 9);
     assert.equal(sample(text, `vllm:e2e_request_latency_seconds_count${label}`), 3);

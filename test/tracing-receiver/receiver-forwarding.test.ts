@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { newSpanId, newTraceId } from '../../src/shared/trace-context.js';
 import { ExportForwarder } from '../../src/tracing/receiver/export-forwarder.js';
 import { SpanReceiver } from '../../src/tracing/receiver/span-receiver.js';
+import { until } from '../helpers/deadline.js';
 import { type ReceiverServer, startReceiverServer } from './helpers/receiver-server.js';
 import { exportWithSdk, llmRequestAttributes, sdkSpans } from './helpers/sdk-export.js';
 
@@ -63,11 +64,6 @@ async function postExport(url: string): Promise<number> {
   return answer.statusCode;
 }
 
-/** Resolves once `done()` holds, checking after each turn of the event loop's timers. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 test('the collector receives the same bytes with the same content-type and content-encoding', async () => {
   const received: Received[] = [];
   const collector = createServer((req, res) => {
@@ -81,7 +77,10 @@ test('the collector receives the same bytes with the same content-type and conte
   const [server, forwarder] = await receiverForwardingTo(await listen(collector));
   assert.equal(await postExport(server.url), 200);
   assert.equal((await exportWithSdk(server.url, 'json', spans)).ok, true);
-  await until(() => forwarder.stats.forwarded === 2);
+  await until(
+    () => forwarder.stats.forwarded === 2,
+    () => `2 exports forwarded, stats: ${JSON.stringify(forwarder.stats)}`,
+  );
   const [protobuf, json] = received as [Received, Received];
   assert.deepEqual(protobuf.body, gzippedProtobuf);
   assert.equal(protobuf.headers['content-type'], 'application/x-protobuf');
@@ -99,7 +98,10 @@ test('a collector that refuses connections costs a count per export, never an an
   const [server, forwarder] = await receiverForwardingTo(url);
   const statuses = await Promise.all(Array.from({ length: 20 }, () => postExport(server.url)));
   assert.deepEqual(new Set(statuses), new Set([200]));
-  await until(() => forwarder.stats.failed + forwarder.stats.dropped === 20);
+  await until(
+    () => forwarder.stats.failed + forwarder.stats.dropped === 20,
+    () => `20 exports failed or dropped, stats: ${JSON.stringify(forwarder.stats)}`,
+  );
   assert.equal(forwarder.stats.forwarded, 0);
 });
 
@@ -118,12 +120,18 @@ test('a collector that never answers: answers go on, what waits stays within its
     assert.equal(await postExport(server.url), 200);
     assert.ok(forwarder.queuedBytes <= maxQueuedBytes);
   }
-  await until(() => sockets.length === 2);
+  await until(
+    () => sockets.length === 2,
+    () => `2 connections at the collector, ${sockets.length} so far`,
+  );
   // Two on the wire, three waiting, the rest dropped.
   assert.equal(forwarder.stats.dropped, 25);
   assert.equal(forwarder.queuedBytes, maxQueuedBytes);
   await forwarder.close();
   assert.equal(forwarder.queuedBytes, 0);
-  await until(() => forwarder.stats.failed === 2);
+  await until(
+    () => forwarder.stats.failed === 2,
+    () => `2 failed forwards, stats: ${JSON.stringify(forwarder.stats)}`,
+  );
   assert.equal(forwarder.stats.dropped, 28);
 });

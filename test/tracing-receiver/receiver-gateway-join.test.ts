@@ -11,6 +11,7 @@ import { newSpanId, newTraceId, parseTraceparent, type TraceParent } from '../..
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
+import { until } from '../helpers/deadline.js';
 import { assertOneRecordPerRequest, closeAndAccount } from '../reliability/accounting.js';
 import { exportWithSdk, llmRequestAttributes, sdkSpans } from './helpers/sdk-export.js';
 
@@ -69,11 +70,6 @@ async function chat(g: TestGateway, headers: Record<string, string> = {}): Promi
   await answer.body.text();
 }
 
-/** Resolves once `done()` holds, checking after each short timer. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 async function gatewayWithReceiver(
   waitMs: number,
   more: { maxWaitingRecords?: number; tokenEnv?: string } = {},
@@ -99,7 +95,10 @@ test('a span that comes after the request finished joins its waiting record', as
   assert.ok(join !== undefined);
   const client = { traceId: newTraceId(), spanId: newSpanId() };
   await chat(gateway, { traceparent: `00-${client.traceId}-${client.spanId}-01` });
-  await until(() => join.waiting === 1);
+  await until(
+    () => join.waiting === 1,
+    () => `1 record waiting for its span, ${join.waiting} waiting`,
+  );
   assert.equal(gateway.records.length, 0, 'the record waits for its span');
   const parent = parentOf(upstream as TestUpstream, 0);
   assert.equal(parent.traceId, client.traceId);
@@ -150,7 +149,10 @@ test('spans of other requests are dropped and counted, and scraped', async () =>
   assert.ok(join !== undefined);
   const client = { traceId: newTraceId(), spanId: newSpanId() };
   await chat(gateway, { traceparent: `00-${client.traceId}-${client.spanId}-01` });
-  await until(() => join.waiting === 1);
+  await until(
+    () => join.waiting === 1,
+    () => `1 record waiting for its span, ${join.waiting} waiting`,
+  );
   const url = tracesUrl(gateway);
   // Another trace; and this request's trace but parented by the client's span, not the gateway's.
   await exportServerSpan(url, { traceId: newTraceId(), parentId: newSpanId(), flags: '01' });
@@ -184,7 +186,10 @@ test('closing the gateway writes every waiting record at once', async () => {
   const join = gateway.context.spanReceiving?.join;
   assert.ok(join !== undefined);
   for (let i = 0; i < 3; i++) await chat(gateway);
-  await until(() => join.waiting === 3);
+  await until(
+    () => join.waiting === 3,
+    () => `3 records waiting for their spans, ${join.waiting} waiting`,
+  );
   const records = await closeAndAccount(gateway, 3);
   assertOneRecordPerRequest(records, 3);
   assert.equal(join.stats.recordsFlushed, 3);

@@ -46,6 +46,8 @@ before(async () => {
       'dataset-name': 'random',
       'random-input-len': 16,
       'random-output-len': 8,
+      // Sent only when given, as vLLM's client: the spans then carry it.
+      temperature: 0,
       'num-prompts': REQUESTS,
       'request-id-prefix': 'three-spans-',
       'otlp-endpoint': receiver.url,

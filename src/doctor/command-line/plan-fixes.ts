@@ -17,6 +17,17 @@ export interface PlanOptions {
   readonly timeoutMs: number;
   /** bench's --backend names as the doctor's request format (throws for the ones the doctor cannot check). */
   readonly doctorBackend: (name: string) => Backend;
+  /** The local files the settings name, checked as the run would check them (the load generator's checks, handed
+   *  in by the CLI: the doctor does not import the load generator). */
+  readonly fileChecks?: (files: NamedFiles) => Promise<CheckResult[]>;
+}
+
+/** The local files a benchmark's settings make it read, as its program reads them. */
+export interface NamedFiles {
+  readonly reader: BenchSource['reader'];
+  readonly tokenizer?: string;
+  readonly datasetName?: string;
+  readonly datasetPath?: string;
 }
 
 export interface FixPlan {
@@ -283,7 +294,31 @@ function check(settings: CheckSettings, timeoutMs: number): Promise<CheckResult[
   });
 }
 
+/** vLLM's benchmark loads its tokenizer from --tokenizer, else from --model (a local folder when it is a path). */
+function namedFiles(source: BenchSource): NamedFiles {
+  const model = source.value('model')?.text;
+  const tokenizer =
+    source.value('tokenizer')?.text ??
+    (source.reader === 'vllm' && model !== undefined && looksLikeFilesystemPath(model) ? model : undefined);
+  const datasetName = source.value('dataset-name')?.text;
+  const datasetPath = (source.value('dataset-path') ?? source.value('dataset'))?.text;
+  return {
+    reader: source.reader,
+    ...(tokenizer === undefined ? {} : { tokenizer }),
+    ...(datasetName === undefined ? {} : { datasetName }),
+    ...(datasetPath === undefined ? {} : { datasetPath }),
+  };
+}
+
 export async function planFixes(source: BenchSource, options: PlanOptions): Promise<FixPlan> {
+  const plan = await planEndpointFixes(source, options);
+  if (options.fileChecks === undefined) return plan;
+  // The files are the same before and after the changes (none of them renames a file): checked once, in both.
+  const files = await options.fileChecks(namedFiles(source));
+  return { ...plan, before: [...plan.before, ...files], after: [...plan.after, ...files] };
+}
+
+async function planEndpointFixes(source: BenchSource, options: PlanOptions): Promise<FixPlan> {
   const { settings, changes } = readSettings(source, options);
   const target = settings.baseUrl;
   for (const change of changes) apply(change, settings);

@@ -11,6 +11,8 @@ export type ToWorker =
   | { readonly type: 'tokenmeter:drain'; readonly signal: NodeJS.Signals }
   /** Cut every connection now, as a second signal does alone. */
   | { readonly type: 'tokenmeter:cut'; readonly signal: NodeJS.Signals }
+  /** Reopen your records file (the primary got SIGHUP: logrotate renamed the files). */
+  | { readonly type: 'tokenmeter:reopen' }
   /** Send your registry as JSON (reply: `tokenmeter:registry`). */
   | { readonly type: 'tokenmeter:registry?'; readonly id: number }
   /** The whole gateway's /metrics text, or why it could not be had, for the scrape `id` this worker asked. */

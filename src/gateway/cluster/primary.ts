@@ -1,7 +1,8 @@
 // The primary of `tokenmeter serve --workers N`: it only supervises. It forks N workers that each serve the same
 // configuration on the same ports (Node's cluster shares the listening sockets and hands connections round robin),
 // replaces a worker that dies (restart-backoff.ts), turns its own SIGTERM/SIGINT into one shutdown of every
-// worker at once (the first drains, a second cuts), aggregates the workers' registries into the gateway's one
+// worker at once (the first drains, a second cuts) and its SIGHUP into every worker reopening its records file,
+// aggregates the workers' registries into the gateway's one
 // /metrics page for whichever worker was scraped, and answers "first in the gateway?" for once-per-pattern log
 // lines. It loads no Fastify and serves no request: a primary that does nothing else cannot become the bottleneck.
 import cluster, { type Worker } from 'node:cluster';
@@ -86,6 +87,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       if (live().length > 0 || slots.some((s) => s.restartTimer !== null)) return;
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      process.off('SIGHUP', onHangup);
       logger.flush();
       resolve(exitStatus);
     };
@@ -217,8 +219,15 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       slot.restartTimer = setTimeout(fork, delay, slot);
     });
 
+    /** logrotate's `kill -HUP` reaches the primary alone: every worker reopens its records file. */
+    const onHangup = (): void => {
+      info.info('SIGHUP: every worker reopens its records file');
+      for (const worker of live()) if (listening.has(worker)) send(worker, { type: 'tokenmeter:reopen' });
+    };
+
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    process.on('SIGHUP', onHangup);
     for (const slot of slots) fork(slot);
   });
 }

@@ -31,7 +31,6 @@ export class MirrorSink implements ExchangeSink {
     // stands.
     if (responseStarted || this.#m.outcome !== null) return;
     const failure = upstreamFailure(this.#upstream, error);
-    this.#m.outcome = failure.outcome;
-    this.#m.error = failure.message;
+    this.#m.conclude(failure.outcome, failure.message);
   }
 }

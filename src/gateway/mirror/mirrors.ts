@@ -9,23 +9,14 @@
 // A copy slower than its primary runs to its end; `maxConcurrent` copies per route bound how many may pile up,
 // and a request beyond the bound is not copied (counted as `busy`). On close the gateway waits for the copies in
 // flight up to shutdownGraceMs, then cuts them; a cut copy is recorded as truncated, with the reason.
-import type { IncomingHttpHeaders } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { MeteredHandler, UNCONTROLLED } from '../../measure/metered-handler.js';
-import { TOTAL_TIMEOUT_CODE } from '../../measure/network-failure.js';
-import { type KnownProtocol, upstreamAuthFor } from '../../protocols/index.js';
-import { newSpan, traceparentOf } from '../../shared/trace-context.js';
+import { newSpan } from '../../shared/trace-context.js';
 import type { GatewayConfig, ResolvedUpstream } from '../config-resolve.js';
 import type { GatewayState, RecordSink } from '../context.js';
-import { settleExchange } from '../exchange-outcome.js';
-import type { GatewayMetrics } from '../gateway-metrics.js';
-import { forwardableRequestHeaders } from '../hop-by-hop.js';
+import { type ClientRequest, finishExchange, startExchange } from '../exchange.js';
 import type { KeyScrubber } from '../key-scrubber.js';
 import { RequestMeasurement } from '../measurement.js';
 import type { RouteMirror } from '../model-routes.js';
-import { type ParsedBody, upstreamBody } from '../request-body.js';
-import { applyUpstreamAuth } from '../upstream-auth.js';
 import { mayHaveSideEffects } from './mirror-eligibility.js';
 import { MirrorSink } from './mirror-sink.js';
 
@@ -36,35 +27,23 @@ export type MirrorSkipReason = (typeof MIRROR_SKIP_REASONS)[number];
 /** What the proxy knows of a request once it dispatched the primary: enough to send the copy. */
 export interface MirroredRequest {
   readonly primary: RequestMeasurement;
-  readonly method: string;
-  /** The canonical endpoint (`chat/completions`), and its protocol when timed. */
-  readonly endpoint: string;
-  readonly protocol: KnownProtocol | undefined;
-  readonly body: ParsedBody | undefined;
-  /** The client's query string with its `?`, or ''. */
-  readonly query: string;
-  readonly clientHeaders: IncomingHttpHeaders;
+  readonly request: ClientRequest;
 }
 
 export interface MirrorsOptions {
   readonly config: GatewayConfig;
   readonly dispatchers: ReadonlyMap<ResolvedUpstream, Dispatcher>;
-  readonly metrics: GatewayMetrics;
+  /** Counts a sampled request that was not copied (tokenmeter_mirror_skipped_total). */
+  readonly skipped: (reason: MirrorSkipReason) => void;
   readonly scrubber: KeyScrubber;
   readonly state: GatewayState;
   /** The gateway's record sinks: a copy's record goes where every record goes. */
   readonly sinks: readonly RecordSink[];
 }
 
-/** Non-streamed bodies of a copy are kept for usage and error text up to this size, as the primary's are. */
-const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
 /** Past the grace period, how long closing waits for cut copies to be recorded (one event-loop turn is enough). */
 const RECORDS_SETTLE_MS = 1000;
 const CLOSED = 'cut by the gateway: it closed while the mirror copy was still running (shutdownGraceMs)';
-
-function totalTimeout(): Error {
-  return Object.assign(new Error('total timeout'), { code: TOTAL_TIMEOUT_CODE });
-}
 
 function cutBy(reason: string): Error {
   return Object.assign(new Error(reason), { code: 'TOKENMETER_MIRROR_CUT' });
@@ -82,36 +61,34 @@ export class Mirrors {
   }
 
   /** Called by the proxy right after the primary was dispatched; returns at once, whatever happens to the copy. */
-  consider(mirror: RouteMirror, request: MirroredRequest): void {
+  consider(mirror: RouteMirror, copy: MirroredRequest): void {
     if (mirror.fraction < 1 && Math.random() >= mirror.fraction) return;
-    const { metrics, state } = this.#options;
+    const { skipped, state } = this.#options;
+    const { request } = copy;
     if (
       !mirror.includeSideEffects &&
       mayHaveSideEffects(request.method, request.endpoint, request.body?.json)
     ) {
-      metrics.mirrorSkipped('side_effects');
+      skipped('side_effects');
       return;
     }
     if (state.shuttingDown) {
-      metrics.mirrorSkipped('shutting_down');
+      skipped('shutting_down');
       return;
     }
     const running = this.#perRoute.get(mirror) ?? 0;
     if (running >= mirror.maxConcurrent) {
-      metrics.mirrorSkipped('busy');
+      skipped('busy');
       return;
     }
     this.#perRoute.set(mirror, running + 1);
-    this.#send(mirror, request);
+    this.#send(mirror, copy);
   }
 
   /** Cuts every copy in flight; each is recorded as truncated with `reason` as its error. */
   cut(reason: string): void {
     for (const m of this.#running) {
-      if (m.outcome === null) {
-        m.outcome = 'truncated';
-        m.error = reason;
-      }
+      m.conclude('truncated', reason);
       m.exchange?.abort(cutBy(reason));
     }
   }
@@ -143,9 +120,9 @@ export class Mirrors {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  #send(mirror: RouteMirror, request: MirroredRequest): void {
+  #send(mirror: RouteMirror, copy: MirroredRequest): void {
     const { config, dispatchers, scrubber } = this.#options;
-    const { primary, protocol, body } = request;
+    const { primary, request } = copy;
     const upstream = mirror.upstream;
     // The copy's span is a child of the gateway's span for the primary: one trace shows both exchanges.
     const span = newSpan({
@@ -166,76 +143,29 @@ export class Mirrors {
     m.pathAsked = primary.pathAsked;
     m.pathFixes = primary.pathFixes;
     m.stream = primary.stream;
-    m.upstream = upstream.name;
     m.modelAsked = primary.modelAsked;
-    m.modelSent = mirror.model;
-    m.price = upstream.prices.get(mirror.model);
-    const prepared =
-      body === undefined
-        ? undefined
-        : upstreamBody(body, mirror.model, config.injectUsage && protocol?.usageOnRequest === true);
-    m.usageInjected = prepared?.usageInjected ?? false;
-    const pathSent = `${upstream.base.apiPrefix}/${request.endpoint}`;
-    m.pathSent = pathSent;
-    // The client's headers less its credentials (hop-by-hop.ts), then the mirror upstream's own headers and key.
-    const headers = forwardableRequestHeaders(request.clientHeaders);
-    for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
-    applyUpstreamAuth(headers, upstreamAuthFor(request.endpoint), upstream.key);
-    headers['x-request-id'] = m.requestId;
-    headers['traceparent'] = traceparentOf(span);
-    if (m.traceState !== null) headers['tracestate'] = m.traceState;
-    const idleMs = upstream.timeouts.idleMs;
-    const hintContext = {
-      path: pathSent,
-      model: mirror.model,
-      ...(upstream.keySource === null ? {} : { keySource: upstream.keySource }),
-    };
-    const exchange = new MeteredHandler({
-      classifier: protocol?.classifier,
-      meterEveryBody: m.stream,
-      sink: new MirrorSink(m, upstream),
-      keepChunkDetail: true,
-      keepText: false,
-      removeUsageOnlyEvents: m.usageInjected,
-      keepBodyBytes: (status, streamed) =>
-        !streamed && (protocol !== undefined || status >= 400) ? MAX_KEPT_BODY_BYTES : 0,
-      onSettled: (h) => {
-        settleExchange(m, h, { protocol, idleMs, hintContext, scrubber });
-        this.#finish(mirror, m, h);
-      },
-    });
-    m.exchange = exchange;
-    m.totalTimer = setTimeout(() => exchange.abort(totalTimeout()), upstream.timeouts.totalMs);
     this.#running.add(m);
     this.#options.state.mirrorsInFlight++;
-    const dispatcher = dispatchers.get(upstream) as Dispatcher;
-    m.upstreamRequestAt = performance.now();
-    try {
-      dispatcher.dispatch(
-        {
-          origin: upstream.base.origin,
-          path: `${pathSent}${request.query}`,
-          method: request.method as Dispatcher.HttpMethod,
-          headers,
-          body: prepared?.bytes ?? null,
-        },
-        exchange,
-      );
-    } catch (error) {
-      // This runs inside the client's request handler: a copy that cannot even start is the copy's failure,
-      // recorded as such, never an error thrown at the client.
-      exchange.onResponseError(UNCONTROLLED, error instanceof Error ? error : new Error(String(error)));
-    }
+    startExchange(
+      m,
+      request,
+      {
+        upstream,
+        dispatcher: dispatchers.get(upstream) as Dispatcher,
+        model: mirror.model,
+        injectUsage: config.injectUsage,
+        keepGaps: config.recordGaps,
+        scrubber,
+      },
+      { sink: new MirrorSink(m, upstream), onSettled: (h) => this.#finish(mirror, m, h.endAt) },
+    );
   }
 
-  #finish(mirror: RouteMirror, m: RequestMeasurement, h: MeteredHandler): void {
-    m.endAt = h.endAt;
-    if (m.totalTimer !== null) clearTimeout(m.totalTimer);
+  #finish(mirror: RouteMirror, m: RequestMeasurement, endAt: number): void {
     this.#perRoute.set(mirror, (this.#perRoute.get(mirror) ?? 1) - 1);
     this.#running.delete(m);
     this.#options.state.mirrorsInFlight--;
-    const record = m.toRecord(this.#options.config.recordGaps);
-    for (const sink of this.#options.sinks) sink(record, m);
+    finishExchange(m, endAt, this.#options.config.recordGaps, this.#options.sinks);
     if (this.#running.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 }

@@ -3,6 +3,7 @@
 // reports a fake ~1 ms TTFT, which is exactly what the gateway's tests must show it does not do.
 import type { IncomingMessage } from 'node:http';
 import type {
+  AnswerTexts,
   AnswerWire,
   FinishReason,
   GenerationRequest,
@@ -36,6 +37,7 @@ function parse(body: unknown): GenerationRequest {
     model: optionalModel(b),
     promptText: prompt.text,
     promptTokens: prompt.tokens,
+    promptBlocks: prompt.blockHashes,
     stream: b['stream'] === true,
     includeUsage: true,
     maxTokens,
@@ -54,11 +56,32 @@ function sse(type: string, data: object): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
-class AnthropicWire implements AnswerWire {
-  private readonly deltaHead =
-    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":';
+/** Anthropic's input usage: `input_tokens` excludes cache reads, which are reported beside it. */
+function inputUsage(usage: TokenUsage): object {
+  return {
+    input_tokens: usage.promptTokens - usage.cachedTokens,
+    ...(usage.reportsCache
+      ? { cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cachedTokens }
+      : {}),
+  };
+}
 
-  constructor(private readonly context: WireContext) {}
+/** Thinking blocks end with a signature; the simulator's is opaque and fixed, as a client must not read it. */
+const SIGNATURE = 'c2ltdWxhdGVkLXRoaW5raW5nLXNpZ25hdHVyZQ';
+
+class AnthropicWire implements AnswerWire {
+  /** The block being written: 0 is the thinking block in reasoning mode, else the text block. */
+  private index = 0;
+  private thinking: boolean;
+  private deltaHead = AnthropicWire.deltaHead(0, 'text_delta', 'text');
+
+  constructor(private readonly context: WireContext) {
+    this.thinking = context.reasoning;
+  }
+
+  private static deltaHead(index: number, type: string, field: string): string {
+    return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"${type}","${field}":`;
+  }
 
   opening(): string {
     const { id, model, request } = this.context;
@@ -72,9 +95,12 @@ class AnthropicWire implements AnswerWire {
       stop_sequence: null,
       usage: { input_tokens: request.promptTokens, output_tokens: 1 },
     };
+    const block = this.thinking
+      ? { type: 'thinking', thinking: '', signature: '' }
+      : { type: 'text', text: '' };
     return (
       sse('message_start', { message }) +
-      sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+      sse('content_block_start', { index: 0, content_block: block }) +
       sse('ping', {})
     );
   }
@@ -83,16 +109,39 @@ class AnthropicWire implements AnswerWire {
     return '';
   }
 
+  reasoning(text: string): string {
+    return `${AnthropicWire.deltaHead(0, 'thinking_delta', 'thinking')}${JSON.stringify(text)}}}\n\n`;
+  }
+
+  /** The thinking block ends (with its signature) and the text block opens. */
+  private endThinking(): string {
+    this.thinking = false;
+    this.index = 1;
+    this.deltaHead = AnthropicWire.deltaHead(1, 'text_delta', 'text');
+    return (
+      sse('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIGNATURE } }) +
+      sse('content_block_stop', { index: 0 }) +
+      sse('content_block_start', { index: 1, content_block: { type: 'text', text: '' } })
+    );
+  }
+
   content(text: string): string {
-    return `${this.deltaHead}${JSON.stringify(text)}}}\n\n`;
+    const opening = this.thinking ? this.endThinking() : '';
+    return `${opening}${this.deltaHead}${JSON.stringify(text)}}}\n\n`;
   }
 
   closing(finish: FinishReason, usage: TokenUsage): string {
+    // An answer cut short inside its reasoning closes the thinking block alone.
+    const signature = this.thinking
+      ? sse('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIGNATURE } })
+      : '';
     return (
-      sse('content_block_stop', { index: 0 }) +
+      signature +
+      sse('content_block_stop', { index: this.index }) +
       sse('message_delta', {
         delta: { stop_reason: stopReason(finish, this.context.request), stop_sequence: null },
-        usage: { output_tokens: usage.completionTokens },
+        // The input side is known only once the prefix cache was looked up, after message_start went out.
+        usage: { ...(usage.reportsCache ? inputUsage(usage) : {}), output_tokens: usage.completionTokens },
       }) +
       sse('message_stop', {})
     );
@@ -102,17 +151,20 @@ class AnthropicWire implements AnswerWire {
     return sse('error', { error: { type: 'overloaded_error', message } });
   }
 
-  body(text: string, finish: FinishReason, usage: TokenUsage): object {
+  body({ reasoning, text }: AnswerTexts, finish: FinishReason, usage: TokenUsage): object {
     const { id, model, request } = this.context;
+    const thinking = this.context.reasoning
+      ? [{ type: 'thinking', thinking: reasoning, signature: SIGNATURE }]
+      : [];
     return {
       id,
       type: 'message',
       role: 'assistant',
       model,
-      content: [{ type: 'text', text }],
+      content: [...thinking, { type: 'text', text }],
       stop_reason: stopReason(finish, request),
       stop_sequence: null,
-      usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
+      usage: { ...inputUsage(usage), output_tokens: usage.completionTokens },
     };
   }
 }

@@ -1,7 +1,6 @@
 // Reads OpenAI chat and completions request bodies the way vLLM's OpenAI server does, and says precisely what is
 // wrong when it cannot: 400 for values it rejects, 422 for a body of the wrong shape (the "Unprocessable Entity"
 // users meet when a completions body is sent to the chat path, or the other way round).
-import { estimateTokens } from '../../shared/token-estimate.js';
 import { type GenerationRequest, RequestRejection } from './protocol.js';
 import {
   asObject,
@@ -11,11 +10,13 @@ import {
   messageTexts,
   optionalModel,
   optionalNumber,
+  type Prompt,
+  plainPrompt,
   stopStrings,
   temperatureField,
 } from './request-fields.js';
 
-function chatPrompt(body: Json): { text: string; tokens: number } {
+function chatPrompt(body: Json): Prompt {
   if (body['messages'] === undefined) {
     const hint = 'prompt' in body ? ': this body has "prompt", which belongs on /v1/completions' : '';
     throw new RequestRejection(422, `field required: messages${hint}`, 'messages');
@@ -23,7 +24,7 @@ function chatPrompt(body: Json): { text: string; tokens: number } {
   return conversationPrompt(messageTexts(body['messages'], 'messages', ['text']));
 }
 
-function completionsPrompt(body: Json): { text: string; tokens: number } {
+function completionsPrompt(body: Json): Prompt {
   const prompt = body['prompt'];
   if (prompt === undefined) {
     const hint =
@@ -38,7 +39,7 @@ function completionsPrompt(body: Json): { text: string; tokens: number } {
       'prompt',
     );
   }
-  return { text, tokens: estimateTokens(text) };
+  return plainPrompt(text);
 }
 
 export function parseOpenAIRequest(
@@ -61,6 +62,7 @@ export function parseOpenAIRequest(
     model,
     promptText: prompt.text,
     promptTokens: prompt.tokens,
+    promptBlocks: prompt.blockHashes,
     stream: b['stream'] === true,
     includeUsage,
     maxTokens,

@@ -1,12 +1,17 @@
 // The bytes vLLM's OpenAI server writes, for chat and completions, streamed and not. Each answer builds its
 // constant JSON prefix once, so a content event costs one string concatenation and one JSON.stringify of the text.
-import type { AnswerWire, FinishReason, TokenUsage, WireContext } from './protocol.js';
+import type { AnswerTexts, AnswerWire, FinishReason, TokenUsage, WireContext } from './protocol.js';
 
+/** OpenAI's usage; the details objects only when there is something to say (prefix caching on, reasoning). */
 export function openAIUsage(usage: TokenUsage) {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.reportsCache ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+    ...(usage.reasoningTokens > 0
+      ? { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }
+      : {}),
   };
 }
 
@@ -32,6 +37,12 @@ export class OpenAIWire implements AnswerWire {
     return this.isChat && this.context.roleChunk === 'with-first-token' ? this.roleEvent() : '';
   }
 
+  /** Chat only: completions has no reasoning field, and the simulator plans no reasoning for it. */
+  reasoning(text: string): string {
+    const field = this.context.chatReasoningField;
+    return `${this.head}"choices":[{"index":0,"delta":{"${field}":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  }
+
   content(text: string): string {
     const quoted = JSON.stringify(text);
     return this.isChat
@@ -55,11 +66,15 @@ export class OpenAIWire implements AnswerWire {
     return `data: ${JSON.stringify(errorInsteadOfChoices(message))}\n\n`;
   }
 
-  body(text: string, finish: FinishReason, usage: TokenUsage): object {
-    const { id, created, model } = this.context;
-    const choice = this.isChat
-      ? { index: 0, message: { role: 'assistant', content: text, tool_calls: [] }, logprobs: null }
-      : { index: 0, text, logprobs: null };
+  body({ reasoning, text }: AnswerTexts, finish: FinishReason, usage: TokenUsage): object {
+    const { id, created, model, chatReasoningField } = this.context;
+    const message = {
+      role: 'assistant',
+      ...(this.context.reasoning ? { [chatReasoningField]: reasoning } : {}),
+      content: text,
+      tool_calls: [],
+    };
+    const choice = this.isChat ? { index: 0, message, logprobs: null } : { index: 0, text, logprobs: null };
     return {
       id,
       object: this.isChat ? 'chat.completion' : 'text_completion',

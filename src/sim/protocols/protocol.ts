@@ -12,6 +12,8 @@ export interface GenerationRequest {
   readonly model: string | undefined;
   readonly promptText: string;
   readonly promptTokens: number;
+  /** The hash of each full KV block of the prompt (prompt-blocks.ts): what the prefix cache looks up. */
+  readonly promptBlocks: readonly string[];
   readonly stream: boolean;
   /** OpenAI's `stream_options.include_usage`; protocols whose streams always carry usage set it true. */
   readonly includeUsage: boolean;
@@ -23,22 +25,36 @@ export interface GenerationRequest {
 
 export interface TokenUsage {
   readonly promptTokens: number;
+  /** Every generated token, reasoning included (as OpenAI and vLLM count them). */
   readonly completionTokens: number;
+  readonly reasoningTokens: number;
+  /** Prompt tokens read from the prefix cache (part of promptTokens). */
+  readonly cachedTokens: number;
+  /** Whether the server reports cached tokens at all (prefix caching on). */
+  readonly reportsCache: boolean;
 }
 
 /** The bytes of one answer. Streamed events are complete SSE events, `\n\n` included. */
 export interface AnswerWire {
   /** Events written with the response headers, before any token (lifecycle events; '' when none). */
   opening(): string;
-  /** Events written just before the first content chunk (the OpenAI chat role delta; '' elsewhere). */
+  /** Events written just before the first generated chunk (the OpenAI chat role delta; '' elsewhere). */
   beforeFirstContent(): string;
+  /** A reasoning delta (only when the context says the answer has a reasoning part; always before content). */
+  reasoning(text: string): string;
+  /** An answer delta; the first one after reasoning also closes the reasoning part where the protocol has one. */
   content(text: string): string;
   /** Events after the last content chunk: finish, usage where asked for, end marker. */
   closing(finish: FinishReason, usage: TokenUsage): string;
   /** An error event inside a stream that already answered 200. */
   streamError(message: string): string;
   /** The whole non-streamed answer. */
-  body(text: string, finish: FinishReason, usage: TokenUsage): object;
+  body(answer: AnswerTexts, finish: FinishReason, usage: TokenUsage): object;
+}
+
+export interface AnswerTexts {
+  readonly reasoning: string;
+  readonly text: string;
 }
 
 export interface WireContext {
@@ -47,6 +63,10 @@ export interface WireContext {
   readonly model: string;
   readonly request: GenerationRequest;
   readonly roleChunk: 'with-first-token' | 'immediately';
+  /** The answer starts with reasoning tokens (a reasoning model). */
+  readonly reasoning: boolean;
+  /** The chat delta field that carries reasoning. */
+  readonly chatReasoningField: 'reasoning' | 'reasoning_content';
 }
 
 export interface SimProtocol {

@@ -1,5 +1,5 @@
 // Request fields read the same way by every protocol, with the same checks.
-import { estimateTokens } from '../../shared/token-estimate.js';
+import { PromptBlockHasher, type PromptBlocks } from '../prompt-blocks.js';
 import { RequestRejection } from './protocol.js';
 
 export type Json = Record<string, unknown>;
@@ -74,12 +74,20 @@ export function contentText(content: unknown, where: string, textTypes: readonly
   throw new RequestRejection(422, `${where} must be a string or a list of text parts`, where);
 }
 
-/** A conversation's text and its token count under the built-in rule, with chat-template overhead. */
-export function conversationPrompt(texts: readonly string[]): { text: string; tokens: number } {
-  const tokens =
-    texts.reduce((sum, t) => sum + estimateTokens(t) + TEMPLATE_TOKENS_PER_MESSAGE, 0) +
-    TEMPLATE_TOKENS_FOR_REPLY;
-  return { text: texts.join('\n'), tokens };
+export interface Prompt extends PromptBlocks {
+  readonly text: string;
+}
+
+/** A conversation's text, its tokens under the built-in rule with chat-template overhead, and its KV blocks. */
+export function conversationPrompt(texts: readonly string[]): Prompt {
+  const hasher = new PromptBlockHasher();
+  for (const text of texts) hasher.template(TEMPLATE_TOKENS_PER_MESSAGE).text(text);
+  return { text: texts.join('\n'), ...hasher.template(TEMPLATE_TOKENS_FOR_REPLY).finish() };
+}
+
+/** A completions prompt: its text alone, no template. */
+export function plainPrompt(text: string): Prompt {
+  return { text, ...new PromptBlockHasher().text(text).finish() };
 }
 
 export function messageTexts(messages: unknown, where: string, textTypes: readonly string[]): string[] {

@@ -10,14 +10,15 @@ import { validateConfig } from '../../../src/gateway/config-validate.js';
 import type { Gateway } from '../../../src/gateway/context.js';
 import { REDACTED_PATHS } from '../../../src/gateway/logger.js';
 import type { RequestRecord } from '../../../src/gateway/record.js';
+import { withDeadline } from '../../helpers/deadline.js';
 
 export interface TestGateway extends Gateway {
   /** `http://127.0.0.1:PORT` */
   readonly url: string;
   readonly logs: string[];
   readonly records: RequestRecord[];
-  /** Resolves with the next `count` records (those already finished included). */
-  recordsAfter(count: number): Promise<RequestRecord[]>;
+  /** Resolves with the first `count` records (those already finished included); fails after WAIT_DEADLINE_MS. */
+  recordsAfter(count: number, deadlineMs?: number): Promise<RequestRecord[]>;
   close(): Promise<void>;
 }
 
@@ -57,11 +58,16 @@ export async function startGateway(
     url: `http://127.0.0.1:${port}`,
     logs,
     records,
-    recordsAfter: (count) =>
-      new Promise((resolve) => {
-        if (records.length >= count) resolve(records.slice(0, count));
-        else waiters.push({ count, resolve: () => resolve(records.slice(0, count)) });
-      }),
+    recordsAfter: (count, deadlineMs) =>
+      withDeadline(
+        new Promise((resolve) => {
+          if (records.length >= count) resolve(records.slice(0, count));
+          else waiters.push({ count, resolve: () => resolve(records.slice(0, count)) });
+        }),
+        () =>
+          `${count} records, ${records.length} arrived: [${records.map((r) => `${r.requestId} ${r.outcome}(${r.status})`).join(', ')}]`,
+        deadlineMs,
+      ),
     close: () => gateway.app.close(),
   };
 }

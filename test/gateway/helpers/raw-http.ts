@@ -1,6 +1,7 @@
 // Sends a hand-written HTTP/1.1 request over a plain socket: for request targets that HTTP clients normalize or
 // refuse (`..`, absolute-form, odd Host headers).
 import { connect } from 'node:net';
+import { withDeadline } from '../../helpers/deadline.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -12,7 +13,7 @@ export interface RawResponse {
 
 export function rawRequest(url: string, requestHead: string, body = ''): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
+  const answer = new Promise<RawResponse>((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
@@ -32,4 +33,5 @@ export function rawRequest(url: string, requestHead: string, body = ''): Promise
     const length = Buffer.byteLength(body);
     socket.write(`${requestHead}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n${body}`);
   });
+  return withDeadline(answer, () => `the answer to ${requestHead.split('\r\n')[0]} and its connection's end`);
 }

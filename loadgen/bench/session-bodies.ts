@@ -1,0 +1,35 @@
+// A multi-turn session's request body for one turn: the turn's own body (its user message, sampling fields,
+// output length, stream options: payload.ts), with the session's earlier turns put before its message, each
+// user message as the dataset had it and each assistant message as the model actually answered it. Where the
+// conversation goes is the protocol's fact (conversationField); completions carry a single prompt and have no
+// sessions.
+
+import { protocolByName } from '../../src/protocols/index.js';
+import type { SampleRequest } from '../datasets/sample-request.js';
+import { buildPayload, type PayloadOptions } from './payload.js';
+
+export interface SessionMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+}
+
+/** Whether the protocol's bodies can carry a conversation. */
+export function carriesConversation(options: Pick<PayloadOptions, 'protocol'>): boolean {
+  return protocolByName(options.protocol).conversationField !== null;
+}
+
+export function sessionTurnBody(
+  turn: SampleRequest,
+  history: readonly SessionMessage[],
+  options: PayloadOptions,
+): Buffer {
+  const body = buildPayload(turn, options);
+  const field = protocolByName(options.protocol).conversationField;
+  if (field !== null && history.length > 0) {
+    const own = body[field];
+    // Responses may take its input as a bare string; in a conversation it is the last user message.
+    const last = typeof own === 'string' ? [{ role: 'user', content: own }] : Array.isArray(own) ? own : [];
+    body[field] = [...history, ...last];
+  }
+  return Buffer.from(JSON.stringify(body));
+}

@@ -1,0 +1,88 @@
+// numpy's legacy global state (`np.random.seed(int)`, then `np.random.gamma(shape, scale)`), which vLLM's
+// client draws its inter-arrival gaps from. The legacy samplers are frozen by numpy's compatibility policy, so
+// reproducing them (the polar Box-Muller normal with its cached second value, Marsaglia and Tsang's gamma for
+// shape > 1, the rejection method of legacy_standard_gamma for shape < 1, -log(1 - U) for shape 1) gives
+// vLLM's gaps to the last bit, give or take one ulp where the platform's log or pow differs from V8's.
+
+import { Mt19937 } from './mt19937.js';
+
+export class NumpyRandomState {
+  private readonly mt: Mt19937;
+  private cachedGauss: number | undefined;
+
+  /** np.random.seed(seed): numpy takes 0 <= seed <= 2**32 - 1 only. */
+  constructor(seed: number) {
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+      throw new RangeError(`numpy seeds must be between 0 and 2**32 - 1, got ${seed}`);
+    this.mt = Mt19937.fromSeed(seed);
+  }
+
+  /** np.random.random_sample(). */
+  randomSample(): number {
+    return this.mt.nextDouble();
+  }
+
+  /** np.random.standard_exponential(). */
+  standardExponential(): number {
+    return -Math.log(1 - this.mt.nextDouble());
+  }
+
+  /** np.random.standard_normal() (legacy_gauss). */
+  standardNormal(): number {
+    if (this.cachedGauss !== undefined) {
+      const value = this.cachedGauss;
+      this.cachedGauss = undefined;
+      return value;
+    }
+    let x1: number;
+    let x2: number;
+    let r2: number;
+    do {
+      x1 = 2 * this.mt.nextDouble() - 1;
+      x2 = 2 * this.mt.nextDouble() - 1;
+      r2 = x1 * x1 + x2 * x2;
+    } while (r2 >= 1 || r2 === 0);
+    const f = Math.sqrt((-2 * Math.log(r2)) / r2);
+    this.cachedGauss = f * x1;
+    return f * x2;
+  }
+
+  /** np.random.standard_gamma(shape) (legacy_standard_gamma). */
+  standardGamma(shape: number): number {
+    if (shape === 1) return this.standardExponential();
+    if (shape === 0) return 0;
+    if (shape < 1) {
+      for (;;) {
+        const u = this.mt.nextDouble();
+        const v = this.standardExponential();
+        if (u <= 1 - shape) {
+          const x = u ** (1 / shape);
+          if (x <= v) return x;
+        } else {
+          const y = -Math.log((1 - u) / shape);
+          const x = (1 - shape + shape * y) ** (1 / shape);
+          if (x <= v + y) return x;
+        }
+      }
+    }
+    const b = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * b);
+    for (;;) {
+      let x: number;
+      let v: number;
+      do {
+        x = this.standardNormal();
+        v = 1 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      const u = this.mt.nextDouble();
+      if (u < 1 - 0.0331 * (x * x) * (x * x)) return b * v;
+      if (Math.log(u) < 0.5 * x * x + b * (1 - v + Math.log(v))) return b * v;
+    }
+  }
+
+  /** np.random.gamma(shape, scale). */
+  gamma(shape: number, scale: number): number {
+    return scale * this.standardGamma(shape);
+  }
+}

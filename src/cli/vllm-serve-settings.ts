@@ -1,0 +1,118 @@
+// The settings the flags of vllm-serve-options.ts make (vLLM 009e6d4a's `vllm bench serve` behaviour), and the
+// lines the run's header says about them: sampling parameters into the body only when given (no temperature is
+// forced, as vLLM since PR #32723), --input-len/--output-len mapped onto the dataset flags, LoRA names, the
+// warm-ups and the ready check, --insecure, and the accepted-only flags' one line each.
+
+import type { Backend } from '../../loadgen/bench/backends.js';
+import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
+import { UsageError } from '../shared/usage-error.js';
+import type { OptionValue, ParsedOptions } from './options.js';
+import { acceptedOnlyNotes, SAMPLING_FLAGS, VLLM_ONLY_DATASETS } from './vllm-serve-options.js';
+
+/** vLLM's OPENAI_COMPATIBLE_BACKENDS among ours: the ones its random dataset forces ignore_eos on. */
+const OPENAI_COMPATIBLE: ReadonlySet<Backend> = new Set(['openai', 'vllm', 'openai-chat']);
+
+export interface VllmServeParts {
+  /** Body fields from the sampling flags (and --logprobs), merged under --extra-body as vLLM merges them. */
+  readonly sampling: Record<string, number>;
+  readonly temperature?: number;
+  /** --input-len / --output-len onto the dataset flags they stand for (undefined: not given). */
+  readonly inputLen?: number;
+  readonly outputLen?: number;
+  /** vLLM forces ignore_eos for its random dataset on OpenAI backends. */
+  readonly forceIgnoreEos: boolean;
+  readonly warmups: number;
+  readonly readyCheckTimeoutS: number;
+  readonly lora?: { modules: string[]; assignment: LoraAssignment };
+  readonly insecure: boolean;
+  readonly disableShuffle: boolean;
+  readonly noOversample: boolean;
+  readonly appendResult: boolean;
+  /** Lines for the run's header. */
+  readonly notes: string[];
+}
+
+const numberOf = (v: OptionValue): number | undefined => (typeof v === 'number' ? v : undefined);
+
+function checkJsonObject(flag: string, text: OptionValue): void {
+  if (typeof text !== 'string') return;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return;
+  } catch {
+    // said below
+  }
+  throw new UsageError(`--${flag} must be a JSON object, e.g. '{"enable_thinking": false}' (got ${text})`);
+}
+
+export function vllmServeParts(
+  o: ParsedOptions,
+  run: { backend: Backend; datasetName: string; datasetNamed: boolean; completions: boolean },
+): VllmServeParts {
+  if (o['self-timed'] === true || o['no-self-timed'] === true)
+    throw new UsageError(
+      "--self-timed/--no-self-timed apply to vLLM's timed_trace dataset only (vLLM refuses them elsewhere too); tokenmeter replays recorded timing with --dataset-name records or mooncake",
+    );
+  if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName))
+    throw new UsageError(
+      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, jsonl (custom), records, mooncake or burstgpt`,
+    );
+  checkJsonObject('chat-template-kwargs', o['chat-template-kwargs']);
+  const notes: string[] = [];
+  const sampling: Record<string, number> = {};
+  for (const [flag, field] of Object.entries(SAMPLING_FLAGS)) {
+    const value = numberOf(o[flag]);
+    if (value !== undefined && flag !== 'temperature') sampling[field] = value;
+  }
+  const logprobs = numberOf(o['logprobs']);
+  if (logprobs !== undefined) {
+    if (run.completions) sampling['logprobs'] = logprobs;
+    else notes.push('--logprobs is sent with completions backends only, as vLLM does; this run sends none');
+  }
+  const temperature = numberOf(o['temperature']);
+  if (temperature === undefined)
+    notes.push(
+      'no --temperature: none is sent, so the server chooses (vLLM no longer sends temperature 0 either); --temperature 0 for greedy',
+    );
+  if (!run.datasetNamed)
+    notes.push(
+      "no --dataset-name: the bundled ShareGPT-format sample is sent (vLLM's default is --dataset-name random: 1024 input, 128 output tokens, ignore_eos)",
+    );
+  const forceIgnoreEos = run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend);
+  if (forceIgnoreEos && o['ignore-eos'] !== true)
+    notes.push('random dataset: ignore_eos is sent so every answer runs to its length, as vLLM does');
+  const modules = Array.isArray(o['lora-modules']) ? o['lora-modules'] : [];
+  const assignment = (
+    typeof o['lora-assignment'] === 'string' ? o['lora-assignment'] : 'random'
+  ) as LoraAssignment;
+  if (modules.length > 0)
+    notes.push(`LoRA: each request's model is one of ${modules.join(', ')} (${assignment})`);
+  const insecure = o['insecure'] === true;
+  if (insecure)
+    notes.push(
+      "warning: --insecure: the server's TLS certificate is not verified, so anyone on the path can read the traffic and the key",
+    );
+  if (typeof o['chat-template-kwargs'] === 'string')
+    notes.push(
+      '--chat-template-kwargs is accepted: vLLM applies it when it renders a chat template client-side (custom, speed_bench), which tokenmeter never does; to send it to the server use --extra-body \'{"chat_template_kwargs": ...}\'',
+    );
+  const accepted = new Set(Object.keys(o).filter((name) => o[name] !== undefined && o[name] !== false));
+  notes.push(...acceptedOnlyNotes(accepted));
+  const inputLen = numberOf(o['input-len']);
+  const outputLen = numberOf(o['output-len']);
+  return {
+    sampling,
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(inputLen === undefined ? {} : { inputLen }),
+    ...(outputLen === undefined ? {} : { outputLen }),
+    forceIgnoreEos,
+    warmups: numberOf(o['num-warmups']) ?? 0,
+    readyCheckTimeoutS: numberOf(o['ready-check-timeout-sec']) ?? 0,
+    ...(modules.length > 0 ? { lora: { modules, assignment } } : {}),
+    insecure,
+    disableShuffle: o['disable-shuffle'] === true,
+    noOversample: o['no-oversample'] === true,
+    appendResult: o['append-result'] === true,
+    notes,
+  };
+}

@@ -1,0 +1,59 @@
+// A prompt as the KV cache sees it: its token count under the built-in rule and the hash of every full 16-token
+// block, each hash covering the whole prefix up to and including its block (as vLLM's block hashes chain the
+// parent's hash). Equal prompt prefixes therefore give equal leading hashes, which is what the prefix cache keys
+// on. Computed once per request, when its body is read; nothing here runs per generated token.
+import { createHash, type Hash } from 'node:crypto';
+import { forEachEstimatedToken } from '../shared/token-estimate.js';
+
+/** Tokens per KV block, vLLM's default --block-size on CUDA. */
+export const BLOCK_SIZE = 16;
+
+/** A chat template's own tokens have no text; they hash as this marker so they cannot equal a word. */
+const TEMPLATE_TOKEN = '\u0000t';
+/** Separates pieces inside a block, so "ab"+"c" and "a"+"bc" hash differently. */
+const SEPARATOR = '\u0001';
+
+export interface PromptBlocks {
+  readonly tokens: number;
+  /** One hash per full block, in order; a trailing partial block has none (vLLM caches full blocks only). */
+  readonly blockHashes: readonly string[];
+}
+
+export class PromptBlockHasher {
+  private readonly chain: Hash = createHash('sha256');
+  private readonly hashes: string[] = [];
+  private block = '';
+  private inBlock = 0;
+  private count = 0;
+
+  /** Adds the tokens of `text` under the built-in rule. */
+  text(text: string): this {
+    forEachEstimatedToken(text, (piece) => this.piece(piece));
+    return this;
+  }
+
+  /** Adds `n` chat-template tokens (role markers and the like). */
+  template(n: number): this {
+    for (let i = 0; i < n; i++) this.piece(TEMPLATE_TOKEN);
+    return this;
+  }
+
+  finish(): PromptBlocks {
+    return { tokens: this.count, blockHashes: this.hashes };
+  }
+
+  private piece(piece: string): void {
+    this.block += piece + SEPARATOR;
+    this.count++;
+    if (++this.inBlock < BLOCK_SIZE) return;
+    // The running hash already holds every earlier block: a copy's digest is the hash of the whole prefix.
+    this.chain.update(this.block);
+    this.hashes.push(this.chain.copy().digest('base64url'));
+    this.block = '';
+    this.inBlock = 0;
+  }
+}
+
+export function blocksFor(tokens: number): number {
+  return Math.ceil(tokens / BLOCK_SIZE);
+}
