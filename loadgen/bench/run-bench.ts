@@ -179,19 +179,11 @@ export function runFigures(
       durationMs,
       metricPercentiles: percentiles,
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+      requestRate: settings.requestRate,
     }),
     extra: extraMetrics(records, percentiles),
   };
-}
-
-/** The run's verdicts, and after them what the server's metrics attribute them to. */
-function withServerVerdict(
-  found: Verdict[],
-  serverMetrics: ServerMetricsRun | undefined,
-  records: readonly RequestRecord[],
-): Verdict[] {
-  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
-  return server === undefined ? found : [...found, server];
 }
 
 interface SessionEngineInput {
@@ -221,6 +213,16 @@ function sessionEngineInput(
     },
     counts: { notSentAfterFailure: 0, notSentStopped: 0 },
   };
+}
+
+/** The run's verdicts, and after them what the server's metrics attribute them to. */
+function withServerVerdict(
+  found: Verdict[],
+  serverMetrics: ServerMetricsRun | undefined,
+  records: readonly RequestRecord[],
+): Verdict[] {
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
+  return server === undefined ? found : [...found, server];
 }
 
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {

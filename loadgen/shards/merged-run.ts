@@ -6,7 +6,7 @@
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
-import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
@@ -25,7 +25,7 @@ import { mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
 
 export interface MergeSettings {
-  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly percentileMetrics: readonly PercentileMetric[];
   readonly metricPercentiles: readonly number[];
   readonly goodput?: GoodputSlos;
   /** --allow-partial: merge despite missing shards, torn lines, foreign or repeated records (each said). */

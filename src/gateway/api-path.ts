@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { newSpan, parseTraceparent } from '../shared/trace-context.js';
 import type { Admission } from './admission.js';
 import { DRAIN_RETRY_AFTER_S } from './admission.js';
+import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
 import { ClientSink } from './client-sink.js';
@@ -98,6 +99,16 @@ export class ApiPath {
     const refusal = gatewayKeyRefusal(headers, context.config.gatewayKeys);
     if (refusal !== null) {
       sendGatewayError(m, response, refusal);
+      return;
+    }
+    // Before the body is read: a method outside the API's list is answered here and never forwarded.
+    if (!isApiMethod(m.method)) {
+      response.setHeader('allow', ALLOW);
+      sendGatewayError(
+        m,
+        response,
+        new GatewayError('method_not_allowed', `${m.method.slice(0, 20)} is not an API method: use ${ALLOW}`),
+      );
       return;
     }
     if (!hasBody(request)) {

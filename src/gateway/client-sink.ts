@@ -3,8 +3,8 @@
 // undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
 // drains, so a slow client slows the upstream read instead of growing memory. A failure before the response
 // started becomes the gateway's coded error; after it started, the client's stream is cut too, so the client
-// never mistakes a partial answer for a complete one. Error answers and streams reach the client with the
-// gateway's keys scrubbed (key-scrubber.ts says which bytes and why).
+// never mistakes a partial answer for a complete one. Headers and bodies reach the client with the gateway's keys
+// scrubbed (key-scrubber.ts says which bytes and why); trailers are not forwarded.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ExchangeSink } from '../measure/metered-handler.js';
@@ -43,14 +43,13 @@ export class ClientSink implements ExchangeSink {
     // The upstream's headers less the hop-by-hop ones, which describe its connection, not this one (forwarding
     // `connection: keep-alive` would override a client that asked to close); then the gateway's own. Built once,
     // into the one object writeHead takes (a `connection: close` set while draining is merged in by Node).
-    const headers = forwardableResponseHeaders(upstreamHeaders);
+    const headers = this.#scrubber.scrubHeaders(forwardableResponseHeaders(upstreamHeaders));
     headers['x-request-id'] = this.#m.requestId;
     headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
     // Removing the usage chunk the gateway asked for on the client's behalf changes the length.
     if (metered && this.#m.usageInjected) delete headers['content-length'];
-    // An error answer's length may change with its keys replaced; a successful one with a declared length passes
-    // as declared.
-    if (this.#scrubber.active && (status >= 400 || upstreamHeaders['content-length'] === undefined)) {
+    // Every body is scrubbed when there are keys; its length may change with them replaced.
+    if (this.#scrubber.active) {
       this.#scrubbed = this.#scrubber.stream();
       delete headers['content-length'];
     }

@@ -83,6 +83,8 @@ export function startExchange(
   // The client's headers less its credentials and hop-by-hop fields (hop-by-hop.ts), then the upstream's own
   // headers and key, the request id and the gateway's span as the trace context.
   const headers = forwardableRequestHeaders(request.headers);
+  // What the meter reads (an answer compressed anyway is decoded: src/measure/body-decoding.ts).
+  headers['accept-encoding'] = 'identity';
   for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
   applyUpstreamAuth(headers, upstreamAuthFor(request.endpoint), upstream.key);
   headers['x-request-id'] = m.requestId;

@@ -2,6 +2,7 @@
 // `Authorization: Bearer <key>` or `x-api-key: <key>`. The gateway's own endpoints (health, metrics) stay open
 // for probes; they never reach this check.
 import type { IncomingHttpHeaders } from 'node:http';
+import { bearerToken } from '../shared/bearer-token.js';
 import { GatewayError } from './errors.js';
 import { type GatewayKey, matchesGatewayKey } from './gateway-keys.js';
 
@@ -11,7 +12,7 @@ const HOW = "send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
 function presentedKeys(authorization: string | undefined, apiKey: string | string[] | undefined): string[] {
   const keys: string[] = [];
   if (typeof apiKey === 'string' && apiKey !== '') keys.push(apiKey);
-  const bearer = authorization === undefined ? undefined : /^Bearer\s+(.+)$/i.exec(authorization.trim())?.[1];
+  const bearer = bearerToken(authorization);
   if (bearer !== undefined) keys.push(bearer);
   return keys;
 }

@@ -6,7 +6,9 @@
 // `stream_options`; the model is renamed by replacing the bytes of the one top-level `model` string. Whenever the
 // bytes do not allow the edit exactly (a `stream_options` to merge into, a key spelled with escapes, `model`
 // twice), the parsed object is re-serialized instead: the same JSON value, written anew.
+import { jsonNestsDeeperThan, looksLikeJsonContainer, MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { isJsonObject, type JsonObject } from '../shared/json-object.js';
+import { GatewayError } from './errors.js';
 
 export interface ParsedBody {
   readonly raw: Buffer;
@@ -14,8 +16,15 @@ export interface ParsedBody {
   readonly json: JsonObject | undefined;
 }
 
+/** Throws the gateway's 400 for a JSON body nested deeper than MAX_JSON_DEPTH, before anything parses it. */
 export function parseBody(raw: Buffer): ParsedBody {
   if (raw.length === 0) return { raw, json: undefined };
+  if (looksLikeJsonContainer(raw) && jsonNestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw new GatewayError(
+      'request_too_deep',
+      `the JSON body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`,
+    );
+  }
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
     return { raw, json: isJsonObject(value) ? value : undefined };
