@@ -19,6 +19,15 @@
 // the gateway's RSS at the end is more than 20% above its RSS at the end of warm-up. Warm-up is the first minute
 // (half of a shorter run): RSS climbs while the heap and connection pools grow, then settles (measured over
 // 3 minutes: 91 MiB at 5 s, 111 MiB at 35 s, 117 MiB at 90 s, then 92-102 MiB to the end).
+//
+// The records file is rotated twice under traffic, the two ways logrotate does (docs/configuration.md, "Rotating
+// the records file"): at a third of the run by copytruncate (its bytes copied to records.jsonl.1, then the file
+// truncated in place, the gateway keeping it open), at two thirds by rename to records.jsonl.2 and SIGHUP. The
+// accounting reads the three files: every line must parse (no NUL byte, no torn line), and each request id sent
+// is in one of them once or counted lost. (logrotate's copytruncate loses the lines written between its copy and
+// its truncation; this soak reads and truncates back to back, so that window is microseconds, and a line lost in
+// it would show as a request without a record.)
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +130,47 @@ async function scrape(): Promise<string> {
   return response.body.text();
 }
 
+/** copytruncate as logrotate does it: the file's bytes copied aside, then the file truncated in place. */
+function copyTruncate(from: string, to: string): number {
+  const fd = openSync(from, 'r+');
+  try {
+    const { size } = fstatSync(fd);
+    const bytes = Buffer.alloc(size);
+    let at = 0;
+    while (at < size) {
+      const read = readSync(fd, bytes, at, size - at, at);
+      if (read === 0) break;
+      at += read;
+    }
+    ftruncateSync(fd, 0); // right after the read: a line written in between would be lost, as with logrotate
+    writeFileSync(to, bytes.subarray(0, at));
+    return at;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const ROTATED_BY_COPY = `${recordsFile}.1`;
+const ROTATED_BY_RENAME = `${recordsFile}.2`;
+const rotations: string[] = [];
+const rotateTimers = [
+  setTimeout(
+    () => {
+      const bytes = copyTruncate(recordsFile, ROTATED_BY_COPY);
+      rotations.push(`${elapsedS().toFixed(0)} s: copytruncate (${(bytes / 1024).toFixed(0)} KiB copied)`);
+    },
+    (runS * 1000) / 3,
+  ),
+  setTimeout(
+    () => {
+      renameSync(recordsFile, ROTATED_BY_RENAME);
+      process.kill(gatewayPid, 'SIGHUP');
+      rotations.push(`${elapsedS().toFixed(0)} s: rename + SIGHUP`);
+    },
+    (runS * 2000) / 3,
+  ),
+];
+
 const startedAt = performance.now();
 const elapsedS = (): number => (performance.now() - startedAt) / 1000;
 const samples: Sample[] = [];
@@ -188,6 +238,7 @@ for (let i = 0; i < count; i++) {
   );
 }
 await Promise.all(inFlight);
+for (const timer of rotateTimers) clearTimeout(timer);
 clearInterval(progress);
 clearInterval(sampler);
 await sampling;
@@ -215,8 +266,13 @@ const stopMs = performance.now() - stoppedAt;
 sim.process.kill('SIGTERM');
 await agent.close();
 
-// Accounting, by request id.
-const { records, malformed } = parseRecordLines(await readFile(recordsFile, 'utf8'));
+// Accounting, by request id, over the rotated files and the current one.
+const texts = await Promise.all(
+  [ROTATED_BY_COPY, ROTATED_BY_RENAME, recordsFile].map((file) => readFile(file, 'utf8').catch(() => '')),
+);
+const nulBytes = texts.reduce((n, text) => n + (text.match(/\0/g)?.length ?? 0), 0);
+const unterminated = texts.filter((text) => text !== '' && !text.endsWith('\n')).length;
+const { records, malformed } = parseRecordLines(texts.join(''));
 const sentIds = new Map<string, number>();
 for (let i = 0; i < sent; i++) sentIds.set(`soak-${seed}-${i}`, i);
 const seen = new Map<string, number>();
@@ -234,14 +290,23 @@ for (const r of records) {
 }
 const twice = [...seen.values()].filter((n) => n > 1).length;
 const missing = sent - seen.size;
-const accounted = twice === 0 && foreign === 0 && malformed === 0 && missing === lostTotal;
+const accounted =
+  twice === 0 &&
+  foreign === 0 &&
+  malformed === 0 &&
+  nulBytes === 0 &&
+  unterminated === 0 &&
+  missing === lostTotal;
 
 say('');
 say(
   `requests sent        ${sent} (dispatch lateness p99 ${percentile(lateness, 99).toFixed(1)} ms, max ${Math.max(...lateness).toFixed(1)} ms)`,
 );
 say(
-  `records written      ${seen.size} (malformed lines ${malformed}, ids written twice ${twice}, ids not sent ${foreign})`,
+  `rotations            ${rotations.length === 0 ? 'none (run shorter than a third of its length?)' : rotations.join('; ')}`,
+);
+say(
+  `records written      ${seen.size} in 3 files (malformed lines ${malformed}, NUL bytes ${nulBytes}, files ending mid-line ${unterminated}, ids written twice ${twice}, ids not sent ${foreign})`,
 );
 say(
   `records lost         ${lostTotal} (${[...lost].map(([reason, n]) => `${reason} ${n}`).join(', ')}); ` +

@@ -31,6 +31,8 @@ export interface RequestRecord extends ExchangeFigures {
   ttfbMs: number | null;
   /** First chunk carrying choices after sentAtMs. */
   ttftMs: number | null;
+  /** First answer chunk (not reasoning) after sentAtMs: time to first output token. */
+  ttfoMs?: number | null;
   /** Gaps between successive token-bearing chunks (one per chunk, not per token). */
   itlMs: number[];
   /** Last token-bearing chunk after sentAtMs (usage chunk and [DONE] excluded). */

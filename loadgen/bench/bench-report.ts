@@ -15,6 +15,7 @@ import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
 import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
+import { interruptionLine } from './interruption.js';
 import { recordsLostLine } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings, DurationBound } from './settings.js';
@@ -98,12 +99,7 @@ export function formatBenchReport(
         'requests have a record (those in flight were cancelled, as client_abort); the figures above describe only the part that ran.\n',
     );
   }
-  if (result.interrupted) {
-    parts.push(
-      `Interrupted: ${result.records.length} of ${result.planned} requests have a record (in-flight ones as client_abort); ` +
-        'the figures above describe only the part that ran.\n',
-    );
-  }
+  if (result.interruption !== undefined) parts.push(interruptionLine(result.interruption, result.planned));
   return parts.join('');
 }
 

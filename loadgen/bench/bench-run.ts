@@ -2,6 +2,7 @@
 // result JSON and the HTML page. Split in two so that the caller prints the report between the run and the saving
 // (a file that cannot be written never hides the figures of a run that happened). Nothing is printed here.
 
+import { rmSync } from 'node:fs';
 import type { RunDescription } from '../report/result-json.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
@@ -11,7 +12,14 @@ import type { PreparedRun, Say } from './prepare-run.js';
 import type { ProgressStream } from './progress.js';
 import { type BenchRunResult, runBench } from './run-bench.js';
 import { runChecks } from './run-checks.js';
-import { describeRun, recordsPathFor, resultPath, saveHtmlReport, saveResult } from './save-result.js';
+import {
+  claimResultFile,
+  describeRun,
+  recordsPathFor,
+  resultPath,
+  saveHtmlReport,
+  saveResult,
+} from './save-result.js';
 import type { BenchSettings } from './settings.js';
 
 export interface BenchRunContext {
@@ -46,17 +54,25 @@ export async function benchRun(
   );
   const path = resultPath(settings, run);
   const recordsPath = recordsPathFor(settings, path);
+  if (settings.save.result) claimResultFile(path);
   if (recordsPath !== null) context.say(`records: ${recordsPath}`);
-  const result = await runBench({
-    settings,
-    model: prepared.sentModel,
-    recordsPath,
-    signal: context.signal,
-    progressStream: context.progressStream,
-    tokenizer: prepared.tokenizer,
-    dataset: prepared.dataset,
-    say: context.say,
-  });
+  let result: BenchRunResult;
+  try {
+    result = await runBench({
+      settings,
+      model: prepared.sentModel,
+      recordsPath,
+      signal: context.signal,
+      progressStream: context.progressStream,
+      tokenizer: prepared.tokenizer,
+      dataset: prepared.dataset,
+      say: context.say,
+    });
+  } catch (error) {
+    // A run that never ended leaves no empty result file behind to refuse the next one.
+    if (settings.save.result) rmSync(path, { force: true });
+    throw error;
+  }
   const checks = runChecks(result, settings, run);
   const report =
     loadgenSummaryFor(result, settings) +

@@ -36,31 +36,49 @@ export class RecordsFile {
   readonly #writer: RecordsWriter<RequestRecord>;
   #firstError: string | undefined;
 
-  private constructor(path: string, maxPendingBytes: number | undefined) {
+  private constructor(path: string, maxPendingBytes: number | undefined, exclusive: boolean) {
     this.path = path;
     this.#writer = new RecordsWriter<RequestRecord>(
       path,
       (error) => {
         this.#firstError ??= error.message;
       },
-      { fresh: true, ...(maxPendingBytes === undefined ? {} : { maxPendingBytes }) },
+      {
+        firstOpen: exclusive ? 'exclusive' : 'truncate',
+        ...(maxPendingBytes === undefined ? {} : { maxPendingBytes }),
+      },
     );
   }
 
   /**
-   * Creates (empties) the file before the run sends anything; a path that cannot be written stops the run here.
-   * `maxPendingBytes`: Infinity when every line is already in memory (merge, workers) and none may be dropped.
+   * Creates the file before the run sends anything; a path that cannot be written stops the run here, and so
+   * does a file already there (another shard's, an earlier run's: a run never writes over a file it did not
+   * write). A FIFO or device is written as it is.
    */
-  static async open(path: string, maxPendingBytes?: number): Promise<RecordsFile> {
+  static async open(path: string): Promise<RecordsFile> {
+    return RecordsFile.#open(path, undefined, true);
+  }
+
+  /** A file rewritten whole from records already in memory: emptied if there, and no line dropped for memory. */
+  static async rewrite(path: string): Promise<RecordsFile> {
+    return RecordsFile.#open(path, Number.POSITIVE_INFINITY, false);
+  }
+
+  static async #open(
+    path: string,
+    maxPendingBytes: number | undefined,
+    exclusive: boolean,
+  ): Promise<RecordsFile> {
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
       throw new UserFacingError(`cannot write the records file ${path}: ${(error as Error).message}`);
     }
-    const file = new RecordsFile(path, maxPendingBytes);
+    const file = new RecordsFile(path, maxPendingBytes, exclusive);
     const failure = await file.#writer.openNow();
     if (failure !== null) {
       await file.#writer.close(0);
+      if ((failure as { code?: unknown }).code === 'EEXIST') throw fileExists(path);
       throw new UserFacingError(`cannot write the records file ${path}: ${failure.message}`);
     }
     return file;
@@ -86,12 +104,19 @@ function countsOf(stats: RecordsWriterStats, firstError: string | undefined): Re
   };
 }
 
-/** Writes records already in memory (a merge, the workers' run) to a new file; none is dropped for memory. */
+/** The one line for a file a run would write that is already there. */
+export function fileExists(path: string): UserFacingError {
+  return new UserFacingError(
+    `${path} already exists and this run did not write it (another shard's or an earlier run's?): remove it, or choose another --result-dir, --result-filename or --records-file`,
+  );
+}
+
+/** Writes records already in memory (a merge, the workers' run) to a file, whole; none is dropped for memory. */
 export async function writeRecordsFile(
   path: string,
   records: readonly RequestRecord[],
 ): Promise<RecordsFileCounts> {
-  const file = await RecordsFile.open(path, Number.POSITIVE_INFINITY);
+  const file = await RecordsFile.rewrite(path);
   for (const record of records) file.write(record);
   return file.close();
 }

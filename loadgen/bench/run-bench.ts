@@ -25,7 +25,9 @@ import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
+import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -33,6 +35,7 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
+import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
@@ -79,6 +82,8 @@ export interface BenchRunResult {
   readonly planned: number;
   /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
   readonly interrupted: boolean;
+  /** When it was stopped so and what that cancelled (left out of the figures). */
+  readonly interruption?: Interruption;
   /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
   readonly budgetStop?: BudgetStop;
   /** --smoke: the first failing request, with as much of its answer as was kept. */
@@ -174,6 +179,8 @@ export function runFigures(
       durationMs,
       metricPercentiles: percentiles,
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+      requestRate: settings.requestRate,
     }),
     extra: extraMetrics(records, percentiles),
   };
@@ -206,6 +213,16 @@ function sessionEngineInput(
     },
     counts: { notSentAfterFailure: 0, notSentStopped: 0 },
   };
+}
+
+/** The run's verdicts, and after them what the server's metrics attribute them to. */
+function withServerVerdict(
+  found: Verdict[],
+  serverMetrics: ServerMetricsRun | undefined,
+  records: readonly RequestRecord[],
+): Verdict[] {
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
+  return server === undefined ? found : [...found, server];
 }
 
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
@@ -249,7 +266,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ? new RunBudget(settings.cost.limits, settings.cost.price)
     : undefined;
   const file = input.recordsPath === null ? undefined : await RecordsFile.open(input.recordsPath);
-  const onOuterAbort = (): void => stop.abort();
+  let interruptedAt: Date | null = null;
+  const onOuterAbort = (): void => {
+    interruptedAt = new Date();
+    stop.abort();
+  };
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
     ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
@@ -387,8 +408,30 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
-  const { metrics, extra } = runFigures(records, result.durationMs, settings, settings.metricPercentiles);
-  const breakdown = benchBreakdown(records, settings, input.gatewayRecords);
+  const interruption = interruptionOf(interruptedAt, records, requests.length);
+  // A run cut short is measured on what ran: the requests Ctrl-C cancelled are no failures of the server.
+  const measured = measuredRecords(records, interruption);
+  const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
+  const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
+  const serverMetrics =
+    scrape === undefined
+      ? undefined
+      : serverMetricsRun(
+          seriesOfScrape(scrape, result.startedAtMs),
+          scrape.url,
+          scrape.unavailable ?? 'no sample could be read',
+        );
+  const found = verdicts(
+    measured,
+    extra,
+    DEFAULT_VERDICT_THRESHOLDS,
+    {
+      path: settings.target.path,
+      model: input.model,
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    },
+    breakdown.summary,
+  );
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -396,21 +439,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: verdicts(
-      records,
-      extra,
-      DEFAULT_VERDICT_THRESHOLDS,
-      {
-        path: settings.target.path,
-        model: input.model,
-        ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
-      },
-      breakdown.summary,
-    ),
+    verdicts: withServerVerdict(found, serverMetrics, measured),
     tokenizer,
     dataset,
     planned: requests.length,
     interrupted: input.signal.aborted,
+    ...(interruption === undefined ? {} : { interruption }),
     ...(budget?.stop === undefined ? {} : { budgetStop: budget.stop }),
     ...(smokeFailure === undefined ? {} : { smokeFailure }),
     recordsPath: input.recordsPath,
@@ -425,15 +459,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
             ...sessions.counts,
           },
         }),
-    ...(scrape === undefined
-      ? {}
-      : {
-          serverMetrics: serverMetricsRun(
-            seriesOfScrape(scrape, result.startedAtMs),
-            scrape.url,
-            scrape.unavailable ?? 'no sample could be read',
-          ),
-        }),
+    ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
   };
 }

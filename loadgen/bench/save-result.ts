@@ -1,10 +1,11 @@
 // --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
 // which also says what was measured from where (the target) and where the run's records file is.
 
-import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
+import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { breakdownKeys } from '../breakdown/breakdown-json.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
@@ -13,7 +14,8 @@ import { baseUrlOf } from '../report/run-target.js';
 import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
 import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
-import { recordsLostKeys } from './records-file.js';
+import { interruptionKeys } from './interruption.js';
+import { fileExists, recordsLostKeys } from './records-file.js';
 import type { BenchRunResult } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -34,6 +36,7 @@ export function describeRun(
     requestRate: settings.requestRate,
     burstiness: settings.burstiness,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    ...(settings.rampUp === undefined ? {} : { rampUp: settings.rampUp }),
     metadata: { ...settings.save.metadata },
     percentileMetrics: settings.percentileMetrics,
     ...(settings.cost.price === undefined ? {} : { price: settings.cost.price }),
@@ -45,9 +48,35 @@ export function describeRun(
   };
 }
 
-/** The result file's path (also used to name the records file next to it). */
+/**
+ * The result file's path (also used to name the records file next to it). A shard's default name carries the
+ * shard (`...-20261203-170000-shard1of3.json`), so shards started at once into one folder never share a file.
+ */
 export function resultPath(settings: BenchSettings, run: RunDescription): string {
-  return join(settings.save.dir, settings.save.filename ?? resultFileName(run));
+  if (settings.save.filename !== undefined) return join(settings.save.dir, settings.save.filename);
+  const name = resultFileName(run);
+  const { shard } = settings;
+  return join(
+    settings.save.dir,
+    shard === undefined ? name : name.replace(/\.json$/, `-shard${shard.index}of${shard.count}.json`),
+  );
+}
+
+/**
+ * Creates the result file, empty, before the run sends anything, refusing one already there (another shard's,
+ * an earlier run's): the run fills it when it ends. Exclusive creation, so two shards started at once with one
+ * name cannot both pass.
+ */
+export function claimResultFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') throw fileExists(path);
+    throw new UserFacingError(`cannot write the result file ${path}: ${(error as Error).message}`);
+  }
+  closeSync(fd);
 }
 
 /** The records file named after a result file: `run.json` -> `run.records.jsonl`. */
@@ -80,6 +109,7 @@ export function saveResult(
       : sessionsResultKeys(turnFigures(result.records), result.sessions)),
     ...recordsLostKeys(result.recordsCounts),
     ...serverMetricsKeys(result),
+    ...interruptionKeys(result.interruption),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {

@@ -4,7 +4,14 @@
 // Each row also says how its interval is drawn from the records (bootstrap.ts), or why it has none.
 
 import type { JsonObject } from '../report/read-result-file.js';
-import { extraStat, numberField, percentileWords, successRate } from '../report/result-fields.js';
+import {
+  extraStat,
+  failedCount,
+  numberField,
+  percentileWords,
+  successRate,
+  tokenmeterSection,
+} from '../report/result-fields.js';
 import type { Statistic } from './bootstrap.js';
 import type { RateAmount, SampleName } from './request-samples.js';
 
@@ -79,26 +86,31 @@ function latencyRows(metric: SampleName, name: string, runs: readonly JsonObject
   ];
 }
 
-function ttfbRows(runs: readonly JsonObject[]): RowSpec[] {
+function reasoned(json: JsonObject): boolean {
+  return (numberField(tokenmeterSection(json), 'requests_with_reasoning') ?? 0) > 0;
+}
+
+/** Rows of one of tokenmeter's distributions under its result key (`tokenmeter.ttfb`, `tokenmeter.ttfo`). */
+function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly JsonObject[]): RowSpec[] {
   const words = new Set<string>();
   for (const json of runs) {
     for (const word of ['p50', 'p90', 'p95', 'p99', 'p99.9']) {
-      if (extraStat(json, 'ttfb', word) !== null) words.add(word);
+      if (extraStat(json, metric, word) !== null) words.add(word);
     }
   }
   const stat = (field: string, label: string, statistic: Statistic): RowSpec => ({
-    key: `tokenmeter.ttfb.${field}`,
+    key: `tokenmeter.${metric}.${field}`,
     label,
     unit: 'ms',
     better: 'lower',
-    interval: fromRequests('ttfb', statistic),
-    read: (json) => extraStat(json, 'ttfb', field),
+    interval: fromRequests(metric, statistic),
+    read: (json) => extraStat(json, metric, field),
   });
   return [
-    stat('mean_ms', 'Mean TTFB', MEAN),
-    stat('median_ms', 'Median TTFB', MEDIAN),
+    stat('mean_ms', `Mean ${name}`, MEAN),
+    stat('median_ms', `Median ${name}`, MEDIAN),
     ...[...words].map((word) =>
-      stat(word, `${word.toUpperCase()} TTFB`, { kind: 'percentile', p: Number(word.slice(1)) }),
+      stat(word, `${word.toUpperCase()} ${name}`, { kind: 'percentile', p: Number(word.slice(1)) }),
     ),
   ];
 }
@@ -107,7 +119,10 @@ function ttfbRows(runs: readonly JsonObject[]): RowSpec[] {
 export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
   const rows: RowSpec[] = [
     plain('completed', 'Successful requests', '', 'higher', fromRequests('ok', SUM), true),
-    plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+    {
+      ...plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+      read: (json) => failedCount(json).value,
+    },
     {
       key: 'tokenmeter.success_rate',
       label: 'Success rate',
@@ -124,10 +139,14 @@ export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
       kind: 'rate',
       amount: 'requests',
     }),
-    plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
-      kind: 'none',
-      reason: 'SLOs not saved',
-    }),
+    {
+      ...plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
+        kind: 'none',
+        reason: 'SLOs not saved',
+      }),
+      // vLLM 0.8.5 and earlier spelled the key with a colon.
+      read: (json) => numberField(json, 'request_goodput') ?? numberField(json, 'request_goodput:'),
+    },
     plain('output_throughput', 'Output token throughput', 'tok/s', 'higher', {
       kind: 'rate',
       amount: 'output_tokens',
@@ -141,7 +160,9 @@ export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
       amount: 'total_tokens',
     }),
     ...LATENCY_NAMES.flatMap(([metric, name]) => latencyRows(metric, name, runs)),
-    ...ttfbRows(runs),
+    ...extraStatRows('ttfb', 'TTFB', runs),
+    // TTFO says something TTFT does not only where a model reasoned.
+    ...(runs.some(reasoned) ? extraStatRows('ttfo', 'TTFO', runs) : []),
   ];
   return rows.filter((row) => runs.some((json) => row.read(json) !== null));
 }

@@ -7,7 +7,14 @@
 // result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
-import { numberField, rateField, stringField } from '../report/result-fields.js';
+import { interruptionNote } from '../bench/interruption.js';
+import {
+  type FailedSource,
+  failedCount,
+  numberField,
+  rateField,
+  stringField,
+} from '../report/result-fields.js';
 import { type RunTarget, readTarget } from '../report/run-target.js';
 import { differenceInterval, type Interval } from './bootstrap.js';
 import { type BetterWhen, compareRowSpecs } from './compare-rows.js';
@@ -53,6 +60,10 @@ export interface ComparedRun {
   recordCount: number;
   /** Why there are no records; null when there are. */
   recordsMissing: string | null;
+  /** A run cut short by Ctrl-C, in words (`tokenmeter.interrupted`); null for a run that ran to its end. */
+  interrupted: string | null;
+  /** How its failed count was had (derived for vLLM 0.8.5 files, which save none). */
+  failedSource: FailedSource;
 }
 
 /** How a row's best run was decided. */
@@ -114,6 +125,8 @@ function describeRun(run: LoadedRun, index: number): ComparedRun {
     recordsSource: records.records === null ? null : records.source,
     recordCount: records.records?.length ?? 0,
     recordsMissing: records.records === null ? records.missing : null,
+    interrupted: interruptionNote(json),
+    failedSource: failedCount(json).source,
   };
 }
 

@@ -3,7 +3,8 @@
 // than one way the first note says so: a change in the figures cannot then be put down to any one of them.
 // Different models are expected for "local vLLM vs hosted gateway"; runs with different offered load are not a
 // before/after pair; a run with a low success rate has latencies of the survivors only; a run without its
-// target (an earlier version, or vLLM's file) cannot be checked.
+// target (an earlier version, or vLLM's file) cannot be checked; a run cut short by Ctrl-C describes only the part
+// that ran.
 
 import { DEFAULT_VERDICT_THRESHOLDS } from '../report/verdicts.js';
 import type { ComparedRun, ComparisonRow } from './compare-runs.js';
@@ -90,6 +91,17 @@ export function comparisonNotes(runs: readonly ComparedRun[], rows: readonly Com
       `${untargeted.join(', ')}: no target saved (an earlier version, or vLLM's file): cannot tell whether it ` +
         'measured the same endpoint the same way',
     );
+  }
+
+  for (const run of runs) if (run.interrupted !== null) notes.push(`${run.letter}: ${run.interrupted}`);
+  for (const run of runs) {
+    if (run.failedSource === 'errors' || run.failedSource === 'num_prompts')
+      notes.push(
+        `${run.letter}: the file saves no failed count (vLLM 0.8.5 and earlier): Failed requests is derived from ${
+          run.failedSource === 'errors' ? 'its errors array' : 'num_prompts - completed'
+        }`,
+      );
+    else if (run.failedSource === null) notes.push(`${run.letter}: the file saves no failed count: unknown`);
   }
 
   const success = rows.find((row) => row.key === 'tokenmeter.success_rate');

@@ -7,7 +7,7 @@ import type { RequestRecord } from '../record.js';
 import { RATE_WINDOWS, type RequestValues } from './bootstrap.js';
 
 /** The per-request samples the rows draw on. `ok`: 1 per completed request, 0 otherwise; `failed` the reverse. */
-export type SampleName = 'ttft' | 'tpot' | 'itl' | 'e2el' | 'ttfb' | 'ok' | 'failed';
+export type SampleName = 'ttft' | 'ttfo' | 'tpot' | 'itl' | 'e2el' | 'ttfb' | 'ok' | 'failed';
 
 /** What a rate counts: completed requests, their output tokens, or their input and output tokens. */
 export type RateAmount = 'requests' | 'output_tokens' | 'total_tokens';
@@ -32,6 +32,8 @@ function valuesOf(record: RequestRecord, name: SampleName): readonly number[] {
       return record.ttfbMs === null ? [] : [record.ttfbMs];
     case 'ttft':
       return ok && record.ttftMs !== null ? [record.ttftMs] : [];
+    case 'ttfo':
+      return ok && record.ttfoMs != null ? [record.ttfoMs] : [];
     case 'e2el':
       return ok && record.lastTokenMs !== null ? [record.lastTokenMs] : [];
     case 'tpot': {

@@ -4,7 +4,10 @@
 // - tokens per chunk, which tells whether ITL is per token or per batch of tokens;
 // - schedule lag (how late the load generator itself sent, beyond the concurrency wait) and client queue
 //   time (waiting for a --max-concurrency slot): when these grow, the client, not the server, is limiting;
-// - where output token counts came from (server usage, or our tokenizer).
+// - where output token counts came from (server usage, or our tokenizer);
+// - for reasoning models, the time to first output token (TTFO: the first answer token, reasoning excluded), how
+//   long the model reasoned before answering, and its reasoning tokens: vLLM's TTFT stops at the first reasoning
+//   token, which is not when the user sees the answer begin.
 
 import type { Outcome } from '../../src/measure/outcome.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
@@ -26,6 +29,12 @@ export interface ExtraMetrics {
   successRate: number;
   failuresByKind: Partial<Record<Exclude<Outcome, 'ok'>, FailureKind>>;
   ttfb: MetricStats;
+  /** Successful requests' time to first output token (answer, reasoning excluded), from the send. */
+  ttfo: MetricStats;
+  /** Successful requests' reasoning time: TTFO - TTFT (0 for a request that did not reason). */
+  reasoningTime: MetricStats;
+  /** Reasoning tokens of the successful requests, and how many of them reasoned at all. */
+  reasoning: { tokens: number; requests: number };
   tokensPerChunk: MetricStats;
   scheduleLag: MetricStats;
   clientQueue: MetricStats;
@@ -58,6 +67,9 @@ export function extraMetrics(
   wantedPercentiles: readonly number[],
 ): ExtraMetrics {
   const ttfbs: number[] = [];
+  const ttfos: number[] = [];
+  const reasoningTimes: number[] = [];
+  const reasoning = { tokens: 0, requests: 0 };
   const perChunk: number[] = [];
   const lags: number[] = [];
   const queues: number[] = [];
@@ -73,6 +85,14 @@ export function extraMetrics(
     if (record.outcome !== 'ok') continue;
     completed++;
     sources[record.outputTokensSource]++;
+    if (record.ttfoMs != null) {
+      ttfos.push(record.ttfoMs);
+      if (record.ttftMs !== null) reasoningTimes.push(record.ttfoMs - record.ttftMs);
+    }
+    if (record.reasoningTokens != null && record.reasoningTokens > 0) {
+      reasoning.tokens += record.reasoningTokens;
+      reasoning.requests++;
+    }
     if (record.contentChunks > 0) perChunk.push(record.outputTokens / record.contentChunks);
   }
   return {
@@ -80,6 +100,9 @@ export function extraMetrics(
     successRate: records.length === 0 ? 0 : completed / records.length,
     failuresByKind: failuresByKind(records),
     ttfb: metricStats(ttfbs, wantedPercentiles),
+    ttfo: metricStats(ttfos, wantedPercentiles),
+    reasoningTime: metricStats(reasoningTimes, wantedPercentiles),
+    reasoning,
     tokensPerChunk: metricStats(perChunk, wantedPercentiles),
     scheduleLag: metricStats(lags, wantedPercentiles),
     clientQueue: metricStats(queues, wantedPercentiles),

@@ -20,6 +20,15 @@ export function formatExtraSummary(extra: ExtraMetrics): string {
     centre(' tokenmeter extras ', 50, '='),
     floatRow('Success rate (%):', extra.successRate * 100),
     ...statRows('TTFB', 'ms', extra.ttfb),
+    // Only when the model reasoned: otherwise TTFO is TTFT and the rows would say nothing new.
+    ...(extra.reasoning.requests === 0
+      ? []
+      : [
+          ...statRows('TTFO', 'ms', extra.ttfo),
+          ...statRows('reasoning time', 'ms', extra.reasoningTime),
+          intRow('Requests that reasoned:', extra.reasoning.requests),
+          intRow('Total reasoning tokens:', extra.reasoning.tokens),
+        ]),
     ...statRows('tokens per chunk', '', extra.tokensPerChunk),
     ...statRows('schedule lag', 'ms', extra.scheduleLag),
     ...statRows('client queue time', 'ms', extra.clientQueue),

@@ -1,10 +1,12 @@
 // The union of a run's shards: every shard's raw records in one list, so the merged figures are computed from the
 // requests themselves (exact percentiles), never from the shards' summaries. The shards shared one t = 0, so
 // their offsets line up as they are and the run lasted as long as its slowest shard. Whatever would make the union
-// something other than the one-process run is refused (two shards of different splits, the same shard twice, one
-// request in two shards); a missing shard is said, not refused, since the part that ran is still worth reading.
+// something other than the one-process run is refused, each in one line: two shards of different splits, the
+// same shard twice; and, unless --allow-partial (then each is a note and the rest merges), a missing shard, torn
+// lines in a records file, records of another shard in a shard's file, and one request recorded twice.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { interruptionNote } from '../bench/interruption.js';
 import type { RequestRecord } from '../record.js';
 import { rateField, stringField } from '../report/result-fields.js';
 import type { ShardRun } from './shard-results.js';
@@ -41,9 +43,30 @@ function checkSameRun(runs: readonly ShardRun[]): void {
   }
 }
 
-function checkSplit(runs: readonly ShardRun[]): string[] {
+/** What merge refuses unless told otherwise; with `allowPartial`, each problem is a note and the whole rest merges. */
+export interface MergeChecks {
+  readonly allowPartial: boolean;
+}
+
+/** The one line for a problem, with how to merge anyway. */
+const ANYWAY = 'merge refuses it (--allow-partial merges the rest and says so)';
+
+class Problems {
+  readonly notes: string[] = [];
+  readonly #allow: boolean;
+  constructor(allow: boolean) {
+    this.#allow = allow;
+  }
+  /** Refuses, or with --allow-partial keeps `problem` as a note of the merged report. */
+  found(problem: string): void {
+    if (!this.#allow) throw new UserFacingError(`${problem}: ${ANYWAY}`);
+    this.notes.push(problem);
+  }
+}
+
+function checkSplit(runs: readonly ShardRun[], problems: Problems): void {
   const split = runs.filter((run) => run.shard !== undefined);
-  if (split.length === 0) return [];
+  if (split.length === 0) return;
   const count = split[0]?.shard?.count ?? 0;
   const seen = new Map<number, ShardRun>();
   for (const run of split) {
@@ -59,31 +82,57 @@ function checkSplit(runs: readonly ShardRun[]): string[] {
     seen.set(shard.index, run);
   }
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
-  return missing.length === 0
-    ? []
-    : [
-        `shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing: the figures cover ${seen.size} of ${count} shards`,
-      ];
+  if (missing.length > 0)
+    problems.found(
+      `shard ${missing.map((i) => `${i}/${count}`).join(', ')} missing: the figures would cover ${seen.size} of ${count} shards`,
+    );
 }
 
-export function mergeShards(runs: readonly ShardRun[]): MergedShards {
+/** A shard's records that are its own: torn lines and records of another shard are problems (and left out). */
+function ownRecords(run: ShardRun, problems: Problems): RequestRecord[] {
+  if (run.tornLines > 0)
+    problems.found(
+      `${shardName(run)}: ${run.tornLines} lines of its records file are torn (not whole records)`,
+    );
+  const shard = run.shard;
+  if (shard === undefined) return run.records;
+  const foreign = run.records.filter((r) => r.index % shard.count !== shard.index);
+  if (foreign.length === 0) return run.records;
+  const first = foreign[0]?.index ?? 0;
+  problems.found(
+    `${shardName(run)}: ${foreign.length} of its records belong to another shard (request #${first} is shard ${first % shard.count}/${shard.count}'s): did shards share a records file?`,
+  );
+  return run.records.filter((r) => r.index % shard.count === shard.index);
+}
+
+export function mergeShards(runs: readonly ShardRun[], checks: MergeChecks): MergedShards {
   if (runs.length === 0)
     throw new UserFacingError("nothing to merge: give the shards' result files or their folder");
   checkSameRun(runs);
-  const notes = checkSplit(runs);
+  const problems = new Problems(checks.allowPartial);
+  checkSplit(runs, problems);
+  // Not refused: the part that ran is still worth reading, and the merged report says it was cut short.
+  for (const run of runs) {
+    const cut = interruptionNote(run.result.json);
+    if (cut !== null) problems.notes.push(`${shardName(run)}: ${cut}`);
+  }
   const records: RequestRecord[] = [];
   const owner = new Map<number, ShardRun>();
   for (const run of runs) {
-    for (const record of run.records) {
+    for (const record of ownRecords(run, problems)) {
       const other = owner.get(record.index);
-      if (other !== undefined)
-        throw new UserFacingError(
-          `request #${record.index} is in both ${shardName(other)} and ${shardName(run)}: were they given the same --shard?`,
+      if (other !== undefined) {
+        problems.found(
+          other === run
+            ? `request #${record.index} is recorded twice in ${shardName(run)}`
+            : `request #${record.index} is in both ${shardName(other)} and ${shardName(run)}: were they given the same --shard?`,
         );
+        continue; // --allow-partial: the first record of the request is kept
+      }
       owner.set(record.index, run);
       records.push(record);
     }
   }
   records.sort((a, b) => a.index - b.index);
-  return { records, durationMs: Math.max(...runs.map((run) => run.durationMs)), notes };
+  return { records, durationMs: Math.max(...runs.map((run) => run.durationMs)), notes: problems.notes };
 }

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
-import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
@@ -20,9 +20,11 @@ import type { ShardRun } from './shard-results.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
 
 export interface MergeSettings {
-  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly percentileMetrics: readonly PercentileMetric[];
   readonly metricPercentiles: readonly number[];
   readonly goodput?: GoodputSlos;
+  /** --allow-partial: merge despite missing shards, torn lines, foreign or repeated records (each said). */
+  readonly allowPartial?: boolean;
 }
 
 export interface MergedRun {
@@ -60,7 +62,7 @@ function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date
 }
 
 export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
-  const { records, durationMs, notes } = mergeShards(runs);
+  const { records, durationMs, notes } = mergeShards(runs, { allowPartial: settings.allowPartial ?? false });
   const extra = extraMetrics(records, settings.metricPercentiles);
   return {
     run: describe(runs, settings, date),

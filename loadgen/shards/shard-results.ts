@@ -26,6 +26,8 @@ export interface ShardRun {
   readonly shard?: ShardSpec;
   readonly host: string | null;
   readonly records: RequestRecord[];
+  /** Lines of its records file that were not whole records (a torn write, another process's bytes). */
+  readonly tornLines: number;
   /** From the shared t = 0 until the shard's last request finished. */
   readonly durationMs: number;
 }
@@ -64,6 +66,7 @@ async function readShard(path: string): Promise<ShardRun> {
     ...(shardText === null ? {} : { shard: parseShard(shardText) }),
     host: readTarget(result.json)?.host ?? null,
     records: loaded.records.records,
+    tornLines: loaded.records.tornLines ?? 0,
     durationMs: (duration ?? 0) * 1000,
   };
 }

@@ -74,7 +74,8 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
         ? error
         : new UserFacingError(`worker ${failed.index} exited with ${failed.code}: ${failed.lastLines}`);
     });
-    const merged = mergeShards(runs);
+    // The workers' files are this run's own: anything damaged is refused, unless the run was interrupted.
+    const merged = mergeShards(runs, { allowPartial: input.signal.aborted });
     const recordsPath = recordsPathFor(settings, path);
     if (recordsPath !== null) {
       input.say(`records: ${recordsPath}`);

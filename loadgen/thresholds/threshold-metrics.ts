@@ -36,6 +36,8 @@ const TOP_LEVEL: Readonly<Record<string, MetricUnit>> = {
 /** tokenmeter's distributions (under the result JSON's `tokenmeter` key), with their unit. */
 const TOKENMETER_STATS: Readonly<Record<string, MetricUnit>> = {
   ttfb: 'ms',
+  ttfo: 'ms',
+  reasoning_time: 'ms',
   schedule_lag: 'ms',
   client_queue: 'ms',
   tokens_per_chunk: 'tokens',

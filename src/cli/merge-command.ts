@@ -38,11 +38,17 @@ const MERGE_OPTIONS: readonly OptionSpec[] = RESULT_OPTIONS.filter((spec) =>
   ].includes(spec.name),
 );
 
+const ALLOW_PARTIAL: OptionSpec = {
+  name: 'allow-partial',
+  type: 'boolean',
+  help: 'Merge even with a shard missing, torn lines, records of another shard or a request recorded twice: the whole rest is merged and each problem said',
+};
+
 export const mergeCommand: Command = {
   name: 'merge',
   summary: "Merge a run's shards (bench --shard, --save-result) into one report from their raw records",
   usage: ['merge SHARD.json [...] [--save-result] [--html FILE]', 'merge DIR [--save-result] [--html FILE]'],
-  options: MERGE_OPTIONS,
+  options: [...MERGE_OPTIONS, ALLOW_PARTIAL],
   details:
     "Give each shard's result file, or the folder holding them; each points at its records file. Percentiles are " +
     'computed over every request of every shard, never averaged. See docs/loadgen.md, "Sharded runs".',
@@ -61,6 +67,7 @@ export const mergeCommand: Command = {
         percentileMetrics: parsePercentileMetrics(text('percentile-metrics') ?? 'ttft,tpot,itl'),
         metricPercentiles: parseMetricPercentiles(text('metric-percentiles') ?? '99'),
         ...(goodput.length === 0 ? {} : { goodput: parseGoodput(goodput) }),
+        allowPartial: options['allow-partial'] === true,
       },
       new Date(),
     );

@@ -70,16 +70,20 @@ function isDotSegment(part: string): boolean {
 }
 
 function isTraversal(segment: string): boolean {
+  // Without a percent-escape there is nothing to decode, and no `/` or `\` inside (split on the one, refused on
+  // the other): the common path skips the decoding.
+  if (!segment.includes('%')) return segment === '.' || segment === '..';
   const decoded = decodeFully(segment);
   if (decoded === undefined) return true;
   return [decoded, decoded.normalize('NFKC')].some((text) => text.split(/[/\\]/).some(isDotSegment));
 }
 
-/** `rawUrl` is the request target as received: origin-form or absolute-form (whose host is ignored). */
-export function canonicalizeClientPath(rawUrl: string): CanonicalPath {
-  let path = rawUrl;
-  const query = path.indexOf('?');
-  if (query >= 0) path = path.slice(0, query);
+/**
+ * `target` is the request target as received less its query (split once, where the request arrives):
+ * origin-form or absolute-form (whose host is ignored).
+ */
+export function canonicalizeClientPath(target: string): CanonicalPath {
+  let path = target;
   // Absolute-form (`POST http://host/v1/...`): only the path counts; the host never selects an upstream.
   const scheme = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(path);
   if (scheme) path = path.slice(scheme[0].length);

@@ -51,6 +51,12 @@ export class GatewayMetrics {
     'Received to first content chunk (TTFT)',
     FIRST_TOKEN_BUCKETS_S,
   );
+  readonly #ttfo = histogram(
+    this.registry,
+    'tokenmeter_time_to_first_output_token_seconds',
+    'Received to first answer chunk, reasoning excluded (TTFO; equals TTFT for a model that does not reason)',
+    FIRST_TOKEN_BUCKETS_S,
+  );
   readonly #ttfb = histogram(
     this.registry,
     'tokenmeter_time_to_first_byte_seconds',
@@ -92,7 +98,7 @@ export class GatewayMetrics {
   });
   readonly #tokens = new Counter({
     name: 'tokenmeter_tokens_total',
-    help: 'Tokens by direction (input = prompt, output = completion), from usage or estimated',
+    help: 'Tokens by direction (input = prompt, output = completion; reasoning = the part of output that was reasoning), from usage or estimated',
     labelNames: ['upstream', 'model', 'role', 'type'],
     registers: [this.registry],
   });
@@ -214,11 +220,14 @@ export class GatewayMetrics {
     }
     if (record.ttfbMs !== null) series.ttfb.observe(record.ttfbMs / 1000);
     if (record.ttftMs !== null) series.ttft.observe(record.ttftMs / 1000);
+    if (record.ttfoMs != null) series.ttfo.observe(record.ttfoMs / 1000);
     if (record.tpotMs !== null) series.tpot.observe(record.tpotMs / 1000);
     const gaps = record.gapCounts;
     if (gaps !== null) series.gap.add(gaps.counts, gaps.sumMs / 1000);
     if (record.promptTokens !== null) series.inputTokens.inc(record.promptTokens);
     if (record.outputTokens !== null) series.outputTokens.inc(record.outputTokens);
+    if (record.reasoningTokens != null && record.reasoningTokens > 0)
+      series.reasoningTokens.inc(record.reasoningTokens);
     if (record.currency !== null && (record.costInput !== null || record.costOutput !== null)) {
       // Looked up by its labels: the currency belongs to the price, not to the upstream and model of the series.
       this.#cost.inc(
@@ -242,12 +251,14 @@ export class GatewayMetrics {
         e2e: this.#e2e.labels(upstream, model, role),
         ttfb: this.#ttfb.labels(upstream, model, role),
         ttft: this.#ttft.labels(upstream, model, role),
+        ttfo: this.#ttfo.labels(upstream, model, role),
         tpot: this.#tpot.labels(upstream, model, role),
         gap: this.#gap.series({ upstream, model, role }),
         overhead: this.#overhead.labels(upstream),
         connectWait: this.#connectWait.labels(upstream),
         inputTokens: this.#tokens.labels(upstream, model, role, 'input'),
         outputTokens: this.#tokens.labels(upstream, model, role, 'output'),
+        reasoningTokens: this.#tokens.labels(upstream, model, role, 'reasoning'),
       };
       this.#series.set(key, series);
     }
@@ -278,12 +289,14 @@ interface Series {
   readonly e2e: HistogramChild;
   readonly ttfb: HistogramChild;
   readonly ttft: HistogramChild;
+  readonly ttfo: HistogramChild;
   readonly tpot: HistogramChild;
   readonly gap: CountedSeries;
   readonly overhead: HistogramChild;
   readonly connectWait: HistogramChild;
   readonly inputTokens: CounterChild;
   readonly outputTokens: CounterChild;
+  readonly reasoningTokens: CounterChild;
 }
 
 function histogram(

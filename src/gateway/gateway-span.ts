@@ -6,6 +6,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { protocolByEndpoint } from '../protocols/index.js';
 import {
+  FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
   type GenAiSemconvVersion,
   genAiAttributes,
@@ -51,6 +52,10 @@ export function gatewaySpanSink(
     const start = record.receivedAtMonotonicMs;
     const events: SpanEventFacts[] =
       record.ttftMs === null ? [] : [{ name: FIRST_TOKEN_EVENT, atMs: start + record.ttftMs }];
+    // A model that reasoned began its answer later than its first token: that moment is an event of its own.
+    const ttfo = record.ttfoMs ?? null;
+    if (ttfo !== null && ttfo !== record.ttftMs)
+      events.push({ name: FIRST_OUTPUT_TOKEN_EVENT, atMs: start + ttfo });
     spans.add({
       name: genAiSpanName(facts),
       kind: record.role === 'mirror' ? SpanKind.CLIENT : SpanKind.SERVER,
@@ -71,6 +76,10 @@ export function gatewaySpanSink(
         ...(record.upstream === null ? {} : { 'tokenmeter.upstream': record.upstream }),
         ...(record.ttfbMs === null ? {} : { 'tokenmeter.ttfb_ms': record.ttfbMs }),
         ...(record.ttftMs === null ? {} : { 'tokenmeter.ttft_ms': record.ttftMs }),
+        ...(ttfo === null ? {} : { 'tokenmeter.ttfo_ms': ttfo }),
+        ...(record.reasoningTokens == null || record.reasoningTokens === 0
+          ? {}
+          : { 'tokenmeter.reasoning_tokens': record.reasoningTokens }),
         'tokenmeter.gateway_overhead_ms': record.gatewayOverheadMs,
       },
       events,

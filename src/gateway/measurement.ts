@@ -40,8 +40,6 @@ export class RequestMeasurement {
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
   stream = false;
-  /** `/healthz`, `/readyz`, `/metrics`: measured for in-flight only, never recorded. */
-  ownEndpoint = false;
   status = 0;
   #outcome: Outcome | null = null;
   upstreamRequestAt = Number.NaN;
@@ -163,6 +161,7 @@ export class RequestMeasurement {
       upstreamSocketWriteMs: since(t0, this.exchange?.requestStartAt),
       ttfbMs: since(t0, this.exchange?.headersAt),
       ttftMs: maybe(figures?.ttftMs),
+      ttfoMs: maybe(figures?.ttfoMs),
       lastTokenMs: maybe(figures?.lastTokenMs),
       e2eMs: round3(this.endAt - t0),
       tpotMs: maybe(figures?.tpotMs),
@@ -172,6 +171,7 @@ export class RequestMeasurement {
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
+      reasoningTokens: figures?.reasoningTokens ?? null,
       ...requestCost(this.price, { promptTokens, cachedPromptTokens, outputTokens }),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,
@@ -179,7 +179,7 @@ export class RequestMeasurement {
       finishReason: figures?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      gapCounts: gapCountsOf(figures?.itlMs),
+      gapCounts: gapCountsOf(timing?.contentGaps),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null

@@ -43,6 +43,9 @@ const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   thinking_delta: 'thinking',
   input_json_delta: 'partial_json',
 };
+const DELTA_TYPES = Object.keys(DELTA_TEXT_FIELDS);
+/** Extended thinking: the model's reasoning, streamed before its answer. */
+const THINKING_DELTA = 'thinking_delta';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
 export const anthropicMessagesParsingClassifier: EventClassifier = {
@@ -93,8 +96,12 @@ const CONTENT_BLOCK_DELTA = whole(
 export const anthropicMessagesScan: EventScan = (event) => {
   const match = CONTENT_BLOCK_DELTA.exec(event.data);
   if (match === null) return undefined;
-  const text = match[1] ?? match[2] ?? match[3];
-  return text === undefined ? undefined : contentFacts(stringValue(text));
+  // One capture per delta type, in DELTA_TEXT_FIELDS' order: the thinking delta's is reasoning.
+  for (const [i, type] of DELTA_TYPES.entries()) {
+    const text = match[i + 1];
+    if (text !== undefined) return contentFacts(stringValue(text), type === THINKING_DELTA);
+  }
+  return undefined;
 };
 
 /** A content delta read by the scan, any other event JSON.parsed. */
@@ -105,9 +112,10 @@ export const anthropicMessagesClassifier: EventClassifier = withScan(
 
 function contentOf(delta: unknown): EventFacts {
   if (!isJsonObject(delta)) return NO_FACTS;
-  const textField = DELTA_TEXT_FIELDS[stringField(delta, 'type')];
+  const type = stringField(delta, 'type');
+  const textField = DELTA_TEXT_FIELDS[type];
   const text = textField === undefined ? '' : stringField(delta, textField);
-  return text === '' ? NO_FACTS : { contentText: text };
+  return text === '' ? NO_FACTS : contentFacts(text, type === THINKING_DELTA);
 }
 
 function usageOf(usage: unknown, withOutput: boolean): MutableFacts {

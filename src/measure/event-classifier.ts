@@ -14,12 +14,19 @@ export interface EventFacts {
    * no generated output leaves it out. Its presence is what makes the event a content event (first token, ITL).
    */
   readonly contentText?: string;
+  /**
+   * The event's generated text is reasoning (thinking) only: it counts as a token for TTFT, as vLLM counts it, but
+   * the answer has not started (time to first output token waits for a content event without this).
+   */
+  readonly reasoning?: true;
   /** Prompt (input) tokens as the upstream reported them, cached ones included (prompt-usage.ts). */
   readonly promptTokens?: number;
   /** Of promptTokens, those the upstream read from its prompt cache. */
   readonly cachedPromptTokens?: number;
   /** Completion (output) tokens as the upstream reported them. */
   readonly completionTokens?: number;
+  /** Of completionTokens, those the upstream reports as reasoning (OpenAI's `reasoning_tokens` details). */
+  readonly reasoningTokens?: number;
   /** Why generation stopped (`stop`, `length`, `tool_calls`, `end_turn`, ...). */
   readonly finishReason?: string;
   /** The protocol's end-of-stream marker (`data: [DONE]`, `message_stop`, `response.completed`). */

@@ -104,9 +104,11 @@ export function stringValue(text: string): string {
   return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
 }
 
-/** The facts of a content event whose generated text is `text` (none when it is empty). */
-export function contentFacts(text: string): EventFacts {
-  return text === '' ? EMPTY_CONTENT : { contentText: text };
+/** The facts of a content event whose generated text is `text` (none when it is empty); `reasoning` when that
+ *  text is the model's reasoning rather than its answer. */
+export function contentFacts(text: string, reasoning = false): EventFacts {
+  if (text === '') return EMPTY_CONTENT;
+  return reasoning ? { contentText: text, reasoning: true } : { contentText: text };
 }
 
 const EMPTY_CONTENT: EventFacts = Object.freeze({});

@@ -19,6 +19,19 @@ export interface ExchangeFigures {
   readonly ttfbMs: number | null;
   /** First content chunk (generated text, reasoning or tool arguments). */
   readonly ttftMs: number | null;
+  /**
+   * First answer chunk: content that is not reasoning (time to first output token, TTFO). Equal to ttftMs for a
+   * model that does not reason, later for one that reasons first; null when no answer arrived. Absent from records
+   * written before it.
+   */
+  readonly ttfoMs?: number | null;
+  /**
+   * Reasoning tokens of a metered stream: the upstream's count when it reports one (OpenAI's
+   * `completion_tokens_details.reasoning_tokens`, Responses' `output_tokens_details.reasoning_tokens`), otherwise
+   * the built-in estimate of the reasoning text (Anthropic thinking); 0 without reasoning, null without a metered
+   * stream. Included in outputTokens. Absent from records written before it.
+   */
+  readonly reasoningTokens?: number | null;
   /** Last content chunk (vLLM's E2EL; the usage chunk and the end marker do not count). */
   readonly lastTokenMs: number | null;
   readonly promptTokens: number | null;

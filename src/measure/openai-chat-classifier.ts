@@ -18,7 +18,7 @@ import {
   object,
   withScan,
 } from './event-scan.js';
-import { choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
+import { type ChoiceText, choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
 export const openAiChatParsingClassifier: EventClassifier = {
@@ -29,9 +29,12 @@ export const openAiChatParsingClassifier: EventClassifier = {
 };
 
 // The delta members readDeltaText reads. A scanned delta has exactly one of the text ones (a string) and none of
-// the others: `{"content": "Hi"}`, `{"role": "assistant", "content": ""}`, `{"reasoning_content": "..."}`.
+// the others: `{"content": "Hi"}`, `{"role": "assistant", "content": ""}`, `{"reasoning_content": "..."}`. The
+// first capture is an answer's text, the second a reasoning text's (openAiChunkScan).
 const DELTA_READ = ['content', 'reasoning_content', 'reasoning', 'refusal', 'tool_calls', 'function_call'];
-const DELTA_TEXT = `${namedAnyOf(['content', 'reasoning_content', 'reasoning', 'refusal'])}(${JSON_STRING})`;
+const DELTA_TEXT =
+  `(?:${namedAnyOf(['content', 'refusal'])}(${JSON_STRING})` +
+  `|${namedAnyOf(['reasoning_content', 'reasoning'])}(${JSON_STRING}))`;
 const DELTA = object(
   `${membersBefore(ignoredMember(DELTA_READ))}${DELTA_TEXT}${membersAfter(ignoredMember(DELTA_READ))}`,
 );
@@ -41,13 +44,15 @@ export const openAiChatScan: EventScan = openAiChunkScan(choiceAround('delta', `
 /** A content delta read by the scan, any other event JSON.parsed. */
 export const openAiChatClassifier: EventClassifier = withScan(openAiChatParsingClassifier, openAiChatScan);
 
-function readDeltaText(choice: JsonObject): string {
+const NO_TEXT: ChoiceText = Object.freeze({ answer: '', reasoning: '' });
+
+function readDeltaText(choice: JsonObject): ChoiceText {
   const delta = field(choice, 'delta');
-  if (!isJsonObject(delta)) return '';
+  if (!isJsonObject(delta)) return NO_TEXT;
   // Servers name reasoning `reasoning_content` (DeepSeek, older vLLM) or `reasoning` (newer vLLM, OpenRouter);
   // some send both with the same text, so only one of them is read.
   const reasoning = stringField(delta, 'reasoning_content') || stringField(delta, 'reasoning');
-  let text = stringField(delta, 'content') + reasoning + stringField(delta, 'refusal');
+  let text = stringField(delta, 'content') + stringField(delta, 'refusal');
 
   const toolCalls = field(delta, 'tool_calls');
   if (Array.isArray(toolCalls)) {
@@ -57,7 +62,7 @@ function readDeltaText(choice: JsonObject): string {
   }
   // The deprecated `functions` API streams the same thing as a single `function_call`.
   text += functionText(field(delta, 'function_call'));
-  return text;
+  return { answer: text, reasoning };
 }
 
 // A tool call's generated text: its name (in the first delta of the call) and its argument fragments.

@@ -4,7 +4,7 @@ import { type JsonObject, stringField } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 import type { EventClassifier, EventFacts } from './event-classifier.js';
 import { type EventScan, JSON_STRING, named, withScan } from './event-scan.js';
-import { choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
+import { type ChoiceText, choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
 export const openAiCompletionsParsingClassifier: EventClassifier = {
@@ -24,6 +24,6 @@ export const openAiCompletionsClassifier: EventClassifier = withScan(
   openAiCompletionsScan,
 );
 
-function readText(choice: JsonObject): string {
-  return stringField(choice, 'text');
+function readText(choice: JsonObject): ChoiceText {
+  return { answer: stringField(choice, 'text'), reasoning: '' };
 }

@@ -37,10 +37,14 @@ import {
 } from './event-scan.js';
 import { responsesPromptUsage } from './prompt-usage.js';
 
-const CONTENT_DELTAS: ReadonlySet<string> = new Set([
-  'response.output_text.delta',
+/** The reasoning deltas: the model's reasoning (or its summary), streamed before the answer. */
+const REASONING_DELTAS: ReadonlySet<string> = new Set([
   'response.reasoning_text.delta',
   'response.reasoning_summary_text.delta',
+]);
+const CONTENT_DELTAS: ReadonlySet<string> = new Set([
+  'response.output_text.delta',
+  ...REASONING_DELTAS,
   'response.refusal.delta',
   'response.function_call_arguments.delta',
 ]);
@@ -54,10 +58,7 @@ export const openAiResponsesParsingClassifier: EventClassifier = {
       return event.event === 'error' ? { errorMessage: capErrorMessage(event.data) } : UNPARSEABLE_FACTS;
     }
     const type = stringField(data, 'type') || (event.event ?? '');
-    if (CONTENT_DELTAS.has(type)) {
-      const text = stringField(data, 'delta');
-      return text === '' ? NO_FACTS : { contentText: text };
-    }
+    if (CONTENT_DELTAS.has(type)) return contentFacts(stringField(data, 'delta'), REASONING_DELTAS.has(type));
     if (type === 'response.completed' || type === 'response.incomplete')
       return finished(field(data, 'response'));
     if (type === 'response.failed') return failed(field(data, 'response'));
@@ -73,14 +74,17 @@ export const openAiResponsesParsingClassifier: EventClassifier = {
 const IGNORED = ignoredMember(['type', 'delta']);
 const CONTENT_DELTA = whole(
   object(
-    `${membersBefore(IGNORED)}${named('type')}${literalAnyOf(CONTENT_DELTAS)}` +
+    `${membersBefore(IGNORED)}${named('type')}(${literalAnyOf(CONTENT_DELTAS)})` +
       `${membersAfter(IGNORED)}${COMMA}${named('delta')}(${JSON_STRING})${membersAfter(IGNORED)}`,
   ),
 );
 
 export const openAiResponsesScan: EventScan = (event) => {
   const match = CONTENT_DELTA.exec(event.data);
-  return match === null ? undefined : contentFacts(stringValue(match[1] as string));
+  if (match === null) return undefined;
+  // The type literal is written without escapes: its text between the quotes is the type.
+  const type = (match[1] as string).slice(1, -1);
+  return contentFacts(stringValue(match[2] as string), REASONING_DELTAS.has(type));
 };
 
 /** A content delta read by the scan, any other event JSON.parsed. */
@@ -99,6 +103,11 @@ function finished(response: unknown): EventFacts {
     if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
     if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
     if (output !== undefined) facts.completionTokens = output;
+    const outputDetails = field(usage, 'output_tokens_details');
+    const reasoningTokens = isJsonObject(outputDetails)
+      ? countField(outputDetails, 'reasoning_tokens')
+      : undefined;
+    if (reasoningTokens !== undefined) facts.reasoningTokens = reasoningTokens;
   }
   const details = field(response, 'incomplete_details');
   const reason = isJsonObject(details) ? stringField(details, 'reason') : '';

@@ -28,13 +28,20 @@ import {
 } from './event-scan.js';
 import { openAiPromptUsage } from './prompt-usage.js';
 
-/** Reads the generated text out of one element of `choices` ('' when it carries none). */
-export type ChoiceTextReader = (choice: JsonObject) => string;
+/** The generated text of one element of `choices`: its answer (content, refusal, tool calls) and its reasoning. */
+export interface ChoiceText {
+  readonly answer: string;
+  readonly reasoning: string;
+}
+
+/** Reads the generated text out of one element of `choices` ('' for each part it does not carry). */
+export type ChoiceTextReader = (choice: JsonObject) => ChoiceText;
 
 /**
- * The scan (event-scan.ts) of a chunk with one choice matched by `choice`, whose one capture is the JSON string
- * literal of its generated text. Around it, the chunk's members classifyOpenAiEvent reads may only say nothing:
- * `"error": null`, `"usage": null`, an `object` that is not "error".
+ * The scan (event-scan.ts) of a chunk with one choice matched by `choice`, whose captures are the JSON string
+ * literal of its generated text: the first an answer's, the second (when `choice` has one) a reasoning text's.
+ * Around it, the chunk's members classifyOpenAiEvent reads may only say nothing: `"error": null`,
+ * `"usage": null`, an `object` that is not "error".
  */
 export function openAiChunkScan(choice: string): EventScan {
   const ignored = `(?:${ignoredMember(['choices', 'error', 'object', 'usage'])}|${named('error')}null|${named('usage')}null|${named('object')}${stringOtherThan(['error'])})`;
@@ -46,7 +53,11 @@ export function openAiChunkScan(choice: string): EventScan {
   return (event) => {
     if (event.event === 'error') return undefined;
     const match = pattern.exec(event.data);
-    return match === null ? undefined : contentFacts(stringValue(match[1] as string));
+    if (match === null) return undefined;
+    const answer = match[1];
+    return answer !== undefined
+      ? contentFacts(stringValue(answer))
+      : contentFacts(stringValue(match[2] as string), true);
   };
 }
 
@@ -74,14 +85,20 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
   const facts: MutableFacts = {};
   const choices = field(chunk, 'choices');
   if (Array.isArray(choices)) {
-    let text = '';
+    let answer = '';
+    let reasoning = '';
     for (const choice of choices) {
       if (!isJsonObject(choice)) continue;
-      text += readChoiceText(choice);
+      const text = readChoiceText(choice);
+      answer += text.answer;
+      reasoning += text.reasoning;
       const finish = field(choice, 'finish_reason');
       if (typeof finish === 'string' && facts.finishReason === undefined) facts.finishReason = finish;
     }
+    // Answer first: with both in one chunk, the answer has started.
+    const text = answer + reasoning;
     if (text !== '') facts.contentText = text;
+    if (answer === '' && reasoning !== '') facts.reasoning = true;
   }
 
   // OpenAI sends `"usage": null` on every chunk once include_usage is set; vLLM's continuous_usage_stats puts a
@@ -93,6 +110,9 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
     if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
     if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
     if (completion !== undefined) facts.completionTokens = completion;
+    const details = field(usage, 'completion_tokens_details');
+    const reasoningTokens = isJsonObject(details) ? countField(details, 'reasoning_tokens') : undefined;
+    if (reasoningTokens !== undefined) facts.reasoningTokens = reasoningTokens;
     if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
   }
   return facts;

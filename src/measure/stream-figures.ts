@@ -2,7 +2,10 @@
 // the meter's StreamTiming and the request's start time. Both records (the gateway's and the load generator's)
 // and the doctor are built from this one object, so the same fact is computed by one piece of code. Pure.
 //
-//   TTFT       = first content event - start
+//   TTFT       = first content event - start    (reasoning included, as vLLM counts it)
+//   TTFO       = first answer event - start     (time to first output token: reasoning excluded, as guidellm's
+//                                                and AIPerf's TTFO; equal to TTFT for a model that does not reason)
+//   reasoning  = TTFO - TTFT                    (how long the model reasoned before it began to answer)
 //   last token = last content event - start     (vLLM's E2EL; the usage chunk and `[DONE]` do not count)
 //   TPOT       = (last token - TTFT) / (output tokens - 1), only when output tokens > 1
 //   ITL        = gaps between consecutive content events: one sample per event (chunk), not per token
@@ -12,6 +15,13 @@ import type { OutputTokenSource, StreamTiming } from './stream-timing.js';
 export interface StreamFigures {
   /** Time to first token (first content event); undefined when no content arrived. */
   readonly ttftMs: number | undefined;
+  /** Time to the first answer token (content that is not reasoning); undefined when no answer arrived. */
+  readonly ttfoMs: number | undefined;
+  /** First answer token - first token: the reasoning before the answer (0 without any); undefined without both. */
+  readonly reasoningMs: number | undefined;
+  /** Reasoning tokens: the upstream's count when reported, otherwise the built-in estimate of reasoning text. */
+  readonly reasoningTokens: number;
+  readonly reasoningTokensSource: 'usage' | 'estimate';
   /** Time to the last content event (vLLM's E2EL); undefined when no content arrived. */
   readonly lastTokenMs: number | undefined;
   /** Time from start until the meter was ended (the whole response, trailing events included). */
@@ -63,6 +73,7 @@ export function streamFigures(
   options: StreamFigureOptions = {},
 ): StreamFigures {
   const ttftMs = since(timing.firstContentMs, startMs);
+  const ttfoMs = since(timing.firstAnswerMs, startMs);
   const lastTokenMs = since(timing.lastContentMs, startMs);
   let outputTokens = timing.outputTokens;
   let outputTokensSource = timing.outputTokensSource;
@@ -78,8 +89,13 @@ export function streamFigures(
   const gaps = timing.contentGaps;
   const hasGaps = gaps.count > 0;
   const kept = timing.keptGaps;
+  const usageReasoning = timing.usageReasoningTokens;
   return {
     ttftMs,
+    ttfoMs,
+    reasoningMs: ttftMs === undefined || ttfoMs === undefined ? undefined : ttfoMs - ttftMs,
+    reasoningTokens: usageReasoning ?? timing.estimatedReasoningTokens,
+    reasoningTokensSource: usageReasoning === undefined ? 'estimate' : 'usage',
     lastTokenMs,
     endMs: since(timing.endMs, startMs),
     tpotMs,

@@ -58,6 +58,7 @@ export class StreamMeter {
   #nowMs = 0;
   #firstByteMs: number | undefined;
   #firstContentMs: number | undefined;
+  #firstAnswerMs: number | undefined;
   #lastContentMs: number | undefined;
   #endMs: number | undefined;
   #contentEvents = 0;
@@ -72,6 +73,8 @@ export class StreamMeter {
   #promptTokens: number | undefined;
   #cachedPromptTokens: number | undefined;
   #usageOutputTokens: number | undefined;
+  #usageReasoningTokens: number | undefined;
+  #estimatedReasoningTokens = 0;
   #finishReason: string | undefined;
   #sawDone = false;
   #errorMessage: string | undefined;
@@ -116,6 +119,7 @@ export class StreamMeter {
       protocol: this.#classifier.protocol,
       firstByteMs: this.#firstByteMs,
       firstContentMs: this.#firstContentMs,
+      firstAnswerMs: this.#firstAnswerMs,
       lastContentMs: this.#lastContentMs,
       endMs: this.#endMs,
       contentEvents: this.#contentEvents,
@@ -133,6 +137,8 @@ export class StreamMeter {
       promptTokens: this.#promptTokens,
       cachedPromptTokens: this.#cachedPromptTokens,
       usageOutputTokens: usage,
+      usageReasoningTokens: this.#usageReasoningTokens,
+      estimatedReasoningTokens: this.#estimatedReasoningTokens,
       outputTokens: usage ?? this.#tokens.total,
       outputTokensSource: usage === undefined ? 'estimate' : 'usage',
       finishReason: this.#finishReason,
@@ -149,10 +155,11 @@ export class StreamMeter {
 
   #onEvent(event: SseEvent): void {
     const facts = this.#classifier.classify(event);
-    if (facts.contentText !== undefined) this.#onContent(facts.contentText);
+    if (facts.contentText !== undefined) this.#onContent(facts.contentText, facts.reasoning === true);
     if (facts.promptTokens !== undefined) this.#promptTokens = facts.promptTokens;
     if (facts.cachedPromptTokens !== undefined) this.#cachedPromptTokens = facts.cachedPromptTokens;
     if (facts.completionTokens !== undefined) this.#usageOutputTokens = facts.completionTokens;
+    if (facts.reasoningTokens !== undefined) this.#usageReasoningTokens = facts.reasoningTokens;
     if (facts.finishReason !== undefined && this.#finishReason === undefined) {
       this.#finishReason = facts.finishReason;
     }
@@ -164,8 +171,9 @@ export class StreamMeter {
     if (facts.usageOnly && this.#remover !== undefined) this.#remover.remove(event);
   }
 
-  #onContent(text: string): void {
+  #onContent(text: string, reasoning: boolean): void {
     const atMs = this.#nowMs;
+    if (!reasoning && this.#firstAnswerMs === undefined) this.#firstAnswerMs = atMs;
     if (this.#lastContentMs === undefined) {
       this.#firstContentMs = atMs;
     } else {
@@ -181,6 +189,7 @@ export class StreamMeter {
     this.#contentChars += text.length;
     const tokens = this.#tokens.add(text);
     if (tokens > this.#maxChunkTokens) this.#maxChunkTokens = tokens;
+    if (reasoning) this.#estimatedReasoningTokens += tokens;
     if (this.#keepText) this.#text += text;
   }
 

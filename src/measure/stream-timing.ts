@@ -42,6 +42,12 @@ export interface StreamTiming {
   readonly firstByteMs: number | undefined;
   /** Arrival of the first event carrying generated output (role-only and empty deltas excluded). */
   readonly firstContentMs: number | undefined;
+  /**
+   * Arrival of the first event carrying answer output: content that is not reasoning (EventFacts.reasoning). The
+   * same as firstContentMs for a model that does not reason; later for one that reasons first; undefined when only
+   * reasoning arrived.
+   */
+  readonly firstAnswerMs: number | undefined;
   /** Arrival of the last event carrying generated output (usage chunk and `[DONE]` excluded). */
   readonly lastContentMs: number | undefined;
   /** When the caller ended the meter; undefined until then. */
@@ -62,6 +68,10 @@ export interface StreamTiming {
   readonly cachedPromptTokens: number | undefined;
   /** `usage.completion_tokens` (or the protocol's equivalent) when the upstream reported it. */
   readonly usageOutputTokens: number | undefined;
+  /** Of usageOutputTokens, the reasoning tokens, when the upstream reported them (OpenAI's token details). */
+  readonly usageReasoningTokens: number | undefined;
+  /** Tokens of reasoning text by the built-in estimate (Anthropic reports none apart). */
+  readonly estimatedReasoningTokens: number;
   /** The upstream's count when reported, otherwise the estimate; `outputTokensSource` says which. */
   readonly outputTokens: number;
   readonly outputTokensSource: OutputTokenSource;

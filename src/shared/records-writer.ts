@@ -70,8 +70,12 @@ export function lostReasonOf(error: unknown): LostReason {
 export interface RecordsWriterOptions {
   readonly maxPendingBytes?: number;
   readonly retryAfterMs?: number;
-  /** Empty the file when first opening it (a load generator run's own file), instead of appending to it. */
-  readonly fresh?: boolean;
+  /**
+   * How the first open treats a file already there: `append` to it (the gateway), `truncate` it (a file rewritten
+   * whole: a merge), or refuse it with EEXIST (`exclusive`: a load generator run's own file, which must not be
+   * another run's). Reopening after a rotation always appends.
+   */
+  readonly firstOpen?: 'append' | 'truncate' | 'exclusive';
 }
 
 function codeOf(error: unknown): unknown {
@@ -84,7 +88,7 @@ export class RecordsWriter<T = unknown> {
   readonly #onError: (error: Error) => void;
   readonly #maxPendingBytes: number;
   readonly #retryAfterMs: number;
-  #fresh: boolean;
+  #firstOpen: 'append' | 'truncate' | 'exclusive';
   #lines: string[] = [];
   #lengths: number[] = [];
   #queuedBytes = 0;
@@ -113,7 +117,7 @@ export class RecordsWriter<T = unknown> {
     this.#onError = onError;
     this.#maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
     this.#retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
-    this.#fresh = options.fresh ?? false;
+    this.#firstOpen = options.firstOpen ?? 'append';
   }
 
   get path(): string {
@@ -368,8 +372,14 @@ export class RecordsWriter<T = unknown> {
   async #open(): Promise<FileHandle> {
     const before = await namedFile(this.#path);
     const regular = before === null || before.isFile();
+    const first =
+      this.#firstOpen === 'truncate'
+        ? constants.O_TRUNC
+        : this.#firstOpen === 'exclusive'
+          ? constants.O_EXCL
+          : 0;
     const flags = regular
-      ? constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | (this.#fresh ? constants.O_TRUNC : 0)
+      ? constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | first
       : constants.O_RDWR | constants.O_NONBLOCK;
     const file = await open(this.#path, flags);
     try {
@@ -383,7 +393,7 @@ export class RecordsWriter<T = unknown> {
       await file.close().catch(() => {});
       throw error;
     }
-    this.#fresh = false; // a file reopened after rotation is appended to
+    this.#firstOpen = 'append'; // a file reopened after rotation is appended to
     this.#file = file;
     return file;
   }

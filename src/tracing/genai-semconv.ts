@@ -45,6 +45,8 @@ export interface GenAiFacts {
 
 /** The first token's span event name. */
 export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';
+/** tokenmeter's own event: the first answer token of a model that reasoned first (no GenAI convention names it). */
+export const FIRST_OUTPUT_TOKEN_EVENT = 'tokenmeter.first_output_token';
 
 /** `{gen_ai.operation.name} {gen_ai.request.model}`, the conventions' inference span name. */
 export function genAiSpanName(facts: GenAiFacts): string {

@@ -1,13 +1,15 @@
 // Ctrl-C in the middle of a run: `tokenmeter bench` (a child process) gets SIGINT once some requests have
 // finished and others are in flight. It must exit 130, print the summary of what ran, and leave a records file
 // in which every line is valid JSON: the finished requests as they ended, the in-flight ones as `client_abort`.
+// The result JSON is marked (`tokenmeter.interrupted`: when, how many cancelled), the cancelled requests are no
+// failures of the server, the report says the run was cut short, and compare and merge say so when they read it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
-import { CLI_PATH } from '../helpers/run-cli.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 import { cleanEnv, scratchDir } from './helpers/bench-cli.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
 
@@ -35,6 +37,11 @@ test('SIGINT midway leaves a valid partial JSONL and a summary of what ran', asy
       '20',
       '--records-file',
       records,
+      '--save-result',
+      '--result-dir',
+      dir,
+      '--result-filename',
+      'cut.json',
     ],
     { env: cleanEnv() },
   );
@@ -54,7 +61,10 @@ test('SIGINT midway leaves a valid partial JSONL and a summary of what ran', asy
   const code = await exited;
   assert.equal(code, 130, stderr);
   assert.match(stdout, /Serving Benchmark Result/);
-  assert.match(stdout, /Interrupted: \d+ of 40 requests have a record/);
+  assert.match(
+    stdout,
+    /Interrupted \(cut short at \S+\): \d+ of 40 requests ran to their end; \d+ in flight were cancelled and \d+ never sent, none counted as failed/,
+  );
 
   const lines = readFileSync(records, 'utf8')
     .split('\n')
@@ -66,4 +76,29 @@ test('SIGINT midway leaves a valid partial JSONL and a summary of what ran', asy
   assert.ok(aborted >= 1, `in-flight requests recorded as aborted (${aborted})`);
   assert.ok(parsed.length < 40, 'the rest were never sent');
   assert.equal(new Set(parsed.map((r) => r.index)).size, parsed.length, 'one record per request');
+
+  const saved = JSON.parse(readFileSync(join(dir, 'cut.json'), 'utf8')) as {
+    completed: number;
+    failed: number;
+    num_prompts: number;
+    tokenmeter: {
+      interrupted?: { at: string; cancelled: number; cancelled_in_flight: number; not_sent: number };
+    };
+  };
+  const mark = saved.tokenmeter.interrupted;
+  assert.ok(mark !== undefined, 'the result JSON is marked');
+  assert.ok(Math.abs(Date.parse(mark.at) - Date.now()) < 60_000, `a real time: ${mark.at}`);
+  assert.equal(mark.cancelled_in_flight, aborted);
+  assert.equal(mark.not_sent, 40 - parsed.length);
+  assert.equal(mark.cancelled, mark.cancelled_in_flight + mark.not_sent);
+  assert.equal(saved.completed, ok);
+  assert.equal(saved.failed, parsed.length - ok - aborted, 'the cancelled requests are not failures');
+  assert.equal(saved.num_prompts, 40);
+
+  // compare and merge say so when they read it.
+  const compared = await runCli(['compare', join(dir, 'cut.json'), join(dir, 'cut.json')], cleanEnv());
+  assert.equal(compared.code, 0, compared.stderr);
+  assert.match(compared.stdout, /A: interrupted at \S+, \d+ of its requests cancelled/);
+  const merged = await runCli(['merge', join(dir, 'cut.json')], cleanEnv());
+  assert.match(merged.stdout, /interrupted at \S+, \d+ of its requests cancelled/);
 });

@@ -5,10 +5,11 @@
 // a run without records: bench/records-stall.ts.)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import { drainPipe } from '../helpers/records-files.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
 
@@ -44,24 +45,6 @@ function benchArgs(dir: string, records: string): string[] {
     '--records-file',
     records,
   ];
-}
-
-/** What the pipe holds: read without waiting, until the writer's end is closed (EOF) or nothing is left. */
-function drainPipe(fd: number): string {
-  const chunks: Buffer[] = [];
-  const buffer = Buffer.alloc(64 * 1024);
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(fd, buffer, 0, buffer.length, null);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'EAGAIN') break;
-      throw error;
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 test('a records FIFO nobody reads: the run ends, every record is in the pipe whole or counted lost', async (t) => {

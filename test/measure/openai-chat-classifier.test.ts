@@ -19,15 +19,24 @@ test('a role-only delta, an empty delta and empty strings are not content', () =
   assert.deepEqual(classify(chatChunk([])), {});
 });
 
-test('content, reasoning and refusal deltas are content', () => {
+test('content, reasoning and refusal deltas are content; reasoning is marked as such', () => {
   assert.deepEqual(classify(chatChunk([delta({ content: 'Hi' })])), { contentText: 'Hi' });
   assert.deepEqual(classify(chatChunk([delta({ reasoning_content: 'Let me think' })])), {
     contentText: 'Let me think',
+    reasoning: true,
   });
-  assert.deepEqual(classify(chatChunk([delta({ reasoning: 'hmm' })])), { contentText: 'hmm' });
+  assert.deepEqual(classify(chatChunk([delta({ reasoning: 'hmm' })])), {
+    contentText: 'hmm',
+    reasoning: true,
+  });
   // Servers that send both names carry the same text: it is read once.
   assert.deepEqual(classify(chatChunk([delta({ reasoning: 'hmm', reasoning_content: 'hmm' })])), {
     contentText: 'hmm',
+    reasoning: true,
+  });
+  // With the answer in the same delta, the answer has begun: not reasoning.
+  assert.deepEqual(classify(chatChunk([delta({ reasoning: 'so', content: 'Yes' })])), {
+    contentText: 'Yesso',
   });
   assert.deepEqual(classify(chatChunk([delta({ refusal: 'I cannot' })])), { contentText: 'I cannot' });
 });

@@ -85,6 +85,7 @@ test('Anthropic: thinking and tool input count as content; signatures, pings and
     c.classify(event('content_block_delta', { delta: { type: 'thinking_delta', thinking: 'Hm' } })),
     {
       contentText: 'Hm',
+      reasoning: true,
     },
   );
   assert.deepEqual(
@@ -125,6 +126,11 @@ test('Responses: reasoning and function-call arguments count; response.failed an
   const c = openAiResponsesClassifier;
   assert.deepEqual(c.classify(event('response.reasoning_text.delta', { delta: 'think' })), {
     contentText: 'think',
+    reasoning: true,
+  });
+  assert.deepEqual(c.classify(event('response.reasoning_summary_text.delta', { delta: 'sum' })), {
+    contentText: 'sum',
+    reasoning: true,
   });
   assert.deepEqual(c.classify(event('response.function_call_arguments.delta', { delta: '{"x":1' })), {
     contentText: '{"x":1',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
+import { streamFigures } from '../../src/measure/stream-figures.js';
 import { MAX_KEPT_GAPS, StreamMeter } from '../../src/measure/stream-meter.js';
 import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 import { estimateTokens } from '../../src/shared/token-estimate.js';
@@ -42,6 +43,7 @@ test('the recorded chat stream gives the hand-checked record', () => {
     protocol: 'openai-chat',
     firstByteMs: 100,
     firstContentMs: 120,
+    firstAnswerMs: 120,
     lastContentMs: 160,
     endMs: 200,
     contentEvents: 4,
@@ -54,6 +56,8 @@ test('the recorded chat stream gives the hand-checked record', () => {
     promptTokens: 12,
     cachedPromptTokens: undefined,
     usageOutputTokens: 7,
+    usageReasoningTokens: undefined,
+    estimatedReasoningTokens: 0,
     outputTokens: 7,
     outputTokensSource: 'usage',
     finishReason: 'stop',
@@ -189,4 +193,46 @@ test('exactly MAX_KEPT_GAPS gaps are all kept and not cut', () => {
   for (let i = 0; i <= MAX_KEPT_GAPS; i++) meter.onBytes(event, i);
   assert.equal(meter.result().keptGaps?.gapsMs.length, MAX_KEPT_GAPS);
   assert.equal(meter.result().keptGaps?.cut, false);
+});
+
+test('reasoning first: TTFT at the first reasoning delta, TTFO at the first answer delta, reasoning tokens', () => {
+  const usage = JSON.stringify({
+    id: 'x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [],
+    usage: { prompt_tokens: 5, completion_tokens: 6, completion_tokens_details: { reasoning_tokens: 4 } },
+  });
+  const parts = [
+    sse(chatChunk([delta({ role: 'assistant', content: '' })])),
+    ...['let', ' me', ' think', ' now'].map((text) => sse(chatChunk([delta({ reasoning: text })]))),
+    sse(chatChunk([delta({ content: 'Yes' })])),
+    sse(chatChunk([delta({ content: '.' })])),
+    sse(usage),
+    sse('[DONE]'),
+  ];
+  const timing = meterParts(parts).result();
+  // Part i arrives at 100 + 10 i: the first reasoning delta is part 1, the answer starts at part 5.
+  assert.equal(timing.firstContentMs, 110);
+  assert.equal(timing.firstAnswerMs, 150);
+  assert.equal(timing.usageReasoningTokens, 4);
+  assert.equal(timing.estimatedReasoningTokens, 4);
+  assert.equal(
+    timing.contentEvents,
+    6,
+    'reasoning deltas are content events (ITL samples, as vLLM counts them)',
+  );
+  const figures = streamFigures(timing, 100);
+  assert.equal(figures.ttftMs, 10);
+  assert.equal(figures.ttfoMs, 50);
+  assert.equal(figures.reasoningMs, 40);
+  assert.equal(figures.reasoningTokens, 4);
+  assert.equal(figures.reasoningTokensSource, 'usage');
+  // Only reasoning, no answer: a TTFT, no TTFO.
+  const unanswered = streamFigures(meterParts(parts.slice(0, 3)).result(), 100);
+  assert.equal(unanswered.ttftMs, 10);
+  assert.equal(unanswered.ttfoMs, undefined);
+  assert.equal(unanswered.reasoningTokens, 2, 'without usage, the estimate of the reasoning text');
+  assert.equal(unanswered.reasoningTokensSource, 'estimate');
 });

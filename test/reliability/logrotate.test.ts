@@ -10,14 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
-import type { RequestRecord } from '../../src/gateway/record.js';
 import {
   chatStreamSteps,
   playScript,
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
+import { sendStreams, strictRecordsIn, until } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
 
@@ -54,40 +53,6 @@ async function snippet(kind: string): Promise<string> {
   return block;
 }
 
-async function sendMany(url: string, prefix: string, count: number): Promise<string[]> {
-  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
-  const texts = await Promise.all(
-    ids.map(async (id) => {
-      const response = await request(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-request-id': id },
-        body: '{"model":"m","stream":true}',
-      });
-      return `${response.statusCode} ${await response.body.text()}`;
-    }),
-  );
-  assert.equal(texts.filter((t) => t.startsWith('200 ') && t.endsWith('data: [DONE]\n\n')).length, count);
-  return ids;
-}
-
-async function recordsIn(file: string): Promise<RequestRecord[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  assert.equal(text.indexOf('\0'), -1, `${file} holds no NUL byte`);
-  assert.ok(text === '' || text.endsWith('\n'), `${file} ends with a whole line`);
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as RequestRecord);
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + 5000;
-  while (!(await check())) {
-    if (performance.now() > deadline) assert.fail(`waited 5 s for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Serves with records in `folder`, sends 20, runs logrotate with `config`, sends 20 more, stops. */
 async function rotateUnderTraffic(
   name: string,
@@ -110,8 +75,8 @@ async function rotateUnderTraffic(
   try {
     const url = match[1] ?? '';
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const first = await sendMany(url, 'first', 20);
-    await until('20 records in the file', async () => (await recordsIn(file)).length === 20);
+    const first = await sendStreams(url, 'first', 20);
+    await until('20 records in the file', async () => (await strictRecordsIn(file)).length === 20);
     const config = adapt((await snippet(kind)).replaceAll(DOC_FOLDER, folder), child.pid ?? 0);
     const logrotateConf = join(dir, `${name}.logrotate.conf`);
     await writeFile(logrotateConf, config, { mode: 0o644 });
@@ -122,12 +87,12 @@ async function rotateUnderTraffic(
         () => false,
       ),
     );
-    const second = await sendMany(url, 'second', 20);
-    await until('20 records in the new file', async () => (await recordsIn(file)).length === 20);
+    const second = await sendStreams(url, 'second', 20);
+    await until('20 records in the new file', async () => (await strictRecordsIn(file)).length === 20);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
-    const rotated = await recordsIn(`${file}.1`);
-    const current = await recordsIn(file);
+    const rotated = await strictRecordsIn(`${file}.1`);
+    const current = await strictRecordsIn(file);
     assert.deepEqual(rotated.map((r) => r.requestId).sort(), [...first].sort());
     assert.deepEqual(current.map((r) => r.requestId).sort(), [...second].sort());
     assertOneRecordPerRequest([...rotated, ...current], 40);

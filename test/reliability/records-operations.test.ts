@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rename, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, openSync } from 'node:fs';
+import { copyFile, mkdtemp, rename, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
-import { request } from 'undici';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { workerRecordsPath } from '../../src/measure/record-files.js';
 import {
@@ -21,6 +20,7 @@ import {
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
+import { drainPipe, sendStreams, strictRecordsIn, until } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
 
@@ -64,66 +64,28 @@ async function serve(name: string, records: string, extra: Record<string, unknow
   return { child, url: match[1] ?? '', output, exited };
 }
 
-/** Sends `count` streamed requests with ids `${prefix}-i`; asserts each client got the whole stream. */
-async function send(served: Served, prefix: string, count: number): Promise<string[]> {
-  const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
-  const texts = await Promise.all(
-    ids.map(async (id) => {
-      const response = await request(`${served.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-request-id': id },
-        body: '{"model":"m","stream":true}',
-      });
-      return `${response.statusCode} ${await response.body.text()}`;
-    }),
-  );
-  assert.equal(
-    texts.filter((text) => text.startsWith('200 ') && text.endsWith('data: [DONE]\n\n')).length,
-    count,
-    'every client received its whole stream',
-  );
-  return ids;
-}
-
-/** Every line of a records file, parsed; fails on a NUL byte, a torn line or a missing final newline. */
-async function recordsIn(file: string): Promise<RequestRecord[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  assert.equal(text.indexOf('\0'), -1, `${file} holds no NUL byte`);
-  assert.ok(text === '' || text.endsWith('\n'), `${file} ends with a whole line`);
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as RequestRecord);
-}
-
-/** Waits (5 s at most) until `files` together hold `count` records: the writer batches off the request path. */
-async function untilRecorded(files: readonly string[], count: number): Promise<void> {
-  const deadline = performance.now() + 5000;
-  for (;;) {
+/** Waits until `files` together hold `count` records: the writer batches off the request path. */
+function untilRecorded(files: readonly string[], count: number): Promise<void> {
+  return until(`${count} records in ${files.join(', ')}`, async () => {
     let held = 0;
-    for (const file of files) held += (await recordsIn(file)).length;
-    if (held >= count) return;
-    if (performance.now() > deadline)
-      assert.fail(`waited 5 s for ${count} records in ${files.join(', ')}; saw ${held}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    for (const file of files) held += (await strictRecordsIn(file)).length;
+    return held >= count;
+  });
 }
 
-async function untilExists(paths: readonly string[]): Promise<void> {
-  const deadline = performance.now() + 5000;
-  for (;;) {
-    const found = await Promise.all(
-      paths.map((p) =>
-        stat(p).then(
-          () => true,
-          () => false,
+function untilExists(paths: readonly string[]): Promise<void> {
+  return until(`${paths.join(', ')} to be created again`, async () =>
+    (
+      await Promise.all(
+        paths.map((p) =>
+          stat(p).then(
+            () => true,
+            () => false,
+          ),
         ),
-      ),
-    );
-    if (found.every(Boolean)) return;
-    if (performance.now() > deadline) assert.fail(`waited 5 s for ${paths.join(', ')} to be created again`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+      )
+    ).every(Boolean),
+  );
 }
 
 function idsOf(records: readonly RequestRecord[]): string[] {
@@ -139,15 +101,15 @@ test('item 7, copytruncate: the lines after the truncation start at the new end;
   const file = join(dir, 'copytruncate.jsonl');
   const served = await serve('copytruncate', file);
   t.after(() => served.child.kill('SIGKILL'));
-  const before = await send(served, 'before', 30);
+  const before = await sendStreams(served.url, 'before', 30);
   await untilRecorded([file], 30);
   // logrotate's copytruncate: copy the file aside, then truncate it in place while the gateway holds it open.
   await copyFile(file, `${file}.1`);
   await truncate(file, 0);
-  const afterIds = await send(served, 'after', 30);
+  const afterIds = await sendStreams(served.url, 'after', 30);
   assert.equal(await stop(served), 0);
-  const rotated = await recordsIn(`${file}.1`);
-  const current = await recordsIn(file);
+  const rotated = await strictRecordsIn(`${file}.1`);
+  const current = await strictRecordsIn(file);
   assert.deepEqual(idsOf(rotated), [...before].sort());
   assert.deepEqual(idsOf(current), [...afterIds].sort());
   assertOneRecordPerRequest([...rotated, ...current], 60);
@@ -158,21 +120,21 @@ test('item 8, rename + SIGHUP, then deletion: the path is created anew each time
   const file = join(dir, 'rename.jsonl');
   const served = await serve('rename', file);
   t.after(() => served.child.kill('SIGKILL'));
-  const first = await send(served, 'first', 20);
+  const first = await sendStreams(served.url, 'first', 20);
   await untilRecorded([file], 20);
   await rename(file, `${file}.1`);
   served.child.kill('SIGHUP');
   await untilExists([file]); // created by the reopen itself, before any new record
-  const second = await send(served, 'second', 20);
+  const second = await sendStreams(served.url, 'second', 20);
   await untilRecorded([file], 20);
   // Deleted with no signal at all: the next batch notices the path no longer names its file.
   await unlink(file);
-  const third = await send(served, 'third', 20);
+  const third = await sendStreams(served.url, 'third', 20);
   await untilRecorded([file], 20);
   assert.equal(await stop(served), 0);
   assert.match(served.output(), /SIGHUP: reopening the records file/);
-  const renamed = await recordsIn(`${file}.1`);
-  const recreated = await recordsIn(file);
+  const renamed = await strictRecordsIn(`${file}.1`);
+  const recreated = await strictRecordsIn(file);
   assert.deepEqual(idsOf(renamed), [...first].sort());
   assert.deepEqual(idsOf(recreated), [...third].sort(), 'the records after the deletion, in a new file');
   // The second twenty were in the file the operator deleted: written, and gone with it.
@@ -186,38 +148,20 @@ test('item 8 with --workers 2: SIGHUP to the primary makes every worker reopen i
   const served = await serve('workers', file, { workers: 2 });
   t.after(() => served.child.kill('SIGKILL'));
   const files = [workerRecordsPath(file, 1), workerRecordsPath(file, 2)];
-  const first = await send(served, 'first', 20);
+  const first = await sendStreams(served.url, 'first', 20);
   await untilRecorded(files, 20);
   for (const f of files) await rename(f, `${f}.1`);
   served.child.kill('SIGHUP');
   await untilExists(files);
-  const second = await send(served, 'second', 20);
+  const second = await sendStreams(served.url, 'second', 20);
   await untilRecorded(files, 20);
   assert.equal(await stop(served), 0);
-  const renamed = (await Promise.all(files.map((f) => recordsIn(`${f}.1`)))).flat();
-  const current = (await Promise.all(files.map((f) => recordsIn(f)))).flat();
+  const renamed = (await Promise.all(files.map((f) => strictRecordsIn(`${f}.1`)))).flat();
+  const current = (await Promise.all(files.map((f) => strictRecordsIn(f)))).flat();
   assert.deepEqual(idsOf(renamed), [...first].sort());
   assert.deepEqual(idsOf(current), [...second].sort());
   assertOneRecordPerRequest([...renamed, ...current], 40);
 });
-
-/** What a pipe holds, read without waiting until its writers closed (EOF) or it is empty. */
-function drainPipe(fd: number): string {
-  const chunks: Buffer[] = [];
-  const buffer = Buffer.alloc(64 * 1024);
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(fd, buffer, 0, buffer.length, null);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'EAGAIN') break;
-      throw error;
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 test('item 9, records FIFO nobody reads: SIGTERM ends the process within its grace, the rest counted lost', async (t) => {
   if (process.platform === 'win32') {
@@ -233,7 +177,7 @@ test('item 9, records FIFO nobody reads: SIGTERM ends the process within its gra
   const served = await serve('stalled', fifo, { shutdownGraceMs: graceMs });
   t.after(() => served.child.kill('SIGKILL'));
   const sent = 150; // ~1 KiB records: more than twice what the pipe holds
-  await send(served, 'r', sent);
+  await sendStreams(served.url, 'r', sent);
   const signalAt = performance.now();
   served.child.kill('SIGTERM');
   const { code, atMs } = await served.exited;

@@ -19,28 +19,35 @@ export interface SavedRun {
   readonly records: RequestRecord[];
 }
 
+/** The seeded run's flags against `url`, saving its result (default name) into `dir`. */
+export function seededRunFlags(url: string, dir: string): string[] {
+  return [
+    '--base-url',
+    url,
+    '--num-prompts',
+    String(RUN.prompts),
+    '--request-rate',
+    String(RUN.rate),
+    '--seed',
+    String(RUN.seed),
+    '--sharegpt-output-len',
+    String(RUN.outputTokens),
+    '--request-id-prefix',
+    ID_PREFIX,
+    '--disable-tqdm',
+    '--save-result',
+    '--result-dir',
+    dir,
+  ];
+}
+
 /** `bench` against `url` with the run's settings and `extra` flags, saving `name`.json and its records in `dir`. */
 export async function benchRun(url: string, dir: string, name: string, extra: string[]): Promise<SavedRun> {
   const resultPath = join(dir, `${name}.json`);
   const recordsPath = join(dir, `${name}.records.jsonl`);
   const cli = await bench(
     [
-      '--base-url',
-      url,
-      '--num-prompts',
-      String(RUN.prompts),
-      '--request-rate',
-      String(RUN.rate),
-      '--seed',
-      String(RUN.seed),
-      '--sharegpt-output-len',
-      String(RUN.outputTokens),
-      '--request-id-prefix',
-      ID_PREFIX,
-      '--disable-tqdm',
-      '--save-result',
-      '--result-dir',
-      dir,
+      ...seededRunFlags(url, dir),
       '--result-filename',
       `${name}.json`,
       '--records-file',

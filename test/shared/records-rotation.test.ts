@@ -117,12 +117,12 @@ test('reopen() (SIGHUP) lets the old file go at once and creates the path, befor
   assert.deepEqual(idsInFile(await readFile(file, 'utf8')), ids(5, 8));
 });
 
-test('a fresh writer (a load generator run) empties the file on its first open only', async (t) => {
+test('a truncating writer (a merge) empties the file on its first open only', async (t) => {
   const file = join(await tempDir(t), 'records.jsonl');
   const first = new RecordsWriter(file, noWriterError);
   first.add(fakeRecord(0));
   await first.close();
-  const writer = new RecordsWriter(file, noWriterError, { fresh: true });
+  const writer = new RecordsWriter(file, noWriterError, { firstOpen: 'truncate' });
   for (let i = 1; i < 4; i++) writer.add(fakeRecord(i));
   await settled(writer, 3);
   await truncate(file, 0); // copytruncate: later lines are appended, not a second emptying
