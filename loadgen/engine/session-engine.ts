@@ -10,7 +10,6 @@
 // produced. They are not sent and have no record; the run counts them (notSentAfterFailure).
 
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { newSpan } from '../../src/shared/trace-context.js';
 import type { SessionMessage } from '../bench/session-bodies.js';
@@ -21,7 +20,7 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
 import { MeasuredRequest } from './measured-request.js';
 import { waitUntil } from './precise-wait.js';
-import { sendWithUndici } from './undici-send.js';
+import { enginePool, sendWithUndici } from './undici-send.js';
 
 /** Think time between a turn's end and the next turn's send: fixed (min = max) or uniform in [min, max]. */
 export interface ThinkTime {
@@ -67,13 +66,7 @@ async function runSessions(
   counts: SessionCounts,
 ): Promise<EngineResult> {
   const { target, requests, signal } = options;
-  const pool = new Pool(target.origin, {
-    connections: pacing.maxActive ?? null,
-    pipelining: 1,
-    headersTimeout: options.idleTimeoutMs,
-    bodyTimeout: options.idleTimeoutMs,
-    keepAliveTimeout: 60_000,
-  });
+  const pool = enginePool(target, options.idleTimeoutMs, pacing.maxActive ?? null);
   const gate = pacing.maxActive === undefined ? undefined : new ConcurrencyGate(pacing.maxActive);
   const aborts = new AbortHub(signal);
   aborts.add(() => gate?.drain(performance.now()));
