@@ -10,7 +10,11 @@
 // install nginx`):
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
-//     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N]
+//     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N] [--cpu-prof-dir DIR]
+//
+// `--cpu-prof-dir DIR` writes a CPU profile (node --cpu-prof) of the leanest proxy, the Fastify floor and the
+// gateway into DIR (leanest.cpuprofile, floor.cpuprofile, gateway.cpuprofile, gateway-otlp.cpuprofile), to see
+// where a proxy's time goes under the benchmark's load (open them in Chrome's DevTools).
 //
 // `--cores N` pins every process of the run (this client, the upstream, every proxy) to CPUs 0..N-1 with taskset
 // (default: every CPU of the machine), so a run on a bigger machine can be made to look like a small one, or
@@ -53,6 +57,8 @@ const { values: args, positionals } = parseArgs({
     'itl-ms': { type: 'string', default: '16:40,256:100' },
     concurrency: { type: 'string', default: '16,256' },
     cores: { type: 'string', default: String(availableParallelism()) },
+    // Profiles the leanest proxy, the Fastify floor and the gateway (node --cpu-prof) into this folder.
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const CPUS = `0-${Math.max(0, Math.min(availableParallelism(), Number(args.cores) || 1) - 1)}`;
@@ -158,8 +164,22 @@ async function runGateway(upstream: string, dir: string, otlpEndpoint?: string):
   announce((app.server.address() as AddressInfo).port);
 }
 
+const PROFILED = new Set(['leanest', 'floor', 'gateway']);
+
 function startChild(argv: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn('taskset', ['-c', CPUS, process.execPath, SELF, ...argv], {
+  const dir = args['cpu-prof-dir'];
+  const role = argv[0] ?? '';
+  const profile =
+    dir !== undefined && PROFILED.has(role)
+      ? [
+          '--cpu-prof',
+          '--cpu-prof-dir',
+          dir,
+          '--cpu-prof-name',
+          `${role}${argv[3] === undefined ? '' : '-otlp'}.cpuprofile`,
+        ]
+      : [];
+  const child = spawn('taskset', ['-c', CPUS, process.execPath, ...profile, SELF, ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

@@ -1,10 +1,20 @@
-// Assembles the gateway: a Fastify instance with one plugin per concern, sharing one GatewayContext built here,
-// once: the configuration frozen, one dispatcher per upstream, the metrics and the records writer, and the fixed
-// list of sinks each finished request goes to. Plugins import src/; nothing in src/ imports a plugin.
+// Assembles the gateway, sharing one GatewayContext built here, once: the configuration frozen, one dispatcher
+// per upstream, the metrics and the records writer, and the fixed list of sinks each finished request goes to.
+//
+// The server is a plain node:http server whose `request` event is the one place a request enters: the API path
+// (everything but the gateway's own endpoints) runs as plain steps from there (src/gateway/api-path.ts), with its
+// arrival stamped as the server sees it and nothing in front of it; the gateway's own endpoints (/healthz,
+// /readyz, /metrics on the API port) are handed to the Fastify application, which owns the server's life cycle
+// (listen, close hooks in order: drain, records, metrics port) and serves them with one plugin per concern.
+// Plugins import src/; nothing in src/ imports a plugin or Fastify.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { Admission } from '../src/gateway/admission.js';
+import { ApiPath } from '../src/gateway/api-path.js';
+import { watchClientErrors } from '../src/gateway/client-errors.js';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
 import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
@@ -17,22 +27,18 @@ import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
+import { requestIdFrom } from '../src/gateway/request-id.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
-import { sendGatewayError } from '../src/gateway/send-error.js';
+import { errorHeaders } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
-import { SpanExport } from '../src/tracing/span-export.js';
-import drain from './drain.js';
-import gatewayAuth from './gateway-auth.js';
+import type { SpanExport } from '../src/tracing/span-export.js';
 import health from './health.js';
-import measurement from './measurement.js';
 import metrics from './metrics.js';
-import proxy from './proxy.js';
 import records from './records.js';
-import requestId, { requestIdFrom } from './request-id.js';
 
 export interface BuildOptions {
   /** A pino logger; defaults to JSON on stdout at the configured level, with keys redacted. */
@@ -43,23 +49,23 @@ export interface BuildOptions {
   readonly metricsSource?: MetricsSource;
 }
 
-function translateFastifyError(error: { code?: string; statusCode?: number; message: string }): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new GatewayError(
-      'request_too_large',
-      'the request body is larger than maxBodyBytes allows; send less or raise it',
-    );
-  }
-  if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP')) {
-    return new GatewayError(
-      'invalid_request_body',
-      'the request body could not be read; send JSON with a content-type',
-    );
-  }
-  return new GatewayError('internal_error', 'the gateway failed on this request; see its log for the cause', {
-    cause: error,
-  });
+/**
+ * The gateway's own endpoints, served by Fastify: probes and scrapes are not traffic, so they get no record,
+ * metric or log line. Every other path is the API path's (a wrong one is its 404, with a record).
+ */
+const OWN_ENDPOINTS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+function isOwnEndpoint(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  const query = url.indexOf('?');
+  return OWN_ENDPOINTS.has(query < 0 ? url : url.slice(0, query));
+}
+
+/** An own endpoint's error, in the gateway's error format (send-error.ts). */
+function ownEndpointError(reply: FastifyReply, error: GatewayError): void {
+  if (reply.sent || reply.raw.destroyed) return;
+  const body = error.toBody();
+  reply.code(error.status).headers(errorHeaders(body)).send(body);
 }
 
 /** How long closing waits for the last records; far more than the one event-loop turn they take. */
@@ -102,11 +108,15 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   return writer;
 }
 
-/** Span export when configured; its first lost span is logged once (the metric counts them all). */
-function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): SpanExport | null {
+/**
+ * Span export when configured; its first lost span is logged once (the metric counts them all). The
+ * OpenTelemetry SDK and its exporters are loaded only then: importing them grows a gateway by about 6 MB.
+ */
+async function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): Promise<SpanExport | null> {
   const settings = config.spanExport;
   if (settings === null) return null;
   const url = shownTracesUrl(settings);
+  const { SpanExport } = await import('../src/tracing/span-export.js');
   return new SpanExport(settings, (why) =>
     log.warn(
       `spans are being lost: ${why} for the OTLP collector at ${url}; requests are unaffected, losses are counted in tokenmeter_spans_dropped_total`,
@@ -130,7 +140,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metricsAddress: null,
   };
   const writer = recordsWriter(config, logger);
-  const spans = spanExportOf(config, logger);
+  const spans = await spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,
@@ -179,44 +189,81 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     state,
   });
   const limits = config.clientLimits;
+  // The server's limits are set on the server itself. Receiving the request (headers and body) is bounded, so a
+  // client trickling bytes cannot hold a connection; the response's duration is not (long generations are
+  // governed by the upstream timeouts). Node checks for timed-out connections every connectionsCheckingInterval:
+  // 30 s by default, far longer than the bound.
+  const server = createServer({
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  });
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  const admission = new Admission(server);
+  const api = new ApiPath(context, admission, logger);
+  let ownEndpoints: ((request: IncomingMessage, response: ServerResponse) => void) | null = null;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // The arrival stamp: as early as the gateway sees the request.
+    const receivedAt = performance.now();
+    if (ownEndpoints === null || !isOwnEndpoint(request.url)) {
+      api.handle(request, response, receivedAt);
+      return;
+    }
+    // Every answer carries the request's id; a probe during the drain is answered, on a closing connection.
+    response.setHeader('x-request-id', requestIdFrom(request.headers));
+    if (admission.admit(response)) response.once('close', () => admission.release(response));
+    ownEndpoints(request, response);
+  });
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    // The measurement plugin's sinks write one line per request, when the response closes (cut streams too).
+    // The API path's sinks write one line per request, when the response closes (cut streams too); probes and
+    // scrapes write none.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    genReqId: requestIdFrom,
-    bodyLimit: config.maxBodyBytes,
-    // Receiving the request (headers and body) is bounded, so a client trickling bytes cannot hold a connection;
-    // the response's duration is not (long generations are governed by the upstream timeouts). Node checks for
-    // timed-out connections every connectionsCheckingInterval: 30 s by default, far longer than the bound.
-    requestTimeout: limits.requestTimeoutMs,
-    http: {
-      headersTimeout: limits.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    serverFactory: (handler) => {
+      ownEndpoints = handler;
+      return server;
     },
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // While draining, plugins/drain.ts answers requests on kept-alive connections itself: the gateway's error
-    // format, Retry-After, and a record (Fastify's own 503 has none of them).
+    // While draining, the API path answers requests on kept-alive connections itself: the gateway's error
+    // format, Retry-After, and a record (Fastify's own 503 has none of them); own endpoints are still answered.
     return503OnClosing: false,
   });
-  app.server.maxConnections = limits.maxConnections;
-  watchRefusedConnections(app.server, limits.maxConnections, gatewayMetrics, app.log);
+  watchRefusedConnections(server, limits.maxConnections, gatewayMetrics, logger);
+  watchClientErrors(server, gatewayMetrics);
   app.setErrorHandler((error, request, reply) => {
-    const translated = translateFastifyError(error as { code?: string; message: string });
-    if (translated.code === 'internal_error')
-      request.log.error({ err: error }, 'request failed inside the gateway');
-    sendGatewayError(request, reply, translated);
+    const known = error instanceof GatewayError ? error : null;
+    if (known === null) request.log.error({ err: error }, 'request failed inside the gateway');
+    ownEndpointError(
+      reply,
+      known ??
+        new GatewayError('internal_error', 'the gateway failed on this request; see its log for the cause', {
+          cause: error,
+        }),
+    );
   });
-  await app.register(measurement, { context });
-  await app.register(drain);
-  await app.register(requestId);
-  await app.register(gatewayAuth, { context });
+  // An own endpoint's path with another method (POST /healthz): the same 404 as any path the gateway does not
+  // serve.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    ownEndpointError(
+      reply,
+      new GatewayError(
+        'path_not_found',
+        `no API at ${path.slice(0, 200)}: ${request.method} is not served there`,
+      ),
+    );
+  });
+  // Runs when the gateway closes, before it stops listening (the drain: admission.ts).
+  app.addHook('preClose', (done) => {
+    admission.drain();
+    done();
+  });
   await app.register(records, { context });
   await app.register(metrics, {
     context,
     ...(options.metricsSource === undefined ? {} : { source: options.metricsSource }),
   });
   await app.register(health, { context });
-  await app.register(proxy, { context });
   // Runs first of the onClose hooks (they run last-registered first): before the records file is closed.
   app.addHook('onClose', async () => {
     await everyRequestRecorded(state);

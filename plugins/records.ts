@@ -1,11 +1,10 @@
 // Records plugin: the records file (one JSON line per finished request, written by the sink the assembly built)
-// is flushed and closed when the gateway closes. With the span receiver (spanReceiver), each request is made
-// known to the join when it arrives (its server's span may come before it finishes), and closing first releases
-// every record still waiting for its span, so none is lost.
+// is flushed and closed when the gateway closes. With the span receiver (spanReceiver), closing first releases
+// every record still waiting for its span, so none is lost (the API path makes each request known to the join
+// when it arrives: src/gateway/api-path.ts).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
-import '../src/gateway/fastify-types.js';
 import { lostCount } from '../src/shared/records-writer.js';
 
 export interface RecordsPluginOptions {
@@ -14,13 +13,6 @@ export interface RecordsPluginOptions {
 
 async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOptions): Promise<void> {
   const { records: writer, spanReceiving } = options.context;
-  if (spanReceiving !== null) {
-    // Runs after the measurement plugin's onRequest (registered first), which gave the request its span.
-    fastify.addHook('onRequest', (request, _reply, done) => {
-      if (!request.measurement.ownEndpoint) spanReceiving.expect(request.measurement);
-      done();
-    });
-  }
   // Runs after the metrics plugin's onClose (registered later, so closed first): the receiver has stopped.
   fastify.addHook('onClose', async () => {
     await spanReceiving?.close();

@@ -1,10 +1,14 @@
 // The soak benchmark's traffic: a fixed mix of request kinds (streamed and non-streamed, three protocols, answers
-// long enough to meet the simulator's stall and cut, clients that leave mid-stream), drawn per request from a
-// seeded sequence, and one request sent with undici and classified by what its client saw.
+// long enough to meet the simulator's stall and cut, clients that leave mid-stream; with
+// REQUEST_KINDS_WITH_COMPRESSION, answers gzipped by an upstream in front of the simulator), drawn per request from
+// a seeded sequence, and one request sent with undici and classified by what its client saw.
 //
 // The simulator's in-stream faults apply by length: every stream that reaches SIM_STALL_AFTER_TOKENS pauses once,
 // every one that reaches SIM_CUT_AFTER_TOKENS is cut. Ordinary answers stop before both (max_tokens 12), so
 // which requests meet a fault is chosen here, by kind.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { constants, createGzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import type { SeededRandom } from '../../src/shared/random.js';
@@ -70,14 +74,101 @@ export const REQUEST_KINDS: readonly RequestKind[] = [
   ),
 ];
 
-/** The kind of the next request, drawn by share. */
-export function drawKind(random: SeededRandom): RequestKind {
+/**
+ * The model name routed to the compressing upstream (startCompressingUpstream): soak.ts configures that
+ * upstream with `models: [COMPRESSED_MODEL]` beside the simulator, and draws from REQUEST_KINDS_WITH_COMPRESSION.
+ */
+export const COMPRESSED_MODEL = 'tokenmeter/sim-7b-gzip';
+
+/**
+ * The mix with a share of answers compressed like a CDN would (gzip flushed per read, although the gateway asks
+ * for identity): taken from the plain chat kinds, so the other kinds keep their shares.
+ */
+export const REQUEST_KINDS_WITH_COMPRESSION: readonly RequestKind[] = [
+  ...REQUEST_KINDS.map((k) =>
+    k.name === 'chat stream'
+      ? { ...k, share: k.share - 0.05 }
+      : k.name === 'chat json'
+        ? { ...k, share: k.share - 0.03 }
+        : k,
+  ),
+  {
+    ...kind('chat stream, gzip', 0.05, '/v1/chat/completions', chat(true, SHORT)),
+    body: JSON.stringify({ model: COMPRESSED_MODEL, ...chat(true, SHORT) }),
+  },
+  {
+    ...kind('chat json, gzip', 0.03, '/v1/chat/completions', chat(false, SHORT)),
+    body: JSON.stringify({ model: COMPRESSED_MODEL, ...chat(false, SHORT) }),
+  },
+];
+
+/** The kind of the next request, drawn by share from `kinds`. */
+export function drawKind(random: SeededRandom, kinds: readonly RequestKind[] = REQUEST_KINDS): RequestKind {
   let roll = random.next();
-  for (const k of REQUEST_KINDS) {
+  for (const k of kinds) {
     roll -= k.share;
     if (roll < 0) return k;
   }
-  return REQUEST_KINDS[REQUEST_KINDS.length - 1] as RequestKind;
+  return kinds[kinds.length - 1] as RequestKind;
+}
+
+/**
+ * An upstream that answers as the simulator at `simulatorUrl` does, compressed with gzip whatever the request
+ * asked for, each read of the simulator's answer flushed on its own (Z_SYNC_FLUSH), so the gateway gets a
+ * compressed stream event by event. The model is renamed to the simulator's on the way.
+ */
+export async function startCompressingUpstream(
+  simulatorUrl: string,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => void relay(simulatorUrl, req, Buffer.concat(chunks), res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function relay(
+  simulatorUrl: string,
+  req: IncomingMessage,
+  body: Buffer,
+  res: ServerResponse,
+): Promise<void> {
+  const text = body.toString('utf8').replaceAll(COMPRESSED_MODEL, MODEL);
+  try {
+    const answer = await request(`${simulatorUrl}${req.url ?? '/'}`, {
+      method: (req.method ?? 'POST') as Dispatcher.HttpMethod,
+      headers: {
+        'content-type': 'application/json',
+        'x-request-id': String(req.headers['x-request-id'] ?? ''),
+      },
+      body: text,
+    });
+    const headers: Record<string, string> = { 'content-encoding': 'gzip' };
+    const type = answer.headers['content-type'];
+    if (typeof type === 'string') headers['content-type'] = type;
+    res.writeHead(answer.statusCode, headers);
+    res.flushHeaders();
+    const gzip = createGzip();
+    gzip.pipe(res);
+    for await (const chunk of answer.body) {
+      gzip.write(chunk as Buffer);
+      await new Promise<void>((resolve) => gzip.flush(constants.Z_SYNC_FLUSH, () => resolve()));
+    }
+    gzip.end();
+  } catch {
+    // The simulator cut the stream (its fault injection): cut this one too, as a CDN in front would.
+    res.destroy();
+  }
 }
 
 /**

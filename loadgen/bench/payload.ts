@@ -1,7 +1,7 @@
 // The request bodies, built once before the run (the send path only writes bytes). Each protocol builds its own
 // (src/protocols): for the OpenAI backends, the same fields as vLLM's benchmark sends, so a server sees the same
-// load from either tool: greedy sampling (temperature 0) unless told otherwise, streaming with usage in the last
-// chunk, and the requested output length. Anthropic Messages and OpenAI Responses streams always carry usage and
+// load from either tool: a temperature and the other sampling fields only when given (vLLM no longer forces
+// temperature 0), streaming with usage in the last chunk, and the requested output length. Anthropic Messages and OpenAI Responses streams always carry usage and
 // have no ignore_eos, so their bodies have neither. --extra-body is merged last, so it can override anything.
 
 import { type BodyOptions, type ProtocolName, protocolByName } from '../../src/protocols/index.js';

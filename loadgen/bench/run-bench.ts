@@ -25,7 +25,9 @@ import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
+import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -177,6 +179,8 @@ export function runFigures(
       durationMs,
       metricPercentiles: percentiles,
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
+      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+      requestRate: settings.requestRate,
     }),
     extra: extraMetrics(records, percentiles),
   };
@@ -211,6 +215,16 @@ function sessionEngineInput(
   };
 }
 
+/** The run's verdicts, and after them what the server's metrics attribute them to. */
+function withServerVerdict(
+  found: Verdict[],
+  serverMetrics: ServerMetricsRun | undefined,
+  records: readonly RequestRecord[],
+): Verdict[] {
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
+  return server === undefined ? found : [...found, server];
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
@@ -243,6 +257,28 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     settings,
   );
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
+
+  const target = {
+    origin: settings.target.origin,
+    path: settings.target.path,
+    headers,
+    protocol: settings.target.protocol,
+    ...(settings.insecure === true ? { insecure: true } : {}),
+  };
+  // vLLM's ready check and warm-ups, before anything of the run (its clock, progress, records) starts.
+  const first = allRequests[0];
+  const unrecorded = {
+    target,
+    tokenizer,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    errorBodyBytes: ERROR_BODY_BYTES,
+    signal: input.signal,
+  };
+  const say = input.say ?? ((): void => undefined);
+  if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+    await waitUntilReady(unrecorded, first, settings.readyCheckTimeoutS ?? 0, say, settings.requestIdPrefix);
+  if (first !== undefined && (settings.warmups ?? 0) > 0)
+    await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
 
   const stop = new AbortController();
   // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
@@ -307,32 +343,6 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
-    const target = {
-      origin: settings.target.origin,
-      path: settings.target.path,
-      headers,
-      protocol: settings.target.protocol,
-      ...(settings.insecure === true ? { insecure: true } : {}),
-    };
-    const unrecorded = {
-      target,
-      tokenizer,
-      idleTimeoutMs: settings.idleTimeoutMs,
-      errorBodyBytes: ERROR_BODY_BYTES,
-      signal: stop.signal,
-    };
-    const first = allRequests[0];
-    const say = input.say ?? ((): void => undefined);
-    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
-      await waitUntilReady(
-        unrecorded,
-        first,
-        settings.readyCheckTimeoutS ?? 0,
-        say,
-        settings.requestIdPrefix,
-      );
-    if (first !== undefined && (settings.warmups ?? 0) > 0)
-      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     // The baseline sample is taken before the first request is sent.
     scraper =
@@ -399,6 +409,25 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const measured = measuredRecords(records, interruption);
   const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
   const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
+  const serverMetrics =
+    scrape === undefined
+      ? undefined
+      : serverMetricsRun(
+          seriesOfScrape(scrape, result.startedAtMs),
+          scrape.url,
+          scrape.unavailable ?? 'no sample could be read',
+        );
+  const found = verdicts(
+    measured,
+    extra,
+    DEFAULT_VERDICT_THRESHOLDS,
+    {
+      path: settings.target.path,
+      model: input.model,
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    },
+    breakdown.summary,
+  );
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -406,17 +435,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: verdicts(
-      measured,
-      extra,
-      DEFAULT_VERDICT_THRESHOLDS,
-      {
-        path: settings.target.path,
-        model: input.model,
-        ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
-      },
-      breakdown.summary,
-    ),
+    verdicts: withServerVerdict(found, serverMetrics, measured),
     tokenizer,
     dataset,
     planned: requests.length,
@@ -436,15 +455,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
             ...sessions.counts,
           },
         }),
-    ...(scrape === undefined
-      ? {}
-      : {
-          serverMetrics: serverMetricsRun(
-            seriesOfScrape(scrape, result.startedAtMs),
-            scrape.url,
-            scrape.unavailable ?? 'no sample could be read',
-          ),
-        }),
+    ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
   };
 }

@@ -36,6 +36,7 @@ export function describeRun(
     requestRate: settings.requestRate,
     burstiness: settings.burstiness,
     ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+    ...(settings.rampUp === undefined ? {} : { rampUp: settings.rampUp }),
     metadata: { ...settings.save.metadata },
     percentileMetrics: settings.percentileMetrics,
     ...(settings.cost.price === undefined ? {} : { price: settings.cost.price }),
@@ -107,8 +108,8 @@ export function saveResult(
       ? {}
       : sessionsResultKeys(turnFigures(result.records), result.sessions)),
     ...recordsLostKeys(result.recordsCounts),
-    ...interruptionKeys(result.interruption),
     ...serverMetricsKeys(result),
+    ...interruptionKeys(result.interruption),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {

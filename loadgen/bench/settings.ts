@@ -7,7 +7,7 @@ import type { RampUp } from '../arrivals.js';
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { EarlyStopSettings } from '../early-stop/early-stop-settings.js';
 import type { ThinkTime } from '../engine/session-engine.js';
-import type { GoodputSlos, LatencyMetric } from '../metrics/metric-options.js';
+import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import type { ServerMetricsSettings } from '../server-metrics/server-metrics-settings.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
 import type { StartInstant } from '../shards/start-instant.js';
@@ -68,7 +68,7 @@ export interface BenchSettings {
   readonly requestIdPrefix: string;
   /** Stop at the first failure and print the whole answer. */
   readonly smoke: boolean;
-  readonly percentileMetrics: readonly LatencyMetric[];
+  readonly percentileMetrics: readonly PercentileMetric[];
   readonly metricPercentiles: readonly number[];
   readonly goodput?: GoodputSlos;
   readonly save: SaveSettings;

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../report/read-result-file.js';
 import {
   extraStat,
+  failedCount,
   numberField,
   percentileWords,
   successRate,
@@ -118,7 +119,10 @@ function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly Jso
 export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
   const rows: RowSpec[] = [
     plain('completed', 'Successful requests', '', 'higher', fromRequests('ok', SUM), true),
-    plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+    {
+      ...plain('failed', 'Failed requests', '', 'lower', fromRequests('failed', SUM), true),
+      read: (json) => failedCount(json).value,
+    },
     {
       key: 'tokenmeter.success_rate',
       label: 'Success rate',
@@ -135,10 +139,14 @@ export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
       kind: 'rate',
       amount: 'requests',
     }),
-    plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
-      kind: 'none',
-      reason: 'SLOs not saved',
-    }),
+    {
+      ...plain('request_goodput', 'Request goodput', 'req/s', 'higher', {
+        kind: 'none',
+        reason: 'SLOs not saved',
+      }),
+      // vLLM 0.8.5 and earlier spelled the key with a colon.
+      read: (json) => numberField(json, 'request_goodput') ?? numberField(json, 'request_goodput:'),
+    },
     plain('output_throughput', 'Output token throughput', 'tok/s', 'higher', {
       kind: 'rate',
       amount: 'output_tokens',

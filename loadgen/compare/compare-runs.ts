@@ -1,14 +1,20 @@
 // `compare`'s arithmetic, kept apart from its display: each row's values (the result files' own figures), each
 // run's delta from the first run (the baseline: "before", or "local vLLM"), the bootstrap interval of every value
-// and delta drawn from the runs' per-request records, and which run is best: named only when its interval does
-// not overlap any other run's. That is stricter than "the difference's interval excludes zero" on purpose: a
-// comparison has twenty-odd rows, and at 95% per row a looser rule names a noise winner somewhere in most
-// comparisons of two identical runs. Runs without records still compare, on their figures alone, marked
-// untested. The result is plain data, printed as a table, as --json, or drawn in the HTML report.
+// and delta drawn from the runs' per-request records, and which run is best: named only when the interval of its
+// difference from each other run excludes zero, the very interval the table's CI column shows, so the best column
+// never contradicts it. Each row is its own test at the stated confidence. Runs without records still compare,
+// on their figures alone, and such a row names no winner: a figure that was not tested is never a win. The
+// result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
 import { interruptionNote } from '../bench/interruption.js';
-import { numberField, rateField, stringField } from '../report/result-fields.js';
+import {
+  type FailedSource,
+  failedCount,
+  numberField,
+  rateField,
+  stringField,
+} from '../report/result-fields.js';
 import { type RunTarget, readTarget } from '../report/run-target.js';
 import { differenceInterval, type Interval } from './bootstrap.js';
 import { type BetterWhen, compareRowSpecs } from './compare-rows.js';
@@ -27,7 +33,7 @@ export interface Delta {
   verdict: DeltaVerdict | null;
   /** Interval of run minus baseline from both runs' records; null when either has none (see `noInterval`). */
   interval: Interval | null;
-  /** The two runs' own intervals do not overlap; null when either has none. */
+  /** The interval of the difference excludes zero; null when there is no interval. */
   significant: boolean | null;
   /** Why there is no interval ("records missing", "p99 needs 1000 values"); null when there is one. */
   noInterval: string | null;
@@ -56,13 +62,15 @@ export interface ComparedRun {
   recordsMissing: string | null;
   /** A run cut short by Ctrl-C, in words (`tokenmeter.interrupted`); null for a run that ran to its end. */
   interrupted: string | null;
+  /** How its failed count was had (derived for vLLM 0.8.5 files, which save none). */
+  failedSource: FailedSource;
 }
 
 /** How a row's best run was decided. */
 export type Decision =
   /** Every run with the figure has an interval: winners are named only beyond the noise. */
   | 'tested'
-  /** Some run has no interval: the best value is named as it stands. */
+  /** Some run has no interval: no run is named, whatever the values. */
   | 'untested'
   /** No better side, or fewer than two runs have the figure. */
   | null;
@@ -82,7 +90,7 @@ export interface ComparisonRow {
   decision: Decision;
   /**
    * Tested: the runs no other run beats significantly, best value first (all of them: no significant
-   * difference; one: a clear winner). Untested: the runs sharing the best value. Empty when there is no decision.
+   * difference; one: a clear winner). Empty when untested or when there is no decision.
    */
   leaders: number[];
   /** The single best run (the only leader); null otherwise. */
@@ -118,13 +126,13 @@ function describeRun(run: LoadedRun, index: number): ComparedRun {
     recordCount: records.records?.length ?? 0,
     recordsMissing: records.records === null ? records.missing : null,
     interrupted: interruptionNote(json),
+    failedSource: failedCount(json).source,
   };
 }
 
-/** Both intervals exist and do not overlap. */
-function apart(a: Spread | null, b: Spread | null): boolean | null {
-  if (!a?.replicates || !b?.replicates) return null;
-  return a.interval.high < b.interval.low || b.interval.high < a.interval.low;
+/** The interval of a difference lies wholly on one side of zero. */
+function excludesZero(interval: Interval): boolean {
+  return interval.low > 0 || interval.high < 0;
 }
 
 function delta(
@@ -152,15 +160,16 @@ function delta(
     percent,
     verdict,
     interval,
-    significant: apart(spread, baseSpread),
+    significant: interval === null ? null : excludesZero(interval),
     noInterval: missing?.replicates === null ? missing.noInterval : null,
   };
 }
 
-/** True when `a` is better than `b` beyond the noise: their intervals do not overlap. */
+/** True when `a` is better than `b` beyond the noise: the interval of a - b excludes zero on a's better side. */
 function significantlyBetter(a: Spread, b: Spread, better: 'lower' | 'higher'): boolean {
   if (a.replicates === null || b.replicates === null) return false;
-  return better === 'lower' ? a.interval.high < b.interval.low : a.interval.low > b.interval.high;
+  const difference = differenceInterval(b.replicates, a.replicates);
+  return better === 'lower' ? difference.high < 0 : difference.low > 0;
 }
 
 interface Decided {
@@ -179,10 +188,7 @@ function decide(
   const value = (i: number): number => values[i] as number;
   const order = [...present].sort((a, b) => (better === 'lower' ? value(a) - value(b) : value(b) - value(a)));
   const tested = present.every((i) => spreads[i]?.replicates);
-  if (!tested) {
-    const top = value(order[0] as number);
-    return { decision: 'untested', leaders: order.filter((i) => value(i) === top) };
-  }
+  if (!tested) return { decision: 'untested', leaders: [] };
   const leaders = order.filter(
     (i) => !present.some((j) => significantlyBetter(spreads[j] as Spread, spreads[i] as Spread, better)),
   );

@@ -94,6 +94,15 @@ export function comparisonNotes(runs: readonly ComparedRun[], rows: readonly Com
   }
 
   for (const run of runs) if (run.interrupted !== null) notes.push(`${run.letter}: ${run.interrupted}`);
+  for (const run of runs) {
+    if (run.failedSource === 'errors' || run.failedSource === 'num_prompts')
+      notes.push(
+        `${run.letter}: the file saves no failed count (vLLM 0.8.5 and earlier): Failed requests is derived from ${
+          run.failedSource === 'errors' ? 'its errors array' : 'num_prompts - completed'
+        }`,
+      );
+    else if (run.failedSource === null) notes.push(`${run.letter}: the file saves no failed count: unknown`);
+  }
 
   const success = rows.find((row) => row.key === 'tokenmeter.success_rate');
   const floor = DEFAULT_VERDICT_THRESHOLDS.minSuccessRate * 100;

@@ -37,11 +37,11 @@ export function formatDeltaInterval(d: Delta | null, integer: boolean): string {
   return d.noInterval === null ? '' : `no interval: ${d.noInterval}`;
 }
 
-/** The best column: a run's letter, "no significant difference", "A or C", or an untested best. */
+/** The best column: a run's letter, "no significant difference", "A or C", or "untested" (no winner named). */
 export function bestText(row: ComparisonRow, comparison: Comparison): string {
   const letters = row.leaders.map((i) => comparison.runs[i]?.letter ?? '?');
   if (row.decision === null) return '';
-  if (row.decision === 'untested') return letters.length === 1 ? `${letters[0]} (untested)` : 'tie';
+  if (row.decision === 'untested') return 'untested';
   const present = row.values.filter((v) => v !== null).length;
   if (letters.length === present) return 'no significant difference';
   return letters.join(' or ');
@@ -114,9 +114,9 @@ export function methodText(): string {
   return (
     `Intervals: ${percent(CONFIDENCE)} bootstrap intervals from each run's per-request records ` +
     `(${RESAMPLES} resamples, seeded): latencies and success by resampling requests, throughputs by ` +
-    'resampling time windows; the CI column is the interval of the difference. "best" names a run only when its ' +
-    'own interval does not overlap any other run\'s; otherwise "no significant difference". "(untested)": a run ' +
-    'has no interval for that row.'
+    'resampling time windows; the CI column is the interval of the difference. "best" names a run only when the ' +
+    'interval of its difference from each other run excludes 0 (each row its own test); otherwise "no significant ' +
+    'difference". "untested": a run has no interval for that row, so no run is named.'
   );
 }
 

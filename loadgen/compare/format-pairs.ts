@@ -4,6 +4,7 @@
 import { CONFIDENCE, type Interval, RESAMPLES } from './bootstrap.js';
 import {
   MIN_PAIRS_FOR_INTERVAL,
+  type MirrorFailure,
   type MirrorPair,
   type PairedComparison,
   type PairedDifference,
@@ -104,6 +105,21 @@ export interface PairsSummary {
   readonly notes: readonly string[];
 }
 
+/** Why mirror copies failed, from their records: e.g. "Mirror copies failed: 12 http_error, HTTP 404, sent to
+ *  /v1/v1/chat/completions: upstream said ...; hint: ...". */
+function mirrorFailureNote(failure: MirrorFailure): string {
+  const how = [
+    `${failure.count} ${failure.outcome}`,
+    ...(failure.status === null || failure.status === 0 ? [] : [`HTTP ${failure.status}`]),
+    ...(failure.pathSent === null ? [] : [`sent to ${failure.pathSent}`]),
+  ].join(', ');
+  const why = [
+    ...(failure.error === null ? [] : [failure.error]),
+    ...(failure.hint === null ? [] : [`hint: ${failure.hint}`]),
+  ].join('; ');
+  return `Mirror copies failed: ${how}${why === '' ? '' : `: ${why}`}.`;
+}
+
 /** The summary as rows and sentences, shared by the terminal text and the HTML page. */
 export function pairsSummary(comparison: PairedComparison): PairsSummary {
   const names = sideNames(comparison);
@@ -137,6 +153,7 @@ export function pairsSummary(comparison: PairedComparison): PairsSummary {
       .filter((line): line is string => line !== null),
     notes: [
       `Outcomes (primary / mirror): ${outcomes}.`,
+      ...comparison.mirrorFailures.map(mirrorFailureNote),
       `Finish reasons: the same in ${same} of ${compared} pairs where both gave one.`,
       `Differences are mirror minus primary over pairs where both answered ok, with ${percent}% bootstrap intervals over pairs (${RESAMPLES} resamples).`,
       ...(comparison.unpaired > 0

@@ -18,6 +18,21 @@ export interface PairSide {
   readonly e2eMs: number | null;
   readonly outputTokens: number | null;
   readonly finishReason: string | null;
+  /** What the record says of a failure: the HTTP status, the path sent upstream, the error and the gateway's hint. */
+  readonly status: number | null;
+  readonly pathSent: string | null;
+  readonly error: string | null;
+  readonly hint: string | null;
+}
+
+/** Mirror copies that failed the same way: their outcome, status and path sent, with the first one's error and hint. */
+export interface MirrorFailure {
+  readonly outcome: string;
+  readonly status: number | null;
+  readonly pathSent: string | null;
+  readonly count: number;
+  readonly error: string | null;
+  readonly hint: string | null;
 }
 
 export interface MirrorPair {
@@ -50,6 +65,8 @@ export interface PairedComparison {
   readonly outcomes: Readonly<Record<string, number>>;
   /** Pairs where both sides gave a finish reason, and those where the two agree. */
   readonly finishReasons: { readonly compared: number; readonly same: number };
+  /** The mirror copies that did not answer ok, grouped by how they failed, most first. */
+  readonly mirrorFailures: readonly MirrorFailure[];
   readonly differences: readonly PairedDifference[];
 }
 
@@ -76,7 +93,35 @@ function sideOf(record: RecordObject): PairSide {
     e2eMs: numberOrNull(record['e2eMs']),
     outputTokens: numberOrNull(record['outputTokens']),
     finishReason: stringOrNull(record['finishReason']),
+    status: numberOrNull(record['status']),
+    pathSent: stringOrNull(record['pathSent']),
+    error: stringOrNull(record['error']),
+    hint: stringOrNull(record['hint']),
   };
+}
+
+/** Why the mirror copies failed, as their records say: grouped by outcome, status and the path they were sent to. */
+export function mirrorFailures(pairs: readonly MirrorPair[]): MirrorFailure[] {
+  const groups = new Map<string, MirrorFailure>();
+  for (const { mirror } of pairs) {
+    if (mirror.outcome === 'ok') continue;
+    const key = JSON.stringify([mirror.outcome, mirror.status, mirror.pathSent]);
+    const group = groups.get(key);
+    groups.set(
+      key,
+      group === undefined
+        ? {
+            outcome: mirror.outcome,
+            status: mirror.status,
+            pathSent: mirror.pathSent,
+            count: 1,
+            error: mirror.error,
+            hint: mirror.hint,
+          }
+        : { ...group, count: group.count + 1 },
+    );
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
 /** Joins primary and mirror records by pairId, in the order the primaries appear; records without one are left. */
@@ -185,6 +230,7 @@ export function comparePairs(records: readonly RecordObject[]): PairedComparison
     unpaired,
     outcomes,
     finishReasons: { compared, same },
+    mirrorFailures: mirrorFailures(pairs),
     differences: PAIRED_FIGURES.map((figure) => differenceOf(figure, pairs)),
   };
 }

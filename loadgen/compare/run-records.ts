@@ -1,7 +1,9 @@
 // A compared run's per-request records, which the intervals and the charts are drawn from: the records file the
 // result points to (`tokenmeter.records_file`, relative to the result; every bench run writes one), else the
-// per-request arrays of a --save-detailed file (ours or vLLM's). Files from earlier versions, or vLLM's without
-// --save-detailed, have neither: they still compare, on their summary figures, without intervals.
+// per-request arrays of a --save-detailed file (ours or vLLM's, current or 0.8.5: TTFT, TPOT, ITL, E2EL and the
+// request counts come from them; the rates need start_times, which 0.8.5 does not write). Files from earlier
+// versions, or vLLM's without --save-detailed, have neither: they still compare, on their summary figures,
+// without intervals.
 
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -9,7 +11,7 @@ import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { RequestRecord } from '../record.js';
 import type { LoadedResult } from '../report/read-result-file.js';
 import { stringField, tokenmeterSection } from '../report/result-fields.js';
-import { recordsFromResult } from '../report/result-records.js';
+import { missingDetail, recordsFromResult } from '../report/result-records.js';
 
 /** Where the records came from, or why there are none. */
 export type RunRecords =
@@ -51,7 +53,11 @@ export async function loadRun(result: LoadedResult): Promise<LoadedRun> {
   const fromFile = file === null ? null : await fromRecordsFile(result, file);
   if (fromFile?.records) return { ...result, records: fromFile };
   const detailed = recordsFromResult(result.json);
-  if (detailed !== null) return { ...result, records: { records: detailed, source: 'detailed arrays' } };
+  if (detailed !== null) {
+    const lacks = missingDetail(result.json);
+    const source = lacks.length === 0 ? 'detailed arrays' : `detailed arrays: ${lacks.join(', ')}`;
+    return { ...result, records: { records: detailed, source } };
+  }
   return {
     ...result,
     records: {

@@ -75,6 +75,7 @@ export function runSpreads(
     else if (list.length < MIN_VALUES) spreads[i] = none(`only ${list.length} requests`);
     else if (spec.kind === 'rate') {
       if (durationS === null || durationS <= 0) spreads[i] = none('no duration');
+      else if (list.every((r) => r.sentAtMs === null)) spreads[i] = none('no start times saved');
       else {
         const sums = windowSums(list, durationS * 1000, spec.amount);
         const replicates = rateReplicates(sums, durationS, hashSeed('compare rate', runIndex, spec.amount));

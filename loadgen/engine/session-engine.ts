@@ -88,6 +88,9 @@ async function runSessions(
     const slotFreeAtMs =
       slot === undefined ? Number.NEGATIVE_INFINITY : typeof slot === 'number' ? slot : await slot;
     const history: SessionMessage[] = [];
+    // The history's tokens by the run's tokenizer: a turn's prompt is all of it plus its own message, as the
+    // server sees it (and as vLLM's multi-turn benchmark counts input tokens).
+    let historyTokens = 0;
     let intendedOffsetMs = pacing.offsetsMs[s] ?? 0;
     let queuedMs = Math.max(0, slotFreeAtMs - (startedAtMs + intendedOffsetMs));
     for (let turn = 0; turn < session.turns; turn++) {
@@ -99,7 +102,7 @@ async function runSessions(
       }
       const measured = new MeasuredRequest({
         index: request.index,
-        promptTokens: request.promptTokens,
+        promptTokens: historyTokens + request.promptTokens,
         runStartMs: startedAtMs,
         intendedOffsetMs,
         protocol: target.protocol,
@@ -136,10 +139,17 @@ async function runSessions(
         { role: 'user', content: pacing.userMessage(request.index) },
         { role: 'assistant', content: answer },
       );
+      historyTokens += request.promptTokens + options.tokenizer.count(answer);
       if (turn + 1 < session.turns) {
         const { minMs, maxMs } = pacing.thinkTime;
         const thinkMs = minMs + think.next() * (maxMs - minMs);
-        intendedOffsetMs = endedAt + thinkMs - startedAtMs;
+        // The user starts reading at the answer's last token (as the record stamped it), not when this loop got
+        // round to it: a busy event loop must show as schedule lag, not as a longer think time.
+        const answeredAt =
+          record.sentAtMs !== null && record.lastTokenMs !== null
+            ? record.sentAtMs + record.lastTokenMs
+            : endedAt - startedAtMs;
+        intendedOffsetMs = answeredAt + thinkMs;
         queuedMs = 0;
         await waitUntil(startedAtMs + intendedOffsetMs, signal);
       }

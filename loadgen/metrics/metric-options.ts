@@ -8,6 +8,17 @@ import { UsageError } from '../../src/shared/usage-error.js';
 export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el';
 export const LATENCY_METRICS: readonly LatencyMetric[] = Object.freeze(['ttft', 'tpot', 'itl', 'e2el']);
 
+/** vLLM's client-side queueing figures: reported only with --max-concurrency (its semaphore is the queue), the
+ *  second only with a finite rate too. */
+export type QueueMetric = 'client_queue_time' | 'e2el_including_client_queue';
+export const QUEUE_METRICS: readonly QueueMetric[] = Object.freeze([
+  'client_queue_time',
+  'e2el_including_client_queue',
+]);
+/** What --percentile-metrics may name. */
+export type PercentileMetric = LatencyMetric | QueueMetric;
+const PERCENTILE_METRICS: readonly PercentileMetric[] = Object.freeze([...LATENCY_METRICS, ...QUEUE_METRICS]);
+
 /** vLLM's defaults. */
 export const DEFAULT_PERCENTILE_METRICS: readonly LatencyMetric[] = Object.freeze(['ttft', 'tpot', 'itl']);
 export const DEFAULT_METRIC_PERCENTILES: readonly number[] = Object.freeze([99]);
@@ -16,10 +27,6 @@ export const DEFAULT_METRIC_PERCENTILES: readonly number[] = Object.freeze([99])
 export type GoodputSlos = Partial<Record<'ttft' | 'tpot' | 'e2el', number>>;
 const GOODPUT_METRICS = ['ttft', 'tpot', 'e2el'] as const;
 
-function isLatencyMetric(name: string): name is LatencyMetric {
-  return (LATENCY_METRICS as readonly string[]).includes(name);
-}
-
 function unknownName(flag: string, name: string, known: readonly string[]): UsageError {
   const near = nearestNames(name, known);
   const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : '';
@@ -27,14 +34,15 @@ function unknownName(flag: string, name: string, known: readonly string[]): Usag
 }
 
 /** "ttft,tpot,itl" -> ['ttft', 'tpot', 'itl']. */
-export function parsePercentileMetrics(text: string): LatencyMetric[] {
+export function parsePercentileMetrics(text: string): PercentileMetric[] {
   const names = text
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
   return names.map((name) => {
-    if (!isLatencyMetric(name)) throw unknownName('--percentile-metrics', name, LATENCY_METRICS);
-    return name;
+    if (!(PERCENTILE_METRICS as readonly string[]).includes(name))
+      throw unknownName('--percentile-metrics', name, PERCENTILE_METRICS);
+    return name as PercentileMetric;
   });
 }
 

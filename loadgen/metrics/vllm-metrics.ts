@@ -10,7 +10,7 @@
 // Durations are in ms here (vLLM keeps seconds and multiplies by 1000 when reporting).
 
 import type { RequestRecord } from '../record.js';
-import type { GoodputSlos, LatencyMetric } from './metric-options.js';
+import type { GoodputSlos, LatencyMetric, QueueMetric } from './metric-options.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 import { peaks } from './peaks.js';
 
@@ -21,6 +21,10 @@ export interface VllmMetricsOptions {
   metricPercentiles: readonly number[];
   /** --goodput; undefined or empty means not asked for (request_goodput null). */
   goodput?: GoodputSlos;
+  /** --max-concurrency: with it the client-side queueing figures exist (vLLM's semaphore wait). */
+  maxConcurrency?: number;
+  /** --request-rate: the queue-inclusive E2EL exists only when it is finite (and --max-concurrency given). */
+  requestRate?: number;
 }
 
 export interface VllmMetrics {
@@ -36,6 +40,8 @@ export interface VllmMetrics {
   maxOutputTokensPerS: number;
   maxConcurrentRequests: number;
   latency: Record<LatencyMetric, MetricStats>;
+  /** vLLM's client_queue_time and e2el_including_client_queue, over successful requests, where they exist. */
+  queue: Partial<Record<QueueMetric, MetricStats>>;
 }
 
 /** TPOT of one request in ms, or undefined when it has fewer than two output tokens. */
@@ -88,6 +94,19 @@ export function vllmMetrics(records: readonly RequestRecord[], options: VllmMetr
 
   const durationS = options.durationMs / 1000;
   const wanted = options.metricPercentiles;
+  const ok = records.filter((r) => r.outcome === 'ok');
+  const queue: Partial<Record<QueueMetric, MetricStats>> = {};
+  if (options.maxConcurrency !== undefined) {
+    queue.client_queue_time = metricStats(
+      ok.map((r) => r.clientQueueMs),
+      wanted,
+    );
+    if (Number.isFinite(options.requestRate ?? Number.POSITIVE_INFINITY))
+      queue.e2el_including_client_queue = metricStats(
+        ok.map((r) => (r.lastTokenMs ?? 0) + r.clientQueueMs),
+        wanted,
+      );
+  }
   const { maxOutputTokensPerS, maxConcurrentRequests } = peaks(records);
   return {
     completed,
@@ -107,5 +126,6 @@ export function vllmMetrics(records: readonly RequestRecord[], options: VllmMetr
       itl: metricStats(itls, wanted),
       e2el: metricStats(e2els, wanted),
     },
+    queue,
   };
 }

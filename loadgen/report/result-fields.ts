@@ -39,6 +39,27 @@ export function extraStat(json: JsonObject, metric: string, field: string): numb
   return numberField(stats, field);
 }
 
+/** How a file's failed-request count was had: saved, or derived where vLLM before 0.9 wrote no `failed`. */
+export type FailedSource = 'saved' | 'errors' | 'num_prompts' | null;
+
+/**
+ * Failed requests: the `failed` key; else (vLLM 0.8.5 and earlier write none) the non-empty entries of a
+ * --save-detailed `errors` array; else num_prompts - completed (those versions sent exactly num_prompts
+ * requests). Null when none of these is there.
+ */
+export function failedCount(json: JsonObject): { value: number | null; source: FailedSource } {
+  const saved = numberField(json, 'failed');
+  if (saved !== null) return { value: saved, source: 'saved' };
+  const errors = json['errors'];
+  if (Array.isArray(errors))
+    return { value: errors.filter((e) => typeof e === 'string' && e !== '').length, source: 'errors' };
+  const prompts = numberField(json, 'num_prompts');
+  const completed = numberField(json, 'completed');
+  if (prompts !== null && completed !== null && prompts >= completed)
+    return { value: prompts - completed, source: 'num_prompts' };
+  return { value: null, source: null };
+}
+
 /**
  * Share of requests that completed, 0..1: ours when saved, else completed / (completed + failed) as vLLM's
  * files allow. Null when neither is there.
@@ -47,7 +68,7 @@ export function successRate(json: JsonObject): number | null {
   const saved = numberField(tokenmeterSection(json), 'success_rate');
   if (saved !== null) return saved;
   const completed = numberField(json, 'completed');
-  const failed = numberField(json, 'failed');
+  const failed = failedCount(json).value;
   if (completed === null || failed === null || completed + failed === 0) return null;
   return completed / (completed + failed);
 }

@@ -2,18 +2,21 @@
 // dashboards read ours unchanged; our extra figures go under one "tokenmeter" key that vLLM never uses.
 //
 // Units follow vLLM: summary figures in ms (`mean_ttft_ms`), detailed per-request arrays in SECONDS (`ttfts`,
-// `itls`, `latencies`, `start_times`), as vLLM stores its raw timings.
+// `itls`, `latencies`, `start_times`, `queue_times`), as vLLM stores its raw timings. Keys and their order are those of
+// vLLM 009e6d4a's `vllm bench serve` (test/loadgen/vllm-report-parity.test.ts checks them against its own files).
 
 import type { ModelPrice } from '../../src/gateway/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { UsageError } from '../../src/shared/usage-error.js';
+import { type RampUp, rateAt } from '../arrivals.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
-import type { LatencyMetric } from '../metrics/metric-options.js';
+import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
 import { percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
+import { SECTIONS, statsOf } from './vllm-summary.js';
 
 export interface RunDescription {
   date: Date;
@@ -28,9 +31,11 @@ export interface RunDescription {
   requestRate: number;
   burstiness: number;
   maxConcurrency?: number;
+  /** --ramp-up-strategy and its rates: saved as vLLM's ramp_up_* keys, with its rps_change_events. */
+  rampUp?: RampUp;
   /** --metadata KEY=VALUE pairs, saved as top-level keys. */
   metadata?: Record<string, string>;
-  percentileMetrics: readonly LatencyMetric[];
+  percentileMetrics: readonly PercentileMetric[];
   /** Where the requests went and from where; saved as `tokenmeter.target`. */
   target?: TargetSettings;
   /** The run's records file, relative to the result file's folder; saved as `tokenmeter.records_file`. */
@@ -72,11 +77,11 @@ export function parseMetadataPairs(items: readonly string[]): Record<string, str
   return pairs;
 }
 
-function latencyKeys(metrics: VllmMetrics, selected: readonly LatencyMetric[]): Record<string, number> {
+function latencyKeys(metrics: VllmMetrics, selected: readonly PercentileMetric[]): Record<string, number> {
   const keys: Record<string, number> = {};
-  for (const metric of ['ttft', 'tpot', 'itl', 'e2el'] as const) {
-    if (!selected.includes(metric)) continue;
-    const stats = metrics.latency[metric];
+  for (const { metric } of SECTIONS) {
+    const stats = statsOf(metrics, metric);
+    if (!selected.includes(metric) || stats === undefined) continue;
     keys[`mean_${metric}_ms`] = stats.mean;
     keys[`median_${metric}_ms`] = stats.median;
     keys[`std_${metric}_ms`] = stats.std;
@@ -85,21 +90,55 @@ function latencyKeys(metrics: VllmMetrics, selected: readonly LatencyMetric[]): 
   return keys;
 }
 
-/** vLLM's --save-detailed arrays, one entry per request in dataset order. */
-function detailedKeys(records: readonly RequestRecord[]): Record<string, JsonValue> {
-  const ok = (r: RequestRecord): boolean => r.outcome === 'ok';
+const isOk = (r: RequestRecord): boolean => r.outcome === 'ok';
+
+/** The per-request arrays of vLLM's result, in its order; all but `latencies` and `queue_times` (which vLLM
+ *  keeps in every file) only with --save-detailed. Times in seconds. */
+function perRequestKeys(records: readonly RequestRecord[], detailed: boolean): Record<string, JsonValue> {
+  const latencies = records.map((r) => (r.lastTokenMs ?? 0) / 1000);
+  const queueTimes = records.map((r) => r.clientQueueMs / 1000);
+  if (!detailed) return { latencies, queue_times: queueTimes };
   return {
     input_lens: records.map((r) => r.promptTokens),
-    output_lens: records.map((r) => (ok(r) ? r.outputTokens : 0)),
+    output_lens: records.map((r) => (isOk(r) ? r.outputTokens : 0)),
     ttfts: records.map((r) => (r.ttftMs ?? 0) / 1000),
     itls: records.map((r) => r.itlMs.map((gap) => gap / 1000)),
+    latencies,
     start_times: records.map((r) => (r.sentAtMs ?? r.intendedOffsetMs) / 1000),
-    latencies: records.map((r) => (r.lastTokenMs ?? 0) / 1000),
+    queue_times: queueTimes,
     generated_texts: records.map((r) => r.generatedText ?? ''),
     errors: records.map((r) =>
-      ok(r) ? '' : [r.error, r.errorBodyExcerpt].filter((x) => x !== null).join(': '),
+      isOk(r) ? '' : [r.error, r.errorBodyExcerpt].filter((x) => x !== null).join(': '),
     ),
   };
+}
+
+/** Python's datetime.isoformat() of a local time: 2026-12-04T03:50:12.123456 (no fraction when it is 0). */
+export function pythonIsoFormat(date: Date): string {
+  const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+  const whole =
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  const ms = date.getMilliseconds();
+  return ms === 0 ? whole : `${whole}.${pad(ms, 3)}000`;
+}
+
+/** vLLM's rps_change_events of a ramp-up: each whole rate the ramp reached, when the request that reached it was
+ *  sent (the first at the start). */
+function rpsChangeEvents(run: RunDescription, records: readonly RequestRecord[]): JsonValue[] {
+  const ramp = run.rampUp as RampUp;
+  const at = (offsetMs: number): string => pythonIsoFormat(new Date(run.date.getTime() + offsetMs));
+  let last = Math.trunc(ramp.startRps);
+  const events: JsonValue[] = [{ rps: last, timestamp: at(0) }];
+  const options = { requestRate: Number.POSITIVE_INFINITY, burstiness: 1, seed: 0, rampUp: ramp };
+  for (const record of records) {
+    const rate = Math.trunc(rateAt(record.index, run.numPrompts, options));
+    if (rate <= last) continue;
+    const timestamp = at(record.sentAtMs ?? record.intendedOffsetMs);
+    for (let rps = last + 1; rps <= rate; rps++) events.push({ rps, timestamp });
+    last = rate;
+  }
+  return events;
 }
 
 function extraKeys(
@@ -181,6 +220,13 @@ export function buildResultJson(
     request_rate: Number.isFinite(run.requestRate) ? run.requestRate : 'inf',
     burstiness: Number.isFinite(run.burstiness) ? run.burstiness : 'inf',
     max_concurrency: run.maxConcurrency ?? null,
+    ...(run.rampUp === undefined
+      ? {}
+      : {
+          ramp_up_strategy: run.rampUp.strategy,
+          ramp_up_start_rps: run.rampUp.startRps,
+          ramp_up_end_rps: run.rampUp.endRps,
+        }),
     duration: metrics.durationS,
     completed: metrics.completed,
     failed: metrics.failed,
@@ -190,10 +236,13 @@ export function buildResultJson(
     request_goodput: metrics.requestGoodput,
     output_throughput: metrics.outputThroughput,
     total_token_throughput: metrics.totalTokenThroughput,
+    ...perRequestKeys(records, detailed),
     max_output_tokens_per_s: metrics.maxOutputTokensPerS,
     max_concurrent_requests: metrics.maxConcurrentRequests,
+    // vLLM's inverse real-time factor of audio benchmarks: 0 for text.
+    rtfx: 0,
+    ...(run.rampUp === undefined ? {} : { rps_change_events: rpsChangeEvents(run, records) }),
     ...latencyKeys(metrics, run.percentileMetrics),
-    ...(detailed ? detailedKeys(records) : {}),
     tokenmeter,
   };
 }

@@ -3,6 +3,10 @@
 // vLLM's own detailed files have the arrays but not our `tokenmeter` ones: outcome then comes from `errors`
 // (empty = success, as vLLM writes it) and missing figures stay null. vLLM's start_times are absolute
 // perf_counter readings; ours are offsets from the run's start; both are shifted to start at 0.
+// vLLM 0.8.5's detailed files have only input_lens, output_lens, ttfts, itls, generated_texts and errors: the
+// E2E latency is then TTFT + the sum of the gaps (vLLM's own latency is the last token-bearing chunk, which
+// is that sum, as its --plot-timeline computes it), and with no start_times the send times stay unknown
+// (null), so nothing that needs them (rates over time, peaks) can be drawn from such records.
 
 import { type Outcome, outcomeNamed } from '../../src/measure/outcome.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
@@ -10,7 +14,7 @@ import type { RequestRecord } from '../record.js';
 import type { JsonObject } from './read-result-file.js';
 import { tokenmeterSection } from './result-fields.js';
 
-const REQUIRED_ARRAYS = ['ttfts', 'itls', 'latencies', 'start_times', 'output_lens'] as const;
+const REQUIRED_ARRAYS = ['ttfts', 'itls', 'output_lens'] as const;
 
 function arrayOf(json: JsonObject, key: string): readonly JsonValue[] | null {
   const value = json[key];
@@ -34,18 +38,27 @@ export function hasDetailedArrays(json: JsonObject): boolean {
   return lengths.every((n) => n >= 0 && n === lengths[0]);
 }
 
+/** What a file's detailed arrays lack, for the line that says which figures could be tested. */
+export function missingDetail(json: JsonObject): string[] {
+  const missing: string[] = [];
+  if (arrayOf(json, 'latencies') === null) missing.push('no latencies (E2EL = TTFT + the gaps)');
+  if (arrayOf(json, 'start_times') === null) missing.push('no start_times (throughputs untested)');
+  return missing;
+}
+
 /** The run's records, or null when the file was saved without --save-detailed. */
 export function recordsFromResult(json: JsonObject): RequestRecord[] | null {
   if (!hasDetailedArrays(json)) return null;
   const ours = tokenmeterSection(json);
   const col = (key: string): readonly JsonValue[] => arrayOf(json, key) ?? arrayOf(ours, key) ?? [];
-  const [ttfts, itls, latencies, starts, outputs] = REQUIRED_ARRAYS.map(col) as [
-    readonly JsonValue[],
-    readonly JsonValue[],
+  const [ttfts, itls, outputs] = REQUIRED_ARRAYS.map(col) as [
     readonly JsonValue[],
     readonly JsonValue[],
     readonly JsonValue[],
   ];
+  const latencies = col('latencies');
+  const starts = col('start_times');
+  const hasStarts = starts.length === ttfts.length;
   const inputs = col('input_lens');
   const errors = col('errors');
   const texts = col('generated_texts');
@@ -64,18 +77,23 @@ export function recordsFromResult(json: JsonObject): RequestRecord[] | null {
     const ok = outcome === 'ok';
     const gaps = itls[i];
     const itlMs = Array.isArray(gaps) ? gaps.map((g) => (num(g) ?? 0) * 1000) : [];
-    const sentAtMs = ((num(starts[i]) ?? origin) - origin) * 1000;
+    const sentAtMs = hasStarts ? ((num(starts[i]) ?? origin) - origin) * 1000 : null;
+    const ttftMs = (num(ttfts[i]) ?? 0) * 1000;
+    const lastTokenMs =
+      num(latencies[i]) === null
+        ? ttftMs + itlMs.reduce((a, b) => a + b, 0)
+        : (num(latencies[i]) as number) * 1000;
     const error = errors[i];
     const text = texts[i];
     return {
       index: i,
-      intendedOffsetMs: num(intended[i]) ?? sentAtMs,
+      intendedOffsetMs: num(intended[i]) ?? sentAtMs ?? 0,
       sentAtMs,
       clientQueueMs: num(queues[i]) ?? 0,
       ttfbMs: num(ttfbs[i]),
-      ttftMs: ok ? (num(ttfts[i]) ?? 0) * 1000 : null,
+      ttftMs: ok ? ttftMs : null,
       itlMs: ok ? itlMs : [],
-      lastTokenMs: ok ? (num(latencies[i]) ?? 0) * 1000 : null,
+      lastTokenMs: ok ? lastTokenMs : null,
       outputTokens: num(outputs[i]) ?? 0,
       outputTokensSource: sources[i] === 'tokenizer' ? 'tokenizer' : 'usage',
       promptTokens: num(inputs[i]) ?? 0,

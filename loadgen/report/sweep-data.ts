@@ -30,9 +30,18 @@ export interface SweepKnee {
   sentence: string;
 }
 
+/** `sweep --slo`: the highest rate at which every SLO held, and the sweep's sentence about it. */
+export interface SweepCapacity {
+  rate: number | null;
+  sentence: string;
+}
+
 export interface SweepReportData {
   levels: SweepReportLevel[];
   knee: SweepKnee | null;
+  /** What the server's metrics say bounded it at the knee (knee.cause), when the sweep read them. */
+  kneeCause?: string;
+  capacity?: SweepCapacity;
   /** Settings shared by every level (model, backend, ...), shown in the report's header table. */
   settings?: Record<string, string | number | null>;
   source?: string;
@@ -102,5 +111,18 @@ export function sweepFromSummary(path: string, json: JsonObject): SweepReportDat
   const knee =
     kneeFrom(json['knee']) ??
     kneeFrom({ rate: json['knee_rate'] ?? null, sentence: json['knee_sentence'] ?? null });
-  return { levels, knee, settings, source: path };
+  const cause = isJsonObject(json['knee']) ? json['knee']['cause'] : undefined;
+  const kneeCause = isJsonObject(cause) ? stringField(cause, 'sentence') : null;
+  const saved = json['slo_capacity'];
+  const capacity = isJsonObject(saved)
+    ? { rate: numberField(saved, 'capacity_rps'), sentence: stringField(saved, 'sentence') ?? '' }
+    : undefined;
+  return {
+    levels,
+    knee,
+    settings,
+    source: path,
+    ...(kneeCause === null ? {} : { kneeCause }),
+    ...(capacity === undefined ? {} : { capacity }),
+  };
 }

@@ -40,7 +40,9 @@ export type VerdictKind =
   | 'low-success-rate'
   | 'ttft-spread'
   | 'client-bottleneck'
-  | 'concurrency-cap';
+  | 'concurrency-cap'
+  /** From the server's own metrics: loadgen/server-metrics/server-verdict.ts. */
+  | 'server-bound';
 
 export interface Verdict {
   kind: VerdictKind;

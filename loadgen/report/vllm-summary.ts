@@ -3,7 +3,8 @@
 // (everything else, including "Peak concurrent requests", which vLLM prints as a float); section headers are
 // 50 wide, centred with '-'. Which latency sections appear follows --percentile-metrics.
 
-import type { LatencyMetric } from '../metrics/metric-options.js';
+import type { PercentileMetric } from '../metrics/metric-options.js';
+import type { MetricStats } from '../metrics/metric-stats.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
 import { centre, fixed2, padRight, percentileWord } from './python-format.js';
 
@@ -15,15 +16,30 @@ export interface VllmSummaryOptions {
   /** --request-rate; the row is printed only when finite. */
   requestRate: number;
   /** --percentile-metrics, in the order given (vLLM prints sections in its own fixed order regardless). */
-  percentileMetrics: readonly LatencyMetric[];
+  percentileMetrics: readonly PercentileMetric[];
 }
 
-const SECTIONS: ReadonlyArray<{ metric: LatencyMetric; name: string; header: string }> = [
+/** vLLM's sections in its fixed order, each printed when selected and measured (the queue ones need
+ *  --max-concurrency, the last a finite rate as well). */
+export const SECTIONS: ReadonlyArray<{ metric: PercentileMetric; name: string; header: string }> = [
   { metric: 'ttft', name: 'TTFT', header: 'Time to First Token' },
   { metric: 'tpot', name: 'TPOT', header: 'Time per Output Token (excl. 1st token)' },
   { metric: 'itl', name: 'ITL', header: 'Inter-token Latency' },
   { metric: 'e2el', name: 'E2EL', header: 'End-to-end Latency' },
+  { metric: 'client_queue_time', name: 'Client Queue Time', header: 'Client-side Queueing' },
+  {
+    metric: 'e2el_including_client_queue',
+    name: 'E2EL incl. Client Queue',
+    header: 'Queue-inclusive End-to-end Latency',
+  },
 ];
+
+/** A selected metric's figures, when the run has them. */
+export function statsOf(metrics: VllmMetrics, metric: PercentileMetric): MetricStats | undefined {
+  return metric === 'client_queue_time' || metric === 'e2el_including_client_queue'
+    ? metrics.queue[metric]
+    : metrics.latency[metric];
+}
 
 export function intRow(label: string, value: number): string {
   return `${padRight(label, 40)} ${padRight(String(value), 10)}`;
@@ -53,8 +69,8 @@ export function formatVllmSummary(metrics: VllmMetrics, options: VllmSummaryOpti
   lines.push(floatRow('Peak concurrent requests:', metrics.maxConcurrentRequests));
   lines.push(floatRow('Total token throughput (tok/s):', metrics.totalTokenThroughput));
   for (const { metric, name, header } of SECTIONS) {
-    if (!options.percentileMetrics.includes(metric)) continue;
-    const stats = metrics.latency[metric];
+    const stats = statsOf(metrics, metric);
+    if (!options.percentileMetrics.includes(metric) || stats === undefined) continue;
     lines.push(centre(header, WIDTH, '-'));
     lines.push(floatRow(`Mean ${name} (ms):`, stats.mean));
     lines.push(floatRow(`Median ${name} (ms):`, stats.median));

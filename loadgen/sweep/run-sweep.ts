@@ -8,13 +8,18 @@ import type { LoadedDataset } from '../bench/load-dataset.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import type { ProgressStream } from '../bench/progress.js';
 import { type BenchRunResult, runBench } from '../bench/run-bench.js';
+import { runChecks } from '../bench/run-checks.js';
 import { describeRun, saveResult } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import { median } from '../metrics/numpy-stats.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
-import { formatResultDate, resultFileName } from '../report/result-json.js';
+import { formatResultDate, type RunDescription, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
+import type { Threshold } from '../thresholds/threshold.js';
 import { findKnee, type Knee } from './knee.js';
+import { kneeCause } from './knee-cause.js';
+import { DEFAULT_SLO_BISECTIONS, type SloCapacity, searchSloCapacity } from './slo-search.js';
+import { steadyWindow } from './steady-window.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
 import {
   levelRequests,
@@ -37,6 +42,9 @@ export interface SweepInput {
   readonly signal: AbortSignal;
   readonly say: Say;
   readonly progressStream: ProgressStream;
+  /** --slo: search for the highest rate at which every one holds, instead of running `rates`. */
+  readonly slos?: readonly Threshold[];
+  readonly sloBisections?: number;
 }
 
 /** One request at a time: the median end-to-end latency and the completed rate. */
@@ -68,6 +76,8 @@ export interface SweepOutcome {
   readonly levelSeconds: number;
   readonly levels: readonly SweepLevel[];
   readonly knee: Knee;
+  /** --slo: the capacity found, its interval and the levels tried. */
+  readonly capacity?: SloCapacity;
   readonly interrupted: boolean;
   /** What goes to stdout: one table row per level and the knee in a sentence. */
   readonly report: string;
@@ -85,7 +95,7 @@ async function run(
   dir: string,
   changes: Partial<BenchSettings>,
   count: number,
-): Promise<{ result: BenchRunResult; file: string }> {
+): Promise<{ result: BenchRunResult; file: string; description: RunDescription }> {
   const p = input.prepared;
   const settings = { ...input.settings, ...changes };
   const dataset = cycled(p.dataset, count);
@@ -101,7 +111,7 @@ async function run(
     dataset,
   });
   saveResult(path, description, result, settings.save.detailed);
-  return { result, file: path };
+  return { result, file: path, description };
 }
 
 /** Completions per second while busy: (completed - 1) / time from the first completion to the last. */
@@ -157,12 +167,13 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
       : settings.save.dir;
   say(`sweep results: ${dir}`);
   const probes: SweepProbes = {};
-  const needsLatency = input.levelSeconds === undefined;
+  // The SLO search starts from the rate one user gets.
+  const needsLatency = input.levelSeconds === undefined || input.slos !== undefined;
   if (needsLatency || input.rates === undefined) probes.synchronous = await synchronousProbe(input, dir);
   const levelSeconds =
     input.levelSeconds ?? levelSecondsFromLatency(probes.synchronous?.medianLatencyMs ?? 0);
   let rates = input.rates;
-  if (rates === undefined && !signal.aborted) {
+  if (rates === undefined && input.slos === undefined && !signal.aborted) {
     probes.throughput = await throughputProbe(input, dir);
     rates = ratesFromProbes(probes.synchronous?.rps ?? 0, probes.throughput.rps, input.steps);
     say(`levels: ${rates.join(', ')} req/s`);
@@ -170,17 +181,51 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
   const minRequests = input.prepared.dataset.requests.length;
   say(`each level runs at least ${levelSeconds.toFixed(1)} s and ${minRequests} requests`);
   const levels: SweepLevel[] = [];
-  for (const rate of rates ?? []) {
-    if (signal.aborted) break;
+  const runLevel = async (rate: number) => {
     const count = levelRequests(rate, levelSeconds, minRequests);
-    const { result, file } = await run(input, dir, { requestRate: rate }, count);
+    // Each level's requests get ids of their own (x-request-id), so a server's or gateway's records of two levels
+    // never share one.
+    const requestIdPrefix = `${settings.requestIdPrefix}L${levels.length}-`;
+    const { result, file, description } = await run(
+      input,
+      dir,
+      { requestRate: rate, requestIdPrefix },
+      count,
+    );
     const level = sweepLevel(rate, result, basename(file), settings.goodput);
     levels.push(level);
     say(
       `rate ${rate}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`,
     );
+    return { result, level, description };
+  };
+  let capacity: SloCapacity | undefined;
+  if (input.slos !== undefined && input.slos.length > 0) {
+    const slos = input.slos;
+    say(`searching for the highest rate within ${slos.map((t) => t.text).join(', ')}`);
+    capacity = await searchSloCapacity(
+      slos,
+      // A round start, so the levels' rates read well (9.07 -> 9.1).
+      Number((probes.synchronous?.rps ?? 1).toPrecision(2)),
+      input.sloBisections ?? DEFAULT_SLO_BISECTIONS,
+      async (rate) => {
+        const { result, level, description } = await runLevel(rate);
+        // The SLOs are held against the level's steady window, as its other figures are: not its warm-up.
+        const window = steadyWindow(result.records);
+        const steady = { ...result, records: window.requests, durationMs: window.endMs - window.startMs };
+        const checks = runChecks(steady, { ...settings, thresholds: slos, successFloor: false }, description);
+        return { result: steady, windowStartMs: window.startMs, level, checks };
+      },
+      () => signal.aborted,
+    );
+  } else {
+    for (const rate of rates ?? []) {
+      if (signal.aborted) break;
+      await runLevel(rate);
+    }
   }
   const knee = findKnee(levels);
+  const cause = kneeCause(knee);
   return {
     dir,
     started,
@@ -188,8 +233,11 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     levelSeconds,
     levels,
     knee,
+    ...(capacity === undefined ? {} : { capacity }),
     interrupted: signal.aborted,
-    report: `${formatSweepTable(levels)}\n${knee.sentence}\n`,
+    report:
+      `${formatSweepTable(levels)}\n${knee.sentence}\n${cause === null ? '' : `${cause.sentence}\n`}` +
+      (capacity === undefined ? '' : `${capacity.sentence}\n`),
   };
 }
 
@@ -216,6 +264,7 @@ export async function saveSweep(
     outcome.probes,
     outcome.levels,
     outcome.knee,
+    outcome.capacity,
   );
   const summaryPath = join(outcome.dir, 'sweep-summary.json');
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);

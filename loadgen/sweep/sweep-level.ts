@@ -7,6 +7,7 @@ import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
 
 /** A level keeps up while it completes at least this share of what it was offered. */
@@ -47,6 +48,8 @@ export interface SweepLevel {
   sloAttainment: number | null;
   /** The --goodput SLO met by the fewest (its name and share), null without --goodput. */
   worstSlo: { name: string; limitMs: number; attainment: number } | null;
+  /** The server's own metrics over the level (loadgen/server-metrics/), null without them. */
+  server?: ServerSummary | null;
   status: LevelStatus;
   /** Why, with the numbers: what broke, or why it cannot tell; empty when it kept up. */
   reason: string;
@@ -156,6 +159,7 @@ export function sweepLevel(
     outputTokPerS: windowS > 0 ? window.completedOutputTokens / windowS : 0,
     sloAttainment,
     worstSlo: slo,
+    server: result.serverMetrics?.available === true ? result.serverMetrics.summary : null,
     status,
     reason,
     resultFile,

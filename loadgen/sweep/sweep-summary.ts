@@ -1,7 +1,9 @@
 // sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
 import type { Knee } from './knee.js';
+import { kneeCause } from './knee-cause.js';
 import type { SweepProbes } from './run-sweep.js';
+import type { SloCapacity } from './slo-search.js';
 import type { SweepLevel } from './sweep-level.js';
 
 export interface SweepSummaryContext {
@@ -46,8 +48,44 @@ function levelJson(level: SweepLevel) {
     follow_ratio: level.followRatio,
     follow_spread: level.followSpread,
     worst_slo: level.worstSlo,
+    // The server's own metrics over the level (docs/loadgen.md, "Server metrics"); null without them.
+    server:
+      level.server == null
+        ? null
+        : {
+            peak_kv_cache_usage: level.server.peakKvUsage,
+            preemptions: level.server.preemptions,
+            max_requests_running: level.server.maxRunning,
+            max_requests_waiting: level.server.maxWaiting,
+            server_ttft_p50_ms: level.server.serverTtft?.p50Ms ?? null,
+            server_ttft_p99_ms: level.server.serverTtft?.p99Ms ?? null,
+          },
     status: level.status,
     reason: level.reason,
+  };
+}
+
+/** --slo: the capacity, its bracket and intervals, and every level tried with each SLO's value there. */
+function sloCapacityJson(capacity: SloCapacity) {
+  const interval = (i: { low: number; high: number } | null) =>
+    i === null ? null : { low: i.low, high: i.high };
+  return {
+    slos: capacity.slos,
+    capacity_rps: capacity.capacityRps,
+    broke_at_rps: capacity.brokeAtRps,
+    broke_first: capacity.brokeFirst,
+    achieved_rps: capacity.achieved?.rps ?? null,
+    achieved_rps_interval: interval(capacity.achieved?.interval ?? null),
+    figures: capacity.figures.map((f) => ({ slo: f.slo, value: f.value, interval: interval(f.interval) })),
+    trials: capacity.trials.map((t) => ({
+      rate: t.rateRps,
+      phase: t.phase,
+      held: t.held,
+      status: t.level.status,
+      checks: t.checks.map((c) => ({ slo: c.threshold.text, value: c.value, passed: c.passed })),
+      result_file: t.level.resultFile,
+    })),
+    sentence: capacity.sentence,
   };
 }
 
@@ -56,6 +94,7 @@ export function sweepSummaryJson(
   probes: SweepProbes,
   levels: readonly SweepLevel[],
   knee: Knee,
+  capacity?: SloCapacity,
 ) {
   const lastGood = knee.lastGood?.offeredRps ?? null;
   const firstBad = knee.firstBad?.offeredRps ?? null;
@@ -79,7 +118,10 @@ export function sweepSummaryJson(
       offered_rate: marked,
       last_good_rps: knee.finding === 'knee' || knee.finding === 'no-knee' ? lastGood : null,
       first_bad_rps: firstBad,
+      // What the server's metrics say bounded it at the first level that fell behind; null without them.
+      cause: kneeCause(knee),
     },
+    ...(capacity === undefined ? {} : { slo_capacity: sloCapacityJson(capacity) }),
     interrupted: context.interrupted,
   };
 }

@@ -64,7 +64,13 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     valueName: 'VAR',
     help: 'Environment variable holding the key; named in the error when unset',
   },
-  { name: 'header', type: 'list', valueName: 'K=V', help: 'Extra request header (repeat or comma-separate)' },
+  {
+    name: 'header',
+    type: 'list',
+    multipleValues: true,
+    valueName: 'K=V',
+    help: "Extra request header (repeat, comma-separate, or several after one flag as vLLM's nargs)",
+  },
   {
     name: 'model',
     type: 'string',

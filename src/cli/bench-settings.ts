@@ -319,6 +319,8 @@ export function benchSettingsFrom(
       ...optional('custom-output-len', 'customOutputLen'),
       ...optional('trace-block-tokens', 'traceBlockTokens'),
       ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
+      ...(vllm.disableShuffle ? { disableShuffle: true } : {}),
+      ...(vllm.noOversample ? { noOversample: true } : {}),
     },
     requestRate,
     burstiness: num(o, 'burstiness') ?? 1,

@@ -1,180 +1,48 @@
-// `tokenmeter serve`: the gateway. One upstream from flags, or many from a config file; flags override the
-// file's listen address and records file.
-import { statSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
+// `tokenmeter serve`: the gateway. This file declares its flags and turns them into ServeFlags; what they mean
+// over a config file is src/gateway/serve-config.ts, and running it (one process, or a primary and its
+// workers) is src/gateway/serve.ts.
 import { workerCount } from '../gateway/cluster/worker-count.js';
-import type { GatewayConfigInput, UpstreamInput } from '../gateway/config.js';
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config.js';
-import { loadConfigFile } from '../gateway/config-file.js';
-import { type GatewayConfig, resolveConfig } from '../gateway/config-resolve.js';
-import { validateConfig } from '../gateway/config-validate.js';
-import type { Gateway } from '../gateway/context.js';
+import { resolveConfig } from '../gateway/config-resolve.js';
 import { createGatewayLogger, logDestination } from '../gateway/logger.js';
-import { workerRecordsPath } from '../measure/record-files.js';
-import { UsageError } from '../shared/usage-error.js';
-import { shownTracesUrl } from '../tracing/otlp-settings.js';
-import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
+import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/serve-config.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
-
-const GATEWAY_KEYS_ENV = 'TOKENMETER_GATEWAY_KEYS';
 
 function str(commandLine: ParsedCommandLine, name: string): string | undefined {
   const value = commandLine.options[name];
   return typeof value === 'string' ? value : undefined;
 }
 
-async function configFrom(commandLine: ParsedCommandLine): Promise<GatewayConfigInput> {
-  const configPath = str(commandLine, 'config');
-  const upstreamUrl = str(commandLine, 'upstream');
-  if (configPath === undefined && upstreamUrl === undefined) {
-    throw new UsageError('give an upstream: --upstream URL (e.g. http://127.0.0.1:8000/v1) or --config FILE');
-  }
-  const base: GatewayConfigInput =
-    configPath === undefined ? { upstreams: [] } : await loadConfigFile(configPath);
-  const keyEnv = str(commandLine, 'upstream-key-env');
-  const upstreams: readonly UpstreamInput[] =
-    upstreamUrl === undefined
-      ? base.upstreams
-      : [
-          {
-            name: str(commandLine, 'upstream-name') ?? 'upstream',
-            baseUrl: upstreamUrl,
-            ...(keyEnv === undefined ? { keyless: true } : { keyEnv }),
-          },
-        ];
-  const given = commandLine.given;
-  const port = commandLine.options['port'];
-  const records = str(commandLine, 'records');
-  const metricsPort = commandLine.options['metrics-port'];
-  const metricsHost = str(commandLine, 'metrics-host');
-  const otlpEndpoint = str(commandLine, 'otlp-endpoint');
-  if (metricsHost !== undefined && metricsPort === undefined && base.metrics?.port === undefined) {
-    throw new UsageError(
-      '--metrics-host needs --metrics-port: it is the address of a metrics port of its own',
-    );
-  }
-  const merged = {
-    ...base,
-    upstreams,
-    ...(given.has('host') || base.host === undefined
-      ? { host: str(commandLine, 'host') ?? DEFAULT_HOST }
-      : {}),
-    ...(given.has('port') || base.port === undefined
-      ? { port: typeof port === 'number' ? port : DEFAULT_PORT }
-      : {}),
-    records: {
-      ...base.records,
-      ...(records === undefined ? {} : { file: records }),
-      ...(commandLine.options['record-gaps'] === true ? { gaps: true } : {}),
-      ...(commandLine.options['record-bodies'] === true ? { bodies: true } : {}),
-    },
-    ...(typeof metricsPort === 'number' || metricsHost !== undefined
-      ? {
-          metrics: {
-            ...base.metrics,
-            ...(typeof metricsPort === 'number' ? { port: metricsPort } : {}),
-            ...(metricsHost === undefined ? {} : { host: metricsHost }),
-          },
-        }
-      : {}),
-    ...spanReceiverFrom(commandLine, base),
-    ...(commandLine.options['no-usage-injection'] === true ? { injectUsage: false } : {}),
-    ...(otlpEndpoint === undefined ? {} : { otlpEndpoint }),
-    ...(given.has('log-level') ? { logLevel: str(commandLine, 'log-level') ?? 'info' } : {}),
-    ...(process.env[GATEWAY_KEYS_ENV] && base.gatewayKeysEnv === undefined
-      ? { gatewayKeysEnv: GATEWAY_KEYS_ENV }
-      : {}),
+function num(commandLine: ParsedCommandLine, name: string): number | undefined {
+  const value = commandLine.options[name];
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The flags as typed: host, port and log level only when given, so a config file's own values stand. */
+function serveFlags(commandLine: ParsedCommandLine): ServeFlags {
+  const given = (name: string): boolean => commandLine.given.has(name);
+  const entries: Record<string, string | number | boolean | undefined> = {
+    config: str(commandLine, 'config'),
+    upstream: str(commandLine, 'upstream'),
+    upstreamKeyEnv: str(commandLine, 'upstream-key-env'),
+    upstreamName: str(commandLine, 'upstream-name'),
+    host: given('host') ? str(commandLine, 'host') : undefined,
+    port: given('port') ? num(commandLine, 'port') : undefined,
+    records: str(commandLine, 'records'),
+    recordGaps: commandLine.options['record-gaps'] === true,
+    recordBodies: commandLine.options['record-bodies'] === true,
+    metricsPort: num(commandLine, 'metrics-port'),
+    metricsHost: str(commandLine, 'metrics-host'),
+    spanReceiver: commandLine.options['span-receiver'] === true,
+    spanReceiverForward: str(commandLine, 'span-receiver-forward'),
+    spanReceiverWaitMs: num(commandLine, 'span-receiver-wait-ms'),
+    noUsageInjection: commandLine.options['no-usage-injection'] === true,
+    otlpEndpoint: str(commandLine, 'otlp-endpoint'),
+    logLevel: given('log-level') ? (str(commandLine, 'log-level') ?? 'info') : undefined,
   };
-  return validateConfig(merged);
-}
-
-/** The span receiver's flags over the file's spanReceiver; any of them turns the receiver on. */
-function spanReceiverFrom(
-  commandLine: ParsedCommandLine,
-  base: GatewayConfigInput,
-): Partial<GatewayConfigInput> {
-  const forwardUrl = str(commandLine, 'span-receiver-forward');
-  const waitMs = commandLine.options['span-receiver-wait-ms'];
-  const on =
-    commandLine.options['span-receiver'] === true || forwardUrl !== undefined || waitMs !== undefined;
-  if (!on) return {};
-  return {
-    spanReceiver: {
-      ...base.spanReceiver,
-      ...(forwardUrl === undefined ? {} : { forwardUrl }),
-      ...(typeof waitMs === 'number' ? { waitMs } : {}),
-    },
-  };
-}
-
-function hostPart(address: AddressInfo): string {
-  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
-}
-
-/**
- * Listens, and returns the one line that says where. Fastify logs "Server listening at" for each address and has
- * no switch for it (its maintainers suggest silencing the logger around listen, fastify/help#641): silenced here,
- * and replaced by one line with the upstreams and the metrics port beside the address.
- */
-async function listenQuietly(gateway: Gateway, logger: Logger, host: string, port: number): Promise<string> {
-  const level = logger.level;
-  logger.level = 'silent';
-  try {
-    await gateway.app.listen({ host, port });
-  } finally {
-    logger.level = level;
-  }
-  const { config, state } = gateway.context;
-  const address = gateway.app.server.address() as AddressInfo;
-  const targets = config.upstreams.map((u) => `'${u.name}' at ${u.base.display}`).join(', ');
-  const metrics =
-    state.metricsAddress === null
-      ? ''
-      : `; metrics on http://${hostPart(state.metricsAddress)}:${state.metricsAddress.port}/metrics${
-          config.spanReceiver === null ? '' : `, spans (OTLP/HTTP) on ${TRACES_PATH}`
-        }`;
-  const spans = config.spanExport === null ? '' : `; spans to ${shownTracesUrl(config.spanExport)}`;
-  return `tokenmeter gateway listening on http://${hostPart(address)}:${address.port}/v1 -> ${targets}${metrics}${spans}`;
-}
-
-/**
- * The listening line is written at info whatever --log-level says, as it was before it became a log line: the
- * address is what a user starts serve to learn. Flushed now, not when the batch fills or its timer runs.
- */
-function announce(logger: Logger, line: string): void {
-  logger.child({}, { level: 'info' }).info(line);
-  logger.flush();
-}
-
-/** Several workers cannot share a FIFO or a device the way one process writes it: each needs a file of its own. */
-function checkRecordsPerWorker(config: GatewayConfig): void {
-  const file = config.recordsFile;
-  if (file === null) return;
-  let regular = true;
-  try {
-    regular = statSync(file).isFile();
-  } catch {
-    // Not there yet: each worker creates its own.
-  }
-  if (!regular) {
-    throw new UsageError(
-      `--records ${file} is not a regular file: with --workers each worker writes a file of its own beside it; use --workers 1 to write to a pipe or device`,
-    );
-  }
-}
-
-/**
- * The span receiver joins a span to the request it belongs to in the process that holds that request's record;
- * with workers, an export lands on whichever worker the metrics port hands it to.
- */
-function checkSpanReceiverAlone(config: GatewayConfig): void {
-  if (config.spanReceiver === null) return;
-  throw new UsageError(
-    'the span receiver (--span-receiver, spanReceiver) needs a single gateway process: an export reaches whichever worker takes it, not the one holding its request; use --workers 1',
-  );
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as ServeFlags;
 }
 
 export const serveCommand: Command = {
@@ -311,7 +179,7 @@ export const serveCommand: Command = {
   ],
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {
-    const input = await configFrom(commandLine);
+    const input = await serveConfigFrom(serveFlags(commandLine), process.env);
     const workers = workerCount(str(commandLine, 'workers') ?? input.workers);
     const config = await resolveConfig(input);
     const logger = createGatewayLogger(
@@ -319,58 +187,13 @@ export const serveCommand: Command = {
       logDestination(),
       logFormatFor(commandLine.options, process.stdout),
     );
-    // Loaded here, not at the top: every other command (and --help) starts without Fastify or the cluster.
-    const { isGatewayWorker } = await import('../gateway/cluster/worker.js');
-    if (isGatewayWorker()) return serveAsWorker(config, logger);
-    if (workers > 1) {
-      checkRecordsPerWorker(config);
-      checkSpanReceiverAlone(config);
-      // Said once for the gateway here; each worker is built without them.
-      for (const warning of config.warnings) logger.warn(warning);
-      const { runPrimary } = await import('../gateway/cluster/primary.js');
-      return runPrimary({ workers, logger });
-    }
-    const { buildGateway } = await import('../../plugins/index.js');
-    const { shutDownOnSignals } = await import('../gateway/shutdown.js');
-    const { reopenRecordsOnHangup } = await import('../gateway/records-reopen.js');
-    const gateway = await buildGateway(config, { logger });
-    const stopReopening = reopenRecordsOnHangup(gateway);
-    announce(logger, await listenQuietly(gateway, logger, config.host, config.port));
-    await shutDownOnSignals(gateway);
-    stopReopening();
-    return 0;
+    // Loaded on use: every other command (and --help) starts without Fastify or the cluster.
+    const { serve } = await import('../gateway/serve.js');
+    return serve({
+      config,
+      workers,
+      logger,
+      loadBuilder: async () => (await import('../../plugins/index.js')).buildGateway,
+    });
   },
 };
-
-/**
- * One worker of `serve --workers N`: the same gateway, with its own records file, /metrics answered with the
- * whole gateway's figures, its listening line passed to the primary (which prints one for the gateway), and the
- * primary's word obeyed as a signal.
- */
-async function serveAsWorker(config: GatewayConfig, logger: Logger): Promise<number> {
-  const { buildGateway } = await import('../../plugins/index.js');
-  const { shutDownOnSignals } = await import('../gateway/shutdown.js');
-  const { reopenRecordsOnHangup } = await import('../gateway/records-reopen.js');
-  const { answerRegistryRequests, gatewayMetricsSource, leavePrimary, sendToPrimary, workerSlot } =
-    await import('../gateway/cluster/worker.js');
-  try {
-    const recordsFile =
-      config.recordsFile === null ? null : workerRecordsPath(config.recordsFile, workerSlot());
-    const gateway = await buildGateway(
-      { ...config, recordsFile, warnings: [] },
-      { logger, metricsSource: gatewayMetricsSource() },
-    );
-    answerRegistryRequests(gateway.context.metrics.registry);
-    const stopReopening = reopenRecordsOnHangup(gateway);
-    sendToPrimary({
-      type: 'tokenmeter:listening',
-      line: await listenQuietly(gateway, logger, config.host, config.port),
-    });
-    await shutDownOnSignals(gateway);
-    stopReopening();
-    return 0;
-  } finally {
-    // After its shutdown or a failed start, the process ends when its work does.
-    leavePrimary();
-  }
-}

@@ -1,6 +1,8 @@
 // `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up. This file turns
 // the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
+import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
+import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
@@ -35,6 +37,21 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'Levels of an automatic sweep',
   },
+  {
+    name: 'slo',
+    type: 'list',
+    valueName: 'EXPR',
+    help: "Search for the highest rate at which this holds, e.g. 'ttft_p99 < 500ms' (threshold syntax; repeatable)",
+  },
+  {
+    name: 'slo-bisections',
+    type: 'integer',
+    min: 1,
+    max: 12,
+    default: DEFAULT_SLO_BISECTIONS,
+    valueName: 'N',
+    help: 'With --slo: bisections of the bracket between the last rate that held and the first that broke',
+  },
   ...BENCH_OPTIONS.filter(
     (o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_OPTIONS.includes(o),
   ).map((o) =>
@@ -47,6 +64,19 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
       : o,
   ),
 ];
+
+/** --slo EXPR...: the threshold syntax, its mistakes named under --slo. */
+function slosFrom(value: unknown): Threshold[] {
+  const texts = Array.isArray(value) ? value.map(String) : [];
+  return texts.map((text) => {
+    try {
+      return parseThreshold(text);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(error.message.replace(/^--threshold/, '--slo'));
+      throw error;
+    }
+  });
+}
 
 export const sweepCommand: Command = {
   name: 'sweep',
@@ -64,6 +94,9 @@ export const sweepCommand: Command = {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+    const slos = slosFrom(commandLine.options['slo']);
+    if (slos.length > 0 && rates !== undefined)
+      throw new UsageError('--slo searches for the rate itself: leave out --rates (or give --rates auto)');
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
@@ -86,6 +119,9 @@ export const sweepCommand: Command = {
         signal,
         say,
         progressStream: process.stderr,
+        ...(slos.length === 0
+          ? {}
+          : { slos, sloBisections: Number(commandLine.options['slo-bisections'] ?? DEFAULT_SLO_BISECTIONS) }),
       }),
     );
     process.stdout.write(outcome.report);

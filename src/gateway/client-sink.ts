@@ -3,60 +3,59 @@
 // undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
 // drains, so a slow client slows the upstream read instead of growing memory. A failure before the response
 // started becomes the gateway's coded error; after it started, the client's stream is cut too, so the client
-// never mistakes a partial answer for a complete one. Error answers and streams reach the client with the
-// gateway's keys scrubbed (key-scrubber.ts says which bytes and why).
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// never mistakes a partial answer for a complete one. Headers and bodies reach the client with the gateway's keys
+// scrubbed (key-scrubber.ts says which bytes and why); trailers are not forwarded.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ExchangeSink } from '../measure/metered-handler.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from '../shared/gateway-header.js';
 import type { GatewayError } from './errors.js';
 import { forwardableResponseHeaders } from './hop-by-hop.js';
 import type { KeyScrubber, ScrubbedStream } from './key-scrubber.js';
+import type { LineLog } from './logger.js';
+import type { RequestMeasurement } from './measurement.js';
 import { sendGatewayError } from './send-error.js';
 
 export class ClientSink implements ExchangeSink {
-  readonly #request: FastifyRequest;
-  readonly #reply: FastifyReply;
+  readonly #m: RequestMeasurement;
   readonly #raw: ServerResponse;
   /** Turns a failure before the response started into the client-facing error. */
   readonly #failure: (cause: unknown) => GatewayError;
   readonly #scrubber: KeyScrubber;
+  readonly #log: LineLog;
   /** Set in head() when this response's bytes are scrubbed. */
   #scrubbed: ScrubbedStream | null = null;
 
   constructor(
-    request: FastifyRequest,
-    reply: FastifyReply,
+    m: RequestMeasurement,
+    response: ServerResponse,
     failure: (cause: unknown) => GatewayError,
     scrubber: KeyScrubber,
+    log: LineLog,
   ) {
-    this.#request = request;
-    this.#reply = reply;
-    this.#raw = reply.raw;
+    this.#m = m;
+    this.#raw = response;
     this.#failure = failure;
     this.#scrubber = scrubber;
+    this.#log = log;
   }
 
   head(status: number, upstreamHeaders: IncomingHttpHeaders, metered: boolean): void {
     // The upstream's headers less the hop-by-hop ones, which describe its connection, not this one (forwarding
-    // `connection: keep-alive` would override a client that asked to close); then the gateway's own.
-    const headers: OutgoingHttpHeaders = forwardableResponseHeaders(upstreamHeaders);
-    const own = this.#reply.getHeaders();
-    for (const name in own) headers[name] = own[name];
+    // `connection: keep-alive` would override a client that asked to close); then the gateway's own. Built once,
+    // into the one object writeHead takes (a `connection: close` set while draining is merged in by Node).
+    const headers = this.#scrubber.scrubHeaders(forwardableResponseHeaders(upstreamHeaders));
+    headers['x-request-id'] = this.#m.requestId;
     headers[GATEWAY_HEADER] = GATEWAY_HEADER_VALUE;
     // Removing the usage chunk the gateway asked for on the client's behalf changes the length.
-    if (metered && this.#request.measurement.usageInjected) delete headers['content-length'];
-    // An error answer's length may change with its keys replaced; a successful one with a declared length passes
-    // as declared.
-    if (this.#scrubber.active && (status >= 400 || upstreamHeaders['content-length'] === undefined)) {
+    if (metered && this.#m.usageInjected) delete headers['content-length'];
+    // Every body is scrubbed when there are keys; its length may change with them replaced.
+    if (this.#scrubber.active) {
       this.#scrubbed = this.#scrubber.stream();
       delete headers['content-length'];
     }
-    this.#reply.hijack();
     this.#raw.writeHead(status, headers);
     this.#raw.flushHeaders();
   }
-
   write(bytes: Buffer): boolean {
     const out = this.#scrubbed === null ? bytes : this.#scrubbed.push(bytes);
     // Nothing to write (all of it held back) is not a full socket.
@@ -78,9 +77,9 @@ export class ClientSink implements ExchangeSink {
       this.#raw.destroy();
       return;
     }
-    const m = this.#request.measurement;
+    const m = this.#m;
     if (m.outcome === 'client_abort') return;
-    this.#request.log.warn({ err: error.cause ?? error }, 'upstream request failed');
-    sendGatewayError(this.#request, this.#reply, this.#failure(error));
+    this.#log.warn({ requestId: m.requestId, err: error.cause ?? error }, 'upstream request failed');
+    sendGatewayError(m, this.#raw, this.#failure(error));
   }
 }

@@ -2,13 +2,14 @@
 // plugin as an option: the frozen configuration, the routing table, one dispatcher per upstream, the metrics and
 // records writer, the key scrubber, and the fixed list of sinks every finished request goes to. The one mutable
 // part is `state`, the gateway's run state; plugins depend on this object, never on each other's decorators.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { RecordsWriter } from '../shared/records-writer.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
+import type { LineLog } from './logger.js';
 import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
@@ -17,11 +18,11 @@ import type { SpanReceiving } from './span-receiving.js';
 /** Receives each finished request's record: frozen, complete, and all a sink gets (exchange.ts finishes it). */
 export type RecordSink = (record: RequestRecord) => void;
 
-/** The gateway's run state, written by the measurement plugin, the metrics port and shutdown. */
+/** The gateway's run state, written by the API path (api-path.ts), the metrics port and shutdown. */
 export interface GatewayState {
   /**
    * Set on the first SIGTERM/SIGINT: /readyz fails from then on. Requests are still served until the drain
-   * begins (after shutdownDelayMs; plugins/drain.ts), when new ones are refused and in-flight ones finish.
+   * begins (after shutdownDelayMs; admission.ts), when new ones are refused and in-flight ones finish.
    */
   shuttingDown: boolean;
   /**
@@ -64,8 +65,16 @@ export interface GatewayContext {
   readonly state: GatewayState;
 }
 
-/** A built gateway: the Fastify instance to listen with, and what its plugins share. */
+/** What starts, serves and stops a built gateway (the Fastify application of plugins/index.ts is one). */
+export interface GatewayApp {
+  readonly server: Server;
+  readonly log: LineLog;
+  listen(options: { host: string; port: number }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A built gateway: the application to listen with, and what its parts share. */
 export interface Gateway {
-  readonly app: FastifyInstance;
+  readonly app: GatewayApp;
   readonly context: GatewayContext;
 }

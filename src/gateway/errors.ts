@@ -17,6 +17,8 @@ export const GATEWAY_ERRORS = {
   path_traversal: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
   model_not_found: { status: 404, type: 'invalid_request_error', outcome: 'rejected' },
   invalid_request_body: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  request_too_deep: { status: 400, type: 'invalid_request_error', outcome: 'rejected' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', outcome: 'rejected' },
   request_too_large: { status: 413, type: 'invalid_request_error', outcome: 'rejected' },
   missing_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },
   invalid_gateway_key: { status: 401, type: 'authentication_error', outcome: 'rejected' },
@@ -66,6 +68,15 @@ interface UpstreamLike {
 export function upstreamFailure(upstream: UpstreamLike, cause: unknown): GatewayError {
   const where = `upstream '${upstream.name}' at ${upstream.base.display}`;
   const { kind, code } = networkFailure(cause, false);
+  // undici's name for a response it refuses to parse on, such as a 100 Continue it did not ask for (it sends no
+  // Expect): the connection is destroyed, but the upstream did answer, not hang up.
+  if (kind === 'reset' && cause instanceof Error && cause.message === 'bad response') {
+    return new GatewayError(
+      'upstream_bad_response',
+      `${where} answered with a response the gateway cannot use (such as a 100 Continue it did not ask for); check its logs`,
+      { cause },
+    );
+  }
   switch (kind) {
     case 'refused':
       return new GatewayError('upstream_refused', `${where} refused the connection: is it running?`, {

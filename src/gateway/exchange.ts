@@ -46,6 +46,8 @@ export interface ExchangeTarget {
   readonly model: string;
   /** Ask a streamed answer for usage on the client's behalf (injectUsage, for protocols that need asking). */
   readonly injectUsage: boolean;
+  /** Keep every gap between content chunks for the record (records.gaps); the metrics need only the meter's counts. */
+  readonly keepGaps: boolean;
   readonly scrubber: KeyScrubber;
 }
 
@@ -81,6 +83,8 @@ export function startExchange(
   // The client's headers less its credentials and hop-by-hop fields (hop-by-hop.ts), then the upstream's own
   // headers and key, the request id and the gateway's span as the trace context.
   const headers = forwardableRequestHeaders(request.headers);
+  // What the meter reads (an answer compressed anyway is decoded: src/measure/body-decoding.ts).
+  headers['accept-encoding'] = 'identity';
   for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
   applyUpstreamAuth(headers, upstreamAuthFor(request.endpoint), upstream.key);
   headers['x-request-id'] = m.requestId;
@@ -99,8 +103,9 @@ export function startExchange(
     // (a login wall, a misrouted base URL) is judged as the stream it failed to be, as the load generator does.
     meterEveryBody: m.stream,
     sink: ends.sink,
-    // Chunk times feed the inter-token gap histogram; the record lists them only with records.gaps.
-    keepChunkDetail: true,
+    // The gap histogram is fed from the meter's bucket counts: the gaps themselves are kept (up to the meter's
+    // bound) only for a record that lists them.
+    keepChunkDetail: target.keepGaps,
     keepText: false,
     removeUsageOnlyEvents: m.usageInjected,
     // Non-streamed bodies are kept where they are read: timed endpoints (usage) and errors (their text).

@@ -1,8 +1,9 @@
-// A request's inter-token gaps as counts in the gateway's gap histogram buckets (tokenmeter_inter_token_gap_seconds,
-// PER_TOKEN_BUCKETS_S): what the metrics sink needs of the gaps, carried on the record so that sinks get the
-// record and nothing else. Computed once per request, when it finishes, here only: the one place to change when
-// the meter counts the buckets itself as the chunks arrive.
-import { PER_TOKEN_BUCKETS_S } from '../shared/latency-buckets.js';
+// A request's inter-token gaps as counts in the gateway's gap histogram buckets (tokenmeter_inter_token_gap_seconds):
+// what the metrics sink needs of the gaps, carried on the record so that sinks get the record and nothing else.
+// The meter counts each gap into its bucket as the chunk arrives (src/measure/gap-buckets.ts), so this is only a
+// change of form, done once per request when it finishes: no list of gaps is kept for it.
+import { GAP_BUCKET_BOUNDS_S } from '../measure/gap-buckets.js';
+import type { GapSummary } from '../measure/stream-timing.js';
 
 /** Non-zero bucket counts keyed by the bucket's `le` label (seconds; `+Inf` last), and the gaps' sum. */
 export interface GapCounts {
@@ -11,30 +12,15 @@ export interface GapCounts {
   readonly sumMs: number;
 }
 
-/** The `le` label of each bucket, in order, then `+Inf`. */
-export const GAP_BUCKET_LABELS: readonly string[] = [...PER_TOKEN_BUCKETS_S.map(String), '+Inf'];
+/** The `le` label of each bucket, in order, then `+Inf`: one per entry of the meter's bucket counts. */
+export const GAP_BUCKET_LABELS: readonly string[] = [...GAP_BUCKET_BOUNDS_S.map(String), '+Inf'];
 
-/** The first bucket whose upper bound is at least `seconds` (Prometheus buckets are `le`: inclusive). */
-function bucketOf(seconds: number): number {
-  let lo = 0;
-  let hi = PER_TOKEN_BUCKETS_S.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((PER_TOKEN_BUCKETS_S[mid] as number) < seconds) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The gaps (ms) as bucket counts; null when there are none to count (no meter, fewer than two chunks). */
-export function gapCountsOf(gapsMs: readonly number[] | undefined): GapCounts | null {
-  if (gapsMs === undefined || gapsMs.length === 0) return null;
+/** The meter's gaps as bucket counts; null when there are none to count (no meter, fewer than two chunks). */
+export function gapCountsOf(gaps: GapSummary | undefined): GapCounts | null {
+  if (gaps === undefined || gaps.count === 0) return null;
   const counts: Record<string, number> = {};
-  let sumMs = 0;
-  for (const ms of gapsMs) {
-    const label = GAP_BUCKET_LABELS[bucketOf(ms / 1000)] as string;
-    counts[label] = (counts[label] ?? 0) + 1;
-    sumMs += ms;
+  for (const [bucket, count] of gaps.bucketCounts.entries()) {
+    if (count > 0) counts[GAP_BUCKET_LABELS[bucket] as string] = count;
   }
-  return { counts, sumMs };
+  return { counts, sumMs: gaps.sumMs };
 }

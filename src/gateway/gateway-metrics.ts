@@ -1,6 +1,7 @@
 // The gateway's Prometheus metrics, in a Registry of their own (never prom-client's global one: tests start many
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
+
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import {
   FIRST_TOKEN_BUCKETS_S,
@@ -10,6 +11,7 @@ import {
 } from '../shared/latency-buckets.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/records-writer.js';
 import type { SpanExport } from '../tracing/span-export.js';
+import { CLIENT_ERROR_REASONS, type ClientErrorReason } from './client-errors.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
 import { CountedHistogram, type CountedSeries } from './counted-histogram.js';
@@ -120,6 +122,12 @@ export class GatewayMetrics {
     labelNames: ['reason'],
     registers: [this.registry],
   });
+  readonly #clientErrors = new Counter({
+    name: 'tokenmeter_client_errors_total',
+    help: "Connections Node's HTTP parser refused before a request existed (no record), by reason",
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   readonly #connectionsRefused = new Counter({
     name: 'tokenmeter_client_connections_refused_total',
     help: 'Client connections closed unanswered because clientLimits.maxConnections were open',
@@ -127,6 +135,8 @@ export class GatewayMetrics {
   });
 
   constructor(options: GatewayMetricsOptions) {
+    // Every reason shown from the start, at 0, so a rate over the first refusal is not missing its start.
+    for (const reason of CLIENT_ERROR_REASONS) this.#clientErrors.inc({ reason }, 0);
     const { state, records, spans } = options;
     this.#labels = new ModelLabels(options.configuredModels, options.maxModels);
     new Gauge({
@@ -195,6 +205,10 @@ export class GatewayMetrics {
 
   pathFixed(fix: PathFix): void {
     this.#pathFixes.inc({ fix });
+  }
+
+  clientError(reason: ClientErrorReason): void {
+    this.#clientErrors.inc({ reason });
   }
 
   connectionRefused(): void {

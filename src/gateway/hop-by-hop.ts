@@ -29,7 +29,10 @@ const HOP_BY_HOP = [
  * - the client's credentials (credential-headers.ts): they open the gateway, never the upstream, which gets the
  *   gateway's upstream key instead;
  * - `traceparent`, `tracestate`: the upstream's parent is the gateway's span, not the client's, so the proxy
- *   writes its own traceparent, and tracestate only when the client's traceparent was valid.
+ *   writes its own traceparent, and tracestate only when the client's traceparent was valid;
+ * - `accept-encoding`: the gateway asks for what its meter and key scrubber read (`identity`, exchange.ts); the
+ *   client's `gzip, deflate` (the OpenAI SDK's default) would invite an answer they must decode first. The client
+ *   then gets the answer uncompressed, which every client accepts.
  */
 const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
   ...HOP_BY_HOP,
@@ -38,6 +41,7 @@ const NOT_FORWARDED_REQUEST: ReadonlySet<string> = new Set([
   'content-length',
   'traceparent',
   'tracestate',
+  'accept-encoding',
   ...CREDENTIAL_HEADERS,
 ]);
 

@@ -1,16 +1,19 @@
-// The gateway never hands out a key it holds. Upstream errors pass through unchanged by design, but an upstream
-// that quotes the request's `Authorization` in its 401 would otherwise put the gateway's upstream key in the
-// client's body, the record and the log line. So every configured upstream key is replaced by `[redacted]` in
-// what the gateway passes on from an upstream answer (its `Bearer ` form is covered by the key itself), and in the
-// error text the record and log line take from it (exchange-outcome.ts scrubs it once, at the source).
+// The gateway never hands out a key it holds. Upstream answers pass through unchanged by design, but an upstream
+// that quotes the request's `Authorization` in its 401, echoes it in a header or lists it as a model would
+// otherwise put the gateway's upstream key in the client's answer, the record and the log line. So every
+// configured upstream key is replaced by `[redacted]` in everything the gateway passes on from an upstream answer
+// (its `Bearer ` form is covered by the key itself) and in the error text the record and log line take from it
+// (exchange-outcome.ts scrubs it once, at the source).
 //
-// Which bytes are scrubbed (client-sink.ts): every error answer (status >= 400, whose declared length is then
-// dropped, since the scrubbed body may be shorter or longer), and every body whose length was not declared: the
-// streams, where error events arrive inside a 200. A successful answer with a declared length passes untouched,
-// because the length sent ahead must stay true; it is an answer, not an error. Scrubbing successful streams too,
-// rather than only their error events, is what makes it safe: by the time the meter recognizes an error event its
-// first bytes may be on the client's socket already. It costs a successful stream nothing visible: its bytes are
-// identical unless they hold a key.
+// What is scrubbed: every response header's value (scrubHeaders; a header whose *name* holds a key is dropped,
+// a name cannot be redacted), and every body the gateway forwards (client-sink.ts) or builds from upstream answers
+// (the aggregated model list, models-list.ts), after decoding a compressed one (body-decoding.ts), so the
+// scrubber always reads the bytes the client gets. A forwarded body's declared length is dropped (the answer goes
+// chunked) because the scrubbed body may be shorter or longer; that is the only change a keyed gateway makes to
+// an answer that holds no key. Trailers are never forwarded at all (client-sink.ts ends the response without
+// them), so there is nothing of them to scrub. Scrubbing every body, rather than only error answers or error
+// events, is what makes it safe: by the time the meter recognizes an error event its first bytes may be on the
+// client's socket already, and a key can come back in a successful answer too.
 //
 // Per chunk: `Buffer.indexOf` per key (native search; keys are long, high-entropy strings, so a miss is quick),
 // then the chunk's tail. A key split across two chunks would escape a per-chunk search, so a tail that equals the
@@ -27,8 +30,11 @@
 // run-to-run noise.
 //
 // Keys shorter than MIN_SCRUBBED_KEY_BYTES are not scrubbed (and the gateway warns at start): placeholders such as
-// "EMPTY" are ordinary words, and replacing them would rewrite ordinary answers. Only the key's exact bytes are
-// matched, not an escaped or encoded form of it.
+// "EMPTY" are ordinary words, and replacing them would rewrite ordinary answers. What is matched: the key's exact
+// bytes, and, when they differ from it, its JSON-escaped form (what a JSON body quoting it holds) and its
+// percent-encoded form (what a URL or a form field quoting it holds). Keys as providers issue them are letters,
+// digits, `-` and `_`, for which both forms are the key itself. Not matched: base64 or any other re-encoding (a
+// Basic credential built from the key, a hash of it), which a byte search cannot recognize.
 //
 // Gateway keys are not scrubbed by bytes: the gateway holds only their SHA-256 digests (gateway-keys.ts), and they
 // never travel upstream (client credentials are removed, hop-by-hop.ts). A gateway key configured the same as an
@@ -50,9 +56,9 @@ export class KeyScrubber {
   readonly #inSomeKey = new Uint8Array(256);
 
   constructor(keys: readonly string[]) {
-    const usable = [...new Set(keys)]
-      .filter((k) => Buffer.byteLength(k) >= MIN_SCRUBBED_KEY_BYTES)
-      .sort((a, b) => Buffer.byteLength(b) - Buffer.byteLength(a));
+    const usable = [
+      ...new Set(keys.filter((k) => Buffer.byteLength(k) >= MIN_SCRUBBED_KEY_BYTES).flatMap(keyForms)),
+    ].sort((a, b) => Buffer.byteLength(b) - Buffer.byteLength(a));
     this.#texts = usable;
     this.#keys = usable.map((k) => Buffer.from(k));
     for (const key of this.#keys) for (const byte of key) this.#inSomeKey[byte] = 1;
@@ -92,6 +98,25 @@ export class KeyScrubber {
       }
     }
     return out;
+  }
+
+  /**
+   * Response headers with every key in a value replaced, and any header whose name holds a key dropped; changed
+   * in place (the caller's own copy) and returned.
+   */
+  scrubHeaders<H extends Record<string, string | string[] | number | undefined>>(headers: H): H {
+    if (!this.active) return headers;
+    for (const name of Object.keys(headers)) {
+      if (this.scrubText(name) !== name) {
+        delete headers[name];
+        continue;
+      }
+      const value = headers[name];
+      if (typeof value === 'string') (headers as Record<string, unknown>)[name] = this.scrubText(value);
+      else if (Array.isArray(value))
+        (headers as Record<string, unknown>)[name] = value.map((v) => this.scrubText(v));
+    }
+    return headers;
   }
 
   /** The bytes with every whole key replaced; the same Buffer when none is in it. */
@@ -137,6 +162,11 @@ export class KeyScrubber {
   stream(): ScrubbedStream {
     return new ScrubbedStream(this);
   }
+}
+
+/** The key and, where they differ from it, the JSON-escaped and percent-encoded forms it may be quoted in. */
+function keyForms(key: string): string[] {
+  return [key, JSON.stringify(key).slice(1, -1), encodeURIComponent(key)];
 }
 
 /** Scrubs one response chunk by chunk, holding back a tail that may be the start of a key split by the chunking. */

@@ -40,8 +40,6 @@ export class RequestMeasurement {
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
   stream = false;
-  /** `/healthz`, `/readyz`, `/metrics`: measured for in-flight only, never recorded. */
-  ownEndpoint = false;
   status = 0;
   #outcome: Outcome | null = null;
   upstreamRequestAt = Number.NaN;
@@ -181,7 +179,7 @@ export class RequestMeasurement {
       finishReason: figures?.finishReason ?? json?.finishReason ?? null,
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
-      gapCounts: gapCountsOf(figures?.itlMs),
+      gapCounts: gapCountsOf(timing?.contentGaps),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(this.body === null

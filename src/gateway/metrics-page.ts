@@ -1,6 +1,7 @@
 // The /metrics answer, wherever it is served (the API port, or metrics.port): Prometheus text from the gateway's
 // registry, or a 401 that says nothing about the traffic when metrics.tokenEnv is set and the scraper did not
 // send that token as `Authorization: Bearer <token>` (Prometheus: `authorization: { credentials_file: ... }`).
+import { bearerToken } from '../shared/bearer-token.js';
 import type { GatewayKey } from './gateway-keys.js';
 import { matchesGatewayKey } from './gateway-keys.js';
 
@@ -34,7 +35,7 @@ export async function metricsPage(
   authorization: string | undefined,
 ): Promise<MetricsPage> {
   if (token !== null) {
-    const presented = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '')?.[1];
+    const presented = bearerToken(authorization);
     if (presented === undefined || !matchesGatewayKey(presented, [token])) return UNAUTHORIZED;
   }
   return { status: 200, headers: { 'content-type': source.contentType }, body: await source.metrics() };

@@ -1,6 +1,15 @@
 // `GET /v1/models` when several upstreams or aliases are configured: the union of every upstream's own list and
 // the configured aliases, in OpenAI's list format. An upstream that cannot answer is left out (and logged by the
 // caller through its absence), so one dead upstream does not hide the others' models.
+//
+// The gateway builds this answer from upstream answers, so it bounds what it reads of each (LIST_TIMEOUT_MS for the
+// whole exchange, MAX_LIST_BYTES of body, decoded or not, MAX_JSON_DEPTH of nesting; an upstream past a bound is
+// left out like a dead one) and scrubs the result of upstream keys (key-scrubber.ts), as it does every answer it
+// forwards: an upstream that lists its key as a model id does not hand it out here either.
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import { decodableEncoding } from '../measure/body-decoding.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { isJsonObject } from '../shared/json-object.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { GatewayContext } from './context.js';
@@ -13,6 +22,43 @@ interface ModelEntry {
 }
 
 const LIST_TIMEOUT_MS = 5000;
+/** Far above real lists (a few KB for vLLM, about 1 MB for the largest hosted catalogues), far below harm. */
+export const MAX_LIST_BYTES = 8 * 1024 * 1024;
+
+const DECOMPRESS = {
+  gzip: promisify(gunzip),
+  br: promisify(brotliDecompress),
+  deflate: promisify(inflate),
+} as const;
+
+/** The body, at most MAX_LIST_BYTES of it; null past the bound (the read is stopped there). */
+async function boundedBody(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > MAX_LIST_BYTES) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes);
+}
+
+/** A body compressed although identity was asked for, decoded off the loop and bounded like the raw one. */
+async function decoded(
+  bytes: Buffer,
+  contentEncoding: string | string[] | undefined,
+): Promise<Buffer | null> {
+  const encoding = decodableEncoding(contentEncoding);
+  if (encoding === null)
+    return contentEncoding === undefined || contentEncoding === 'identity' ? bytes : null;
+  const options = { maxOutputLength: MAX_LIST_BYTES };
+  if (encoding === 'deflate' && ((bytes[0] ?? 0) & 0x0f) !== 0x08)
+    return promisify(inflateRaw)(bytes, options);
+  return DECOMPRESS[encoding](bytes, options);
+}
 
 async function upstreamModels(
   context: GatewayContext,
@@ -28,24 +74,32 @@ async function upstreamModels(
       method: 'GET',
       headers: {
         ...upstream.headers,
+        'accept-encoding': 'identity',
         'x-request-id': requestId,
         ...(upstream.key === null ? {} : { authorization: `Bearer ${upstream.key}` }),
       },
       headersTimeout: LIST_TIMEOUT_MS,
       bodyTimeout: LIST_TIMEOUT_MS,
+      // The whole exchange, not only each wait: a list trickled a byte at a time is cut too.
+      signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
     });
-    const body: unknown = await response.body.json();
-    if (response.statusCode !== 200 || !isJsonObject(body) || !Array.isArray(body['data'])) return [];
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      return [];
+    }
+    const raw = await boundedBody(response.body);
+    const bytes = raw === null ? null : await decoded(raw, response.headers['content-encoding']);
+    if (bytes === null || jsonNestsDeeperThan(bytes, MAX_JSON_DEPTH)) return [];
+    const body: unknown = JSON.parse(bytes.toString('utf8'));
+    if (!isJsonObject(body) || !Array.isArray(body['data'])) return [];
     return body['data'].filter((m): m is ModelEntry => isJsonObject(m) && typeof m['id'] === 'string');
   } catch {
     return [];
   }
 }
 
-export async function listModels(
-  context: GatewayContext,
-  requestId: string,
-): Promise<{ object: 'list'; data: ModelEntry[] }> {
+/** The list as the JSON text the client gets, upstream keys scrubbed. */
+export async function listModels(context: GatewayContext, requestId: string): Promise<string> {
   const lists = await Promise.all(context.config.upstreams.map((u) => upstreamModels(context, u, requestId)));
   const seen = new Set<string>();
   const data: ModelEntry[] = [];
@@ -59,5 +113,5 @@ export async function listModels(
     seen.add(known.name);
     data.push({ id: known.name, object: 'model', owned_by: known.upstream });
   }
-  return { object: 'list', data };
+  return context.scrubber.scrubText(JSON.stringify({ object: 'list', data }));
 }

@@ -10,7 +10,7 @@ export function reopenRecordsOnHangup(gateway: Gateway): () => void {
   const reopen = (why: string): void => {
     const { records } = gateway.context;
     if (records === null) {
-      gateway.app.log.info(`${why}: no records file to reopen`);
+      gateway.app.log.info({}, `${why}: no records file to reopen`);
       return;
     }
     records.reopen();

@@ -1,7 +1,7 @@
 // Graceful shutdown in the order load balancers expect. /readyz fails at once, while everything (new connections
 // included) is still served for shutdownDelayMs, so a load balancer or a Kubernetes endpoint controller stops
 // routing here first. Then the gateway drains: it stops accepting connections and lets in-flight requests finish
-// for up to shutdownGraceMs (plugins/drain.ts refuses new requests on kept-alive connections and closes each
+// for up to shutdownGraceMs (admission.ts refuses new requests on kept-alive connections and closes each
 // connection as its response ends), then cuts what remains. Records are flushed by the records plugin's onClose.
 import { toWorker } from './cluster/messages.js';
 import type { Gateway } from './context.js';

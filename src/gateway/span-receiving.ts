@@ -3,6 +3,7 @@
 // parent), and the wait: a finished request's record goes to the records file and the caller's sink only once its
 // span joined or `waitMs` passed. Metrics and the log line do not wait (they carry nothing of the span).
 
+import { bearerToken } from '../shared/bearer-token.js';
 import { ExportForwarder } from '../tracing/receiver/export-forwarder.js';
 import { SpanJoin, unixNanoOf } from '../tracing/receiver/span-join.js';
 import { SpanReceiver } from '../tracing/receiver/span-receiver.js';
@@ -61,6 +62,6 @@ export class SpanReceiving {
 }
 
 function presentsToken(token: GatewayKey, authorization: string | undefined): boolean {
-  const presented = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '')?.[1];
+  const presented = bearerToken(authorization);
   return presented !== undefined && matchesGatewayKey(presented, [token]);
 }

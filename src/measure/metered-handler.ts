@@ -12,6 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import { BodyDecoder, decodableEncoding } from './body-decoding.js';
 import type { EventClassifier } from './event-classifier.js';
 import { StreamMeter } from './stream-meter.js';
 
@@ -60,7 +61,10 @@ export interface MeteredHandlerOptions {
    */
   readonly meterEveryBody: boolean;
   readonly sink: ExchangeSink;
-  /** Keep each content chunk's time and token estimate (per-chunk gaps). */
+  /**
+   * Keep every gap between content chunks, up to MAX_KEPT_GAPS (stream-meter.ts): the load generator's ITL
+   * percentiles, the gateway's records.gaps. The gaps' figures and histogram counts are kept without it.
+   */
   readonly keepChunkDetail: boolean;
   /** Keep the generated text (the load generator re-tokenizes it when the server sends no usage). */
   readonly keepText: boolean;
@@ -95,8 +99,11 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
   #keptBytes = 0;
   #keepLimit = 0;
   #settled = false;
+  /** Present when the body arrives compressed: the meter, the kept bytes and the sink get it decoded. */
+  #decoder: BodyDecoder | null = null;
   readonly #resume = (): void => {
     this.#controller?.resume();
+    this.#decoder?.resume();
   };
 
   constructor(options: MeteredHandlerOptions) {
@@ -122,7 +129,9 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
   abort(reason: Error): void {
     if (this.#settled) return;
     this.#abortReason ??= reason;
-    this.#controller?.abort(reason);
+    // The compressed body has all arrived and is still being decoded: undici has nothing left to abort.
+    if (this.#decoder !== null && !Number.isNaN(this.endAt)) this.#failDecoded(reason);
+    else this.#controller?.abort(reason);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -137,6 +146,10 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
+    // Informational answers (103 Early Hints, an unsolicited 102) are not the answer (RFC 9110 15.2): undici
+    // reports them here before the final one, which follows. They are dropped, not forwarded: their hints are
+    // for browsers loading pages, and the final answer's head must be the first the client gets.
+    if (statusCode < 200) return;
     this.headersAt = performance.now();
     this.status = statusCode;
     this.statusText = statusMessage ?? '';
@@ -152,37 +165,71 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     }
     this.#keepLimit = options.keepBodyBytes(statusCode, streamed);
     if (this.#keepLimit > 0) this.#kept = [];
+    const encoding = decodableEncoding(headers['content-encoding']);
+    if (encoding !== null) {
+      this.#decoder = new BodyDecoder(encoding, {
+        data: (bytes, arrivedAt) => this.#take(bytes, arrivedAt),
+        end: () => this.#finish(),
+        error: (error) => this.#failDecoded(error),
+      });
+      // The sink passes on the decoded body: its encoding and length are no longer those of the bytes sent.
+      const { 'content-encoding': _, 'content-length': __, ...decoded } = headers;
+      this.#sink.head(statusCode, decoded, this.meter !== null);
+      return;
+    }
     this.#sink.head(statusCode, headers, this.meter !== null);
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const at = performance.now();
-    const out = this.meter === null ? chunk : this.meter.onBytes(chunk, at);
-    if (this.#kept !== null && this.#keptBytes < this.#keepLimit) this.#keep(chunk);
-    if (out.length > 0 && !this.#sink.write(out)) {
-      controller.pause();
-      this.#sink.onDrain(this.#resume);
-    }
-    this.sinkMs += performance.now() - at;
+    if (this.#decoder === null) this.#take(chunk, at);
+    else this.#decoder.push(chunk, at);
   }
 
   onResponseEnd(_controller: Dispatcher.DispatchController, _trailers: IncomingHttpHeaders): void {
     if (this.#settled) return;
     this.endAt = performance.now();
+    if (this.#decoder === null) this.#finish();
+    else this.#decoder.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // A client fed by hand (autocannon) may report a failure for an exchange that already ended.
+    if (this.#settled) return;
+    this.#decoder?.destroy();
+    if (Number.isNaN(this.endAt)) this.endAt = performance.now();
+    this.meter?.end(this.endAt);
+    this.error = this.#abortReason ?? error;
+    this.#sink.fail(this.error, !Number.isNaN(this.headersAt));
+    this.#settle();
+  }
+
+  /** Body bytes as the client gets them (decoded, when they came compressed), stamped when they arrived. */
+  #take(bytes: Buffer, at: number): void {
+    const handedAt = performance.now();
+    const out = this.meter === null ? bytes : this.meter.onBytes(bytes, at);
+    if (this.#kept !== null && this.#keptBytes < this.#keepLimit) this.#keep(bytes);
+    if (out.length > 0 && !this.#sink.write(out)) {
+      this.#controller?.pause();
+      this.#decoder?.pause();
+      this.#sink.onDrain(this.#resume);
+    }
+    this.sinkMs += performance.now() - handedAt;
+  }
+
+  /** The whole body arrived (and was decoded): the rest the meter held goes out, then the end. */
+  #finish(): void {
+    if (this.#settled) return;
     const rest = this.meter?.end(this.endAt);
     if (rest !== undefined && rest.length > 0) this.#sink.write(rest);
     this.#sink.end();
     this.#settle();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    // A client fed by hand (autocannon) may report a failure for an exchange that already ended.
-    if (this.#settled) return;
-    this.endAt = performance.now();
-    this.meter?.end(this.endAt);
-    this.error = this.#abortReason ?? error;
-    this.#sink.fail(this.error, !Number.isNaN(this.headersAt));
-    this.#settle();
+  /** A compressed body that cannot be decoded, or an abort while it is: the exchange fails, undici's read stops. */
+  #failDecoded(error: Error): void {
+    this.onResponseError(this.#controller ?? UNCONTROLLED, error);
+    this.#controller?.abort(error);
   }
 
   #keep(chunk: Buffer): void {

@@ -11,8 +11,8 @@ import type { KvCache, KvHold } from './kv-cache.js';
 export type SeatState = 'waiting' | 'running' | 'released';
 
 export interface SeatOwner {
-  /** The sequence's prompt blocks, for the prefix cache. */
-  readonly promptBlocks: readonly string[];
+  /** The hash of each full block of its context so far (prompt, then generated), for the prefix cache. */
+  readonly blockHashes: readonly string[];
   /** Tokens the sequence holds when (re)admitted: its prompt, plus what it generated before a preemption. */
   contextTokens(): number;
   /** Admitted: run the prefill of the context, less `cachedTokens` found in the prefix cache. */
@@ -92,6 +92,11 @@ export class BatchScheduler {
     return true;
   }
 
+  /** The sequence filled blocks with generated tokens: with prefix caching they become cached too. */
+  filled(seat: Seat): void {
+    if (seat.hold) this.kv.cacheFullBlocks(seat.hold, seat.owner.blockHashes);
+  }
+
   /** Frees the seat (finished, failed or cancelled) and starts the waiting sequences that now fit. */
   release(seat: Seat): void {
     if (seat.state === 'released') return;
@@ -148,7 +153,7 @@ export class BatchScheduler {
   private tryRun(seat: Seat): boolean {
     if (this.runningSeats.length >= this.maxNumSeqs) return false;
     const tokens = seat.owner.contextTokens();
-    const hold = this.kv.admit(seat.owner.promptBlocks, tokens);
+    const hold = this.kv.admit(seat.owner.blockHashes, tokens);
     if (hold === undefined) return false;
     seat.hold = hold;
     seat.state = 'running';

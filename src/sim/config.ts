@@ -65,7 +65,7 @@ export interface KvSettings {
 export interface ReasoningSettings {
   /** Reasoning tokens before the answer (0 = not a reasoning model). Per request: header x-sim-reasoning-tokens. */
   readonly tokens: number;
-  /** The chat delta field carrying reasoning: `reasoning` (vLLM since 0.11) or `reasoning_content` (DeepSeek, older vLLM). */
+  /** The chat delta field carrying reasoning: `reasoning` (vLLM since Nov 2025) or `reasoning_content` (DeepSeek, vLLM before). */
   readonly chatField: 'reasoning' | 'reasoning_content';
 }
 

@@ -17,8 +17,8 @@ import type { SimSpans } from './sim-spans.js';
 export interface GenerationEnvironment {
   readonly timing: TimingModel;
   readonly reasoning: ReasoningSettings;
-  /** Usage reports cached prompt tokens (prefix caching on). */
-  readonly reportsCache: boolean;
+  /** --enable-prefix-caching: generated blocks join the cache, and usage reports cached prompt tokens. */
+  readonly prefixCaching: boolean;
   readonly clock: EmissionClock;
   readonly scheduler: BatchScheduler;
   readonly metrics: SimMetrics;
@@ -86,8 +86,8 @@ export class Generation implements SeatOwner {
     this.seat = this.env.scheduler.admit(this);
   }
 
-  get promptBlocks(): readonly string[] {
-    return this.request.promptBlocks;
+  get blockHashes(): readonly string[] {
+    return this.request.blocks.blockHashes;
   }
 
   /** The context a (re)admission must hold and, after a preemption, recompute: prompt plus tokens sent. */
@@ -189,7 +189,20 @@ export class Generation implements SeatOwner {
       this.truth.firstAnswerTokenAtMs ??= now;
     }
     this.truth.reasoningTokens = Math.min(to, reasoningTokens);
+    if (this.env.prefixCaching) this.extendBlocks(tokens, from, to);
     return events;
+  }
+
+  /**
+   * With prefix caching, the generated tokens continue the block hash chain, one hash per 16 tokens, reasoning
+   * included as the model's context holds it. A next turn repeats the answer but not the reasoning (chat templates
+   * drop it), so after a reasoning answer its hits end with the previous prompt.
+   */
+  private extendBlocks(tokens: readonly string[], from: number, to: number): void {
+    const blocks = this.request.blocks;
+    const before = blocks.blockHashes.length;
+    for (let i = from; i < to; i++) blocks.generated(tokens[i] as string);
+    if (blocks.blockHashes.length > before) this.env.scheduler.filled(this.seat as Seat);
   }
 
   private recordChunk(now: number, plannedMs: number, count: number, first: boolean): void {
@@ -216,7 +229,7 @@ export class Generation implements SeatOwner {
       completionTokens: this.sent,
       reasoningTokens: truth.reasoningTokens,
       cachedTokens: truth.cachedTokens,
-      reportsCache: this.env.reportsCache,
+      reportsCache: this.env.prefixCaching,
     };
     if (request.stream) {
       this.res.end(this.wire.closing(answer.finishReason, usage));

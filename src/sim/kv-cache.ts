@@ -1,7 +1,7 @@
 // The KV cache as vLLM's V1 block manager keeps it, reduced to counts: a fixed pool of 16-token blocks; a running
-// sequence holds ceil(tokens / 16) of them; with prefix caching, each full prompt block is also registered under
-// its prefix hash, shared by every sequence whose prompt starts the same way, and kept after its last holder lets
-// go, until a fresh block is needed and the least recently freed cached block is evicted. The prefix cache
+// sequence holds ceil(tokens / 16) of them; with prefix caching, each full block (prompt or generated) is also
+// registered under its prefix hash, shared by every sequence whose context starts the same way, and kept after its
+// last holder lets go, until a fresh block is needed and the least recently freed cached block is evicted. The prefix cache
 // therefore shares the pool's capacity: cached blocks nobody holds count as free. Every operation costs the
 // blocks it changes, never a scan of the sequences.
 import { BLOCK_SIZE, blocksFor } from './prompt-blocks.js';
@@ -14,10 +14,12 @@ interface CachedBlock {
 
 /** The blocks one running sequence holds. */
 export interface KvHold {
-  /** Blocks registered in the prefix cache, in prompt order (shared with other sequences). */
+  /** Blocks registered in the prefix cache, in sequence order (shared with other sequences). */
   readonly shared: CachedBlock[];
-  /** Blocks of its own (partial prompt block, generated tokens, or every block without prefix caching). */
+  /** Blocks of its own (the partial last block, a block whose hash another holds, or all without prefix caching). */
   own: number;
+  /** Leading block positions already looked up or registered (the next full block to register is this one). */
+  considered: number;
   /** Prompt tokens found in the cache when it was admitted (a multiple of 16). */
   readonly cachedTokens: number;
 }
@@ -54,35 +56,43 @@ export class KvCache {
   }
 
   /**
-   * Blocks for a sequence of `tokens` tokens whose prompt has `promptHashes`, or undefined when they do not fit.
-   * Like vLLM, the last token is always computed, so a prompt cached to its very end reuses one block less.
+   * Blocks for a sequence of `tokens` tokens whose full blocks hash to `blockHashes`, or undefined when they do not
+   * fit. Like vLLM, the last token is always computed, so a context cached to its very end reuses one block less.
    */
-  admit(promptHashes: readonly string[], tokens: number): KvHold | undefined {
+  admit(blockHashes: readonly string[], tokens: number): KvHold | undefined {
     const needed = blocksFor(tokens);
     const hits = this.prefixCaching
-      ? this.leadingHits(promptHashes, Math.floor((tokens - 1) / BLOCK_SIZE))
+      ? this.leadingHits(blockHashes, Math.floor((tokens - 1) / BLOCK_SIZE))
       : [];
     const revived = hits.reduce((n, block) => n + (block.refs === 0 ? 1 : 0), 0);
     const fresh = needed - hits.length;
     if (fresh > this.capacityBlocks - this.used - revived) return undefined;
     for (const block of hits) this.hold(block);
     this.allocate(fresh);
-    const cachedTokens = hits.length * BLOCK_SIZE;
-    const shared = hits;
-    let own = fresh;
-    if (this.prefixCaching) {
-      // The prompt's other full blocks become cached as soon as they are allocated, as in vLLM V1, so a request
-      // arriving during this one's prefill already shares them.
-      for (let i = hits.length; i < promptHashes.length && i < needed; i++) {
-        const hash = promptHashes[i] as string;
-        if (this.byHash.has(hash)) continue;
-        const block: CachedBlock = { hash, refs: 1 };
-        this.byHash.set(hash, block);
-        shared.push(block);
-        own--;
-      }
+    const hold: KvHold = {
+      shared: hits,
+      own: fresh,
+      considered: hits.length,
+      cachedTokens: hits.length * BLOCK_SIZE,
+    };
+    // The context's other full blocks become cached as soon as they are allocated, as in vLLM V1, so a request
+    // arriving during this one's prefill already shares them.
+    this.cacheFullBlocks(hold, blockHashes);
+    return hold;
+  }
+
+  /** Registers the holder's full blocks not registered yet (`blockHashes` grows as the sequence generates). */
+  cacheFullBlocks(hold: KvHold, blockHashes: readonly string[]): void {
+    if (!this.prefixCaching) return;
+    const held = hold.shared.length + hold.own;
+    for (; hold.considered < blockHashes.length && hold.considered < held; hold.considered++) {
+      const hash = blockHashes[hold.considered] as string;
+      if (this.byHash.has(hash)) continue; // another sequence cached the same content first: this copy stays own
+      const block: CachedBlock = { hash, refs: 1 };
+      this.byHash.set(hash, block);
+      hold.shared.push(block);
+      hold.own--;
     }
-    return { shared, own, cachedTokens };
   }
 
   /** Grows `hold` to cover `tokens` tokens; false (and nothing taken) when the pool has too few free blocks. */
@@ -108,6 +118,7 @@ export class KvCache {
     this.used -= hold.own;
     hold.shared.length = 0;
     hold.own = 0;
+    hold.considered = 0;
   }
 
   private leadingHits(hashes: readonly string[], limit: number): CachedBlock[] {

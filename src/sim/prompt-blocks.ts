@@ -1,7 +1,9 @@
-// A prompt as the KV cache sees it: its token count under the built-in rule and the hash of every full 16-token
+// A sequence as the KV cache sees it: its token count under the built-in rule and the hash of every full 16-token
 // block, each hash covering the whole prefix up to and including its block (as vLLM's block hashes chain the
-// parent's hash). Equal prompt prefixes therefore give equal leading hashes, which is what the prefix cache keys
-// on. Computed once per request, when its body is read; nothing here runs per generated token.
+// parent's hash). Equal prefixes therefore give equal leading hashes, which is what the prefix cache keys on. The
+// prompt is hashed once, when its body is read; with prefix caching on, the chain then continues over the
+// generated tokens (one hash per 16 tokens), so the next turn of a conversation, whose prompt repeats this
+// prompt and this answer, finds both cached, as in vLLM.
 import { createHash, type Hash } from 'node:crypto';
 import { forEachEstimatedToken } from '../shared/token-estimate.js';
 
@@ -13,12 +15,6 @@ const TEMPLATE_TOKEN = '\u0000t';
 /** Separates pieces inside a block, so "ab"+"c" and "a"+"bc" hash differently. */
 const SEPARATOR = '\u0001';
 
-export interface PromptBlocks {
-  readonly tokens: number;
-  /** One hash per full block, in order; a trailing partial block has none (vLLM caches full blocks only). */
-  readonly blockHashes: readonly string[];
-}
-
 export class PromptBlockHasher {
   private readonly chain: Hash = createHash('sha256');
   private readonly hashes: string[] = [];
@@ -26,9 +22,28 @@ export class PromptBlockHasher {
   private inBlock = 0;
   private count = 0;
 
+  /** Tokens so far. */
+  get tokens(): number {
+    return this.count;
+  }
+
+  /** One hash per full block so far, in order; a trailing partial block has none (vLLM caches full blocks only). */
+  get blockHashes(): readonly string[] {
+    return this.hashes;
+  }
+
   /** Adds the tokens of `text` under the built-in rule. */
   text(text: string): this {
     forEachEstimatedToken(text, (piece) => this.piece(piece));
+    return this;
+  }
+
+  /**
+   * Adds one generated token: the simulator's tokens are one word (with its leading space) or one mark each, so
+   * the piece the rule would find in it is the token without its space, and no pattern needs to run.
+   */
+  generated(token: string): this {
+    this.piece(token.trimStart());
     return this;
   }
 
@@ -36,10 +51,6 @@ export class PromptBlockHasher {
   template(n: number): this {
     for (let i = 0; i < n; i++) this.piece(TEMPLATE_TOKEN);
     return this;
-  }
-
-  finish(): PromptBlocks {
-    return { tokens: this.count, blockHashes: this.hashes };
   }
 
   private piece(piece: string): void {

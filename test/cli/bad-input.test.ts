@@ -27,6 +27,8 @@ const aFile = file('a-file', 'not a folder');
 const badJson = file('bad.json', '{"num_prompts": 3,');
 const unknownKey = file('unknown-key.json', '{"num_promts": 3}');
 const badBackend = file('bad-backend.json', '{"backend": "vlm"}');
+// Saved by Windows Notepad: a UTF-8 byte order mark first. Read past it, the file's own mistake is what is said.
+const withByteOrderMark = file('bom.json', '\uFEFF{"num_promts": 3}');
 const noTokenizer = join(dir, 'model-without-tokenizer');
 mkdirSync(noTokenizer);
 const unreadable = file('unreadable.json', '[]');
@@ -102,6 +104,11 @@ const usageRows: Row[] = [
   [['compare', 'one.json'], EXIT_USAGE, /give at least two result files/],
   [[...bench, '--config', unknownKey], EXIT_USAGE, /unknown key "num_promts"\. Did you mean "num_prompts"/],
   [[...bench, '--config', badBackend], EXIT_USAGE, /"backend" must be one of .*Did you mean vllm\?/],
+  [
+    [...bench, '--config', withByteOrderMark],
+    EXIT_USAGE,
+    /bom\.json: unknown key "num_promts"\. Did you mean "num_prompts"/,
+  ],
 ];
 
 const runRows: Row[] = [

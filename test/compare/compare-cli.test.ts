@@ -26,7 +26,7 @@ test('compare prints the table and exits 0; --json gives the same figures as dat
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
-    /\nMean TTFT \(ms\)\s+200\.00\s+150\.00\s+-50\.00 \(-25\.0%\)\s+no interval: only 2 requests\s+B \(untested\)\n/,
+    /\nMean TTFT \(ms\)\s+200\.00\s+150\.00\s+-50\.00 \(-25\.0%\)\s+no interval: only 2 requests\s+untested\n/,
   );
 
   const json = await runCli(['compare', '--json', file('before.json'), file('after.json')]);

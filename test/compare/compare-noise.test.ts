@@ -87,6 +87,26 @@ after(async () => {
   await slow.close();
 });
 
+/** On every tested row of two runs, a run is named exactly when the B-A interval (the CI column) excludes 0, and
+ *  it is the one that interval favours; an untested row names none (issue 23, item 11). */
+function bestFollowsTheDifference(comparison: Comparison, table: string): void {
+  for (const r of comparison.rows) {
+    if (r.decision === 'untested') assert.equal(r.best, null, `${r.key}: untested names no run\n${table}`);
+    if (r.decision !== 'tested') continue;
+    const interval = r.deltas[1]?.interval;
+    assert.ok(interval, r.key);
+    const excludesZero = interval.low > 0 || interval.high < 0;
+    assert.equal(
+      r.best !== null,
+      excludesZero,
+      `${r.key}: best ${r.best}, B-A [${interval.low}, ${interval.high}]\n${table}`,
+    );
+    if (r.best === null) continue;
+    const bBetter = r.better === 'lower' ? interval.high < 0 : interval.low > 0;
+    assert.equal(r.best, bBetter ? 1 : 0, `${r.key}: the favoured run\n${table}`);
+  }
+}
+
 test('two runs of the same seed against one simulator: no significant difference', async () => {
   const load = ['--num-prompts', '100', '--request-rate', '40'];
   const first = await savedRun('same-1', fast.url, load);
@@ -117,6 +137,7 @@ test('two runs of the same seed against one simulator: no significant difference
     );
   }
   assert.match(table, /\nRequest throughput \(req\/s\) .* no significant difference\n/);
+  bestFollowsTheDifference(comparison, table);
   assert.match(table, /records file same-1\.records\.jsonl/);
   assert.deepEqual(comparison.notes, [], 'same target, same load: nothing to warn about');
 });
@@ -143,6 +164,7 @@ test('a simulator decoding three times slower: the faster is named, its interval
     assert.equal(r.deltas[1]?.significant, true);
   }
   assert.match(table, /\nMean TPOT \(ms\) .*\[-\d+\.\d\d, -\d+\.\d\d\]\s+B\n/);
+  bestFollowsTheDifference(comparison, table);
   assert.deepEqual(comparison.notes, [
     `base URLs differ: A ${slow.url}/v1/chat/completions, B ${fast.url}/v1/chat/completions`,
   ]);
@@ -201,7 +223,7 @@ test('a result without target or records file (an earlier version) compares unte
   assert.equal(comparison.runs[0]?.recordsSource, null);
   assert.match(comparison.notes.join('\n'), /A: no target saved/);
   const table = (await runCli(['compare', oldPath, current], env)).stdout;
-  assert.match(table, /\nMean TTFT \(ms\) .* no interval: records missing\s+(\S+ \(untested\)|tie)\n/);
+  assert.match(table, /\nMean TTFT \(ms\) .* no interval: records missing\s+untested\n/);
   assert.match(table, /records missing: no records file and no detailed arrays/);
 
   const html = join(dir, 'compare.html');

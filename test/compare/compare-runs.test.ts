@@ -42,7 +42,9 @@ test('deltas, percentages and the better side match the hand-checked pair', asyn
     percent: -50,
     verdict: 'better',
   });
-  assert.equal(row('mean_ttft_ms').best, 1);
+  // Four requests are too few for an interval: B's lower TTFT is not tested, so no run is named.
+  assert.equal(row('mean_ttft_ms').decision, 'untested');
+  assert.equal(row('mean_ttft_ms').best, null);
   assert.deepEqual(change(row('request_throughput').deltas[1]), {
     absolute: 2,
     percent: 100,
@@ -76,8 +78,8 @@ test('the text table right-aligns numbers and names the best run per row', async
   );
   const header = lines.find((l) => l.startsWith('Metric'));
   assert.match(header ?? '', /^Metric\s+A\s+B\s+B vs A\s+B-A 95% CI\s+best$/);
-  // Four requests are too few for an interval: the figures are compared as they stand, and say so.
-  const untested = '\\s+no interval: only 4 requests\\s+B \\(untested\\)\\n';
+  // Four requests are too few for an interval: the figures are compared as they stand, and no run is named.
+  const untested = '\\s+no interval: only 4 requests\\s+untested\\n';
   assert.match(
     text,
     new RegExp(`\\nMean TTFT \\(ms\\)\\s+250\\.00\\s+125\\.00\\s+-125\\.00 \\(-50\\.0%\\)${untested}`),
@@ -88,7 +90,10 @@ test('the text table right-aligns numbers and names the best run per row', async
       `\\nRequest throughput \\(req\\/s\\)\\s+2\\.00\\s+4\\.00\\s+\\+2\\.00 \\(\\+100\\.0%\\)${untested}`,
     ),
   );
-  assert.match(text, /\nSuccessful requests\s+4\s+4\s+0 \(0\.0%\)\s+no interval: only 4 requests\s+tie\n/);
+  assert.match(
+    text,
+    /\nSuccessful requests\s+4\s+4\s+0 \(0\.0%\)\s+no interval: only 4 requests\s+untested\n/,
+  );
   assert.match(text, /\nBenchmark duration \(s\)\s+2\.00\s+1\.00\s+-1\.00 \(-50\.0%\)\n/);
 });
 
@@ -103,14 +108,15 @@ test('three runs: each compared with A, the best picked among all, missing figur
   const comparison = compareRuns([...(await pair()), await loaded('hosted.json', third)]);
   const ttft = comparison.rows.find((r) => r.key === 'median_ttft_ms');
   assert.deepEqual(ttft?.values, [250, 125, 200]);
-  assert.equal(ttft?.best, 1);
+  assert.equal(ttft?.best, null, 'untested: no run named');
   assert.equal(ttft?.deltas[2]?.verdict, 'better');
   const tpot = comparison.rows.find((r) => r.key === 'mean_tpot_ms');
   assert.deepEqual(tpot?.values, [20, 10, null]);
   assert.equal(tpot?.deltas[2], null);
   const e2el = comparison.rows.find((r) => r.key === 'mean_e2el_ms');
   assert.deepEqual(e2el?.values, [310, 155, null]); // TTFT + 3 gaps
-  assert.equal(e2el?.best, 1, 'best among the runs that have it');
+  assert.equal(e2el?.decision, 'untested');
+  assert.equal(e2el?.best, null);
   const failed = comparison.rows.find((r) => r.key === 'failed');
   assert.deepEqual(change(failed?.deltas[2]), { absolute: 1, percent: null, verdict: 'worse' });
   assert.deepEqual(comparison.notes, [
@@ -122,7 +128,7 @@ test('three runs: each compared with A, the best picked among all, missing figur
   ]);
   assert.match(
     formatComparison(comparison),
-    /\nMean TPOT \(ms\)\s+20\.00\s+10\.00\s+-10\.00 \(-50\.0%\)\s+no interval: only 4 requests\s+-\s+-\s+-\s+B \(untested\)\n/,
+    /\nMean TPOT \(ms\)\s+20\.00\s+10\.00\s+-10\.00 \(-50\.0%\)\s+no interval: only 4 requests\s+-\s+-\s+-\s+untested\n/,
   );
 });
 

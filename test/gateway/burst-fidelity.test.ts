@@ -9,12 +9,18 @@
 // for issue 9 (160 streams each): leanest proxy mean 0.8-1.1 ms, p95 2.2-2.5 ms; the gateway before its
 // dispatch-handler rewrite mean 1.9-2.9 ms, p95 5.3-7.0 ms. Allowed: the gateway's mean within 0.5 ms of the
 // leanest proxy's, its p95 within 2 ms. 400 streams each (20 bursts, about 4 s on a quiet box) because a burst
-// shares its fate: one preemption of the test's process delays all 20 of its stamps; for the same reason a
-// measurement that misses is taken again, up to three in all. When other work saturates
-// the cores (load average above 4 on 2 cores) both distributions widen together, to p95s of 15-70 ms.
+// shares its fate: one preemption of the test's process delays all 20 of its stamps; for the same reason the
+// measurement is taken three times and judged on the median of the three (not the best): a gateway that stamps
+// worse misses in most measurements, a preemption spoils one. When other work saturates the cores (load average
+// above 4 on 2 cores) both distributions widen together, to p95s of 15-70 ms.
+//
+// The same bursts check the gateway's histograms, which are what a dashboard shows: the mean of its TTFT
+// histogram minus the mean of its TTFB histogram (their _sum / _count over the measured requests) within 1.5 ms of
+// the upstream's mean (first content - headers) for the same requests, again on the median of the three.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -32,6 +38,7 @@ const CONTENT_CHUNKS = 4;
 const MEAN_SLACK_MS = 0.5;
 const P95_SLACK_MS = 2;
 const ATTEMPTS = 3;
+const HISTOGRAM_SLACK_MS = 1.5;
 /** The upstream's content chunks say `tok0`, `tok1`, ...; nothing else it sends does. */
 const CONTENT_MARK = '"content":"tok';
 
@@ -128,6 +135,31 @@ const show = (name: string, s: Summary): string =>
 interface Attempt {
   readonly gateway: Summary;
   readonly leanest: Summary;
+  /** The gateway's histograms: mean TTFT - mean TTFB over the measured requests, and the upstream's mean. */
+  readonly histogramMs: number;
+  readonly truthMs: number;
+}
+
+/** The sum and count of a histogram over the gateway's primary requests, from its /metrics page. */
+async function histogramTotals(name: string): Promise<{ sum: number; count: number }> {
+  const page = await (await request(`${gateway.url}/metrics`, { dispatcher: client })).body.text();
+  const read = (suffix: string): number => {
+    const line = page
+      .split('\n')
+      .find((l) => l.startsWith(`${name}_${suffix}{`) && l.includes('role="primary"'));
+    return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  };
+  return { sum: read('sum'), count: read('count') };
+}
+
+async function firstTokenTotals(): Promise<{
+  ttft: { sum: number; count: number };
+  ttfb: { sum: number; count: number };
+}> {
+  return {
+    ttft: await histogramTotals('tokenmeter_time_to_first_token_seconds'),
+    ttfb: await histogramTotals('tokenmeter_time_to_first_byte_seconds'),
+  };
 }
 
 /** One measurement: warm-up bursts, then MEASURED_BURSTS a side, alternated, each stamp matched with the truth. */
@@ -136,7 +168,16 @@ async function measure(attempt: number): Promise<Attempt> {
     { name: 'gateway', url: gateway.url, ids: [] as string[] },
     { name: 'leanest', url: leanest.url, ids: [] as string[] },
   ];
+  let before = { ttft: { sum: 0, count: 0 }, ttfb: { sum: 0, count: 0 } };
   for (let burst = 0; burst < WARMUP_BURSTS + MEASURED_BURSTS; burst++) {
+    if (burst === WARMUP_BURSTS) {
+      // The warm-up's records are in the histograms once each response closed (just after its client read it).
+      await Promise.race([
+        gateway.recordsAfter(attempt * (WARMUP_BURSTS + MEASURED_BURSTS) * BURST + WARMUP_BURSTS * BURST),
+        delay(5_000, undefined, { ref: false }),
+      ]);
+      before = await firstTokenTotals();
+    }
     for (const side of burst % 2 === 0 ? sides : [...sides].reverse()) {
       const ids = Array.from({ length: BURST }, (_, i) => `burst-${attempt}-${side.name}-${burst}-${i}`);
       await Promise.all(ids.map((id) => stream(side.url, id)));
@@ -152,6 +193,7 @@ async function measure(attempt: number): Promise<Attempt> {
     gateway.recordsAfter((attempt + 1) * (WARMUP_BURSTS + MEASURED_BURSTS) * BURST),
     delay(5_000, undefined, { ref: false }),
   ]);
+  const after = await firstTokenTotals();
   const gatewayStamped = new Map(
     gateway.records.map((r) => [r.requestId, (r.ttftMs ?? NaN) - (r.ttfbMs ?? NaN)]),
   );
@@ -167,36 +209,59 @@ async function measure(attempt: number): Promise<Attempt> {
     });
   };
   const [gatewaySide, leanSide] = sides as [(typeof sides)[0], (typeof sides)[0]];
+  const ttftCount = after.ttft.count - before.ttft.count;
+  const ttfbCount = after.ttfb.count - before.ttfb.count;
+  assert.equal(ttftCount, MEASURED_BURSTS * BURST, 'every measured request is in the TTFT histogram');
+  assert.equal(ttfbCount, MEASURED_BURSTS * BURST, 'every measured request is in the TTFB histogram');
+  const histogramMs =
+    ((after.ttft.sum - before.ttft.sum) / ttftCount - (after.ttfb.sum - before.ttfb.sum) / ttfbCount) * 1000;
+  let truthSum = 0;
+  for (const id of gatewaySide.ids) {
+    const [headersAt, contentAt] = truth[id] as [number, number];
+    truthSum += contentAt - headersAt;
+  }
   const result = {
     gateway: summarize(errors(gatewaySide.ids, gatewayStamped)),
     leanest: summarize(errors(leanSide.ids, leanStamped)),
+    histogramMs,
+    truthMs: truthSum / gatewaySide.ids.length,
   };
   assert.equal(result.gateway.n, MEASURED_BURSTS * BURST);
   assert.equal(result.leanest.n, MEASURED_BURSTS * BURST);
   return result;
 }
 
-const within = (a: Attempt): boolean =>
-  a.gateway.mean <= a.leanest.mean + MEAN_SLACK_MS && a.gateway.p95 <= a.leanest.p95 + P95_SLACK_MS;
+/** The middle value of three (or any odd number of) measurements. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[(sorted.length - 1) / 2] as number;
+}
 
 test('under bursts of 20 streams, the gateway stamps TTFT - TTFB about as well as the leanest Node proxy', {
-  timeout: 90_000,
+  timeout: 120_000,
 }, async (t) => {
-  // A preemption of this process delays a whole burst on one side only, so a measurement that misses is taken
-  // again, up to ATTEMPTS in all: a gateway that really stamps worse misses every time (measured on a quiet box:
-  // three passes in a row; on a box with load average 4-6, single measurements widened to p95s of 15-70 ms).
   const attempts: Attempt[] = [];
-  while (attempts.length < ATTEMPTS) {
-    const attempt = await measure(attempts.length);
-    attempts.push(attempt);
-    if (within(attempt)) break;
-  }
-  const both = attempts
-    .map((a, i) => `attempt ${i + 1}\n  ${show('gateway', a.gateway)}\n  ${show('leanest', a.leanest)}`)
+  while (attempts.length < ATTEMPTS) attempts.push(await measure(attempts.length));
+  const meanExcess = median(attempts.map((a) => a.gateway.mean - a.leanest.mean));
+  const p95Excess = median(attempts.map((a) => a.gateway.p95 - a.leanest.p95));
+  const histogramError = median(attempts.map((a) => Math.abs(a.histogramMs - a.truthMs)));
+  const all = attempts
+    .map(
+      (a, i) =>
+        `attempt ${i + 1}\n  ${show('gateway', a.gateway)}\n  ${show('leanest', a.leanest)}\n  gateway histograms: mean TTFT - mean TTFB ${a.histogramMs.toFixed(3)} ms, upstream's ${a.truthMs.toFixed(3)} ms`,
+    )
     .join('\n');
-  t.diagnostic(`|stamped (TTFT - TTFB) - upstream's (first content - headers)|\n${both}`);
+  // The histograms' error is the gateway's signed mean error; the leanest proxy's, the same quantity for it, says
+  // how much of it the box's load alone explains.
+  const leanBias = median(attempts.map((a) => Math.abs(a.leanest.bias)));
+  const medians = `medians over ${ATTEMPTS}: gateway mean - leanest mean ${meanExcess.toFixed(3)} ms, gateway p95 - leanest p95 ${p95Excess.toFixed(3)} ms, |histograms - upstream| ${histogramError.toFixed(3)} ms (the leanest proxy's |signed mean| ${leanBias.toFixed(3)} ms); load average ${loadavg()[0]?.toFixed(1)}`;
+  t.diagnostic(`|stamped (TTFT - TTFB) - upstream's (first content - headers)|\n${all}\n${medians}`);
   assert.ok(
-    attempts.some(within),
-    `in each of ${ATTEMPTS} measurements, the gateway's mean error was more than ${MEAN_SLACK_MS} ms or its p95 more than ${P95_SLACK_MS} ms above the leanest proxy's\n${both}`,
+    meanExcess <= MEAN_SLACK_MS && p95Excess <= P95_SLACK_MS,
+    `on the median of ${ATTEMPTS} measurements, the gateway's mean error was more than ${MEAN_SLACK_MS} ms or its p95 more than ${P95_SLACK_MS} ms above the leanest proxy's\n${all}\n${medians}`,
+  );
+  assert.ok(
+    histogramError <= HISTOGRAM_SLACK_MS,
+    `on the median of ${ATTEMPTS} measurements, the gateway's TTFT histogram mean minus its TTFB mean was more than ${HISTOGRAM_SLACK_MS} ms from the upstream's first content minus headers\n${all}\n${medians}`,
   );
 });

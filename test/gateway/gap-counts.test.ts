@@ -1,21 +1,44 @@
-// A request's gap counts (src/gateway/gap-counts.ts) and the histogram fed with them (counted-histogram.ts) show
-// exactly what prom-client's own Histogram shows for the same gaps observed one by one: same buckets (a gap on a
-// bound counts in that bucket, `le` is inclusive), same sum and count, same exposition text.
+// A request's gap counts (src/gateway/gap-counts.ts, from the meter's bucket counts) and the histogram fed with them
+// (counted-histogram.ts) show exactly what prom-client's own Histogram shows for the same gaps observed one by one:
+// same buckets (a gap on a bound counts in that bucket, `le` is inclusive), same sum and count, same exposition.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
 import { CountedHistogram } from '../../src/gateway/counted-histogram.js';
 import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/gap-counts.js';
+import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
+import { StreamMeter } from '../../src/measure/stream-meter.js';
+import type { GapSummary } from '../../src/measure/stream-timing.js';
 import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
+
+const CONTENT_EVENT = Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\n');
+
+/**
+ * A stream whose content events are `gapsMs` apart, metered from t = 0: its gap summary, and the gaps as the meter
+ * saw them (differences of the stamps, which floating point may round), for prom-client to observe the same.
+ */
+function metered(gapsMs: readonly number[]): { summary: GapSummary; seenMs: number[] } {
+  const meter = new StreamMeter({ classifier: openAiChatClassifier });
+  let at = 0;
+  meter.onBytes(CONTENT_EVENT, at);
+  const seenMs: number[] = [];
+  for (const gap of gapsMs) {
+    const next = at + gap;
+    meter.onBytes(CONTENT_EVENT, next);
+    seenMs.push(next - at);
+    at = next;
+  }
+  return { summary: meter.result().contentGaps, seenMs };
+}
 
 test('gap counts: non-zero buckets by le, a gap on a bound in that bucket, above the last in +Inf', () => {
   // 0.1 ms is the first bound exactly; 40 ms lies between bounds; 20 s is beyond 10 s.
-  const counts = gapCountsOf([0.1, 40, 40, 20_000]);
+  const counts = gapCountsOf(metered([0.1, 40, 40, 20_000]).summary);
   assert.ok(counts !== null);
   const above40 = PER_TOKEN_BUCKETS_S.find((b) => b >= 0.04) as number;
   assert.deepEqual(counts.counts, { '0.0001': 1, [String(above40)]: 2, '+Inf': 1 });
-  assert.equal(counts.sumMs, 20_080.1);
-  assert.equal(gapCountsOf([]), null);
+  assert.ok(Math.abs(counts.sumMs - 20_080.1) < 1e-9, String(counts.sumMs));
+  assert.equal(gapCountsOf(metered([]).summary), null);
   assert.equal(gapCountsOf(undefined), null);
   assert.equal(GAP_BUCKET_LABELS.at(-1), '+Inf');
 });
@@ -40,10 +63,11 @@ test('a histogram fed gap counts shows what prom-client shows for the same gaps 
   });
   for (const [i, gaps] of requests.entries()) {
     const labels = { upstream: 'u', model: `m${i % 2}`, role: 'primary' };
-    const counts = gapCountsOf(gaps);
+    const { summary, seenMs } = metered(gaps);
+    const counts = gapCountsOf(summary);
     assert.ok(counts !== null);
     ours.series(labels).add(counts.counts, counts.sumMs / 1000);
-    for (const ms of gaps) theirs.labels(labels).observe(ms / 1000);
+    for (const ms of seenMs) theirs.labels(labels).observe(ms / 1000);
   }
   // Sums are added in another order: equal to the last few bits, so compared as numbers, the rest as text.
   const lines = (text: string): string[] => text.split('\n').filter((l) => !l.includes('_sum'));

@@ -98,3 +98,28 @@ test('keys too short to tell from ordinary text are not scrubbed, and the gatewa
   assert.equal(warnings.length, 1);
   assert.match(warnings[0] ?? '', /upstream 'local'.*not redacted/);
 });
+
+test('a key with characters JSON and URLs escape is also found in its JSON-escaped and percent-encoded forms', () => {
+  const odd = 'tok"en\\with/+=chars';
+  const oddScrubber = new KeyScrubber([odd]);
+  const escaped = JSON.stringify({ echoed: odd });
+  assert.equal(oddScrubber.scrubText(escaped), `{"echoed":"${REDACTED}"}`);
+  assert.equal(oddScrubber.scrubText(`?k=${encodeURIComponent(odd)}&x=1`), `?k=${REDACTED}&x=1`);
+  assert.equal(oddScrubber.scrubText(`raw ${odd}`), `raw ${REDACTED}`);
+});
+
+test('headers: a key in a value is replaced, in every value of a list; a header named after a key is dropped', () => {
+  const headers = scrubber.scrubHeaders({
+    'www-authenticate': `Bearer token="${KEY}"`,
+    'set-cookie': [`a=${OTHER}`, 'b=1'],
+    [`x-${KEY}`]: '1',
+    'content-length': 12,
+    plain: 'untouched',
+  });
+  assert.deepEqual(headers, {
+    'www-authenticate': `Bearer token="${REDACTED}"`,
+    'set-cookie': [`a=${REDACTED}`, 'b=1'],
+    'content-length': 12,
+    plain: 'untouched',
+  });
+});

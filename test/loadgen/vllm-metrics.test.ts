@@ -25,7 +25,7 @@ test('aggregates records into vLLM metrics (hand-computed run)', () => {
   assert.equal(m.totalTokenThroughput, 34);
   assert.equal(m.requestGoodput, 0.5); // only #1 meets TTFT <= 250 and TPOT <= 60
   assert.equal(m.maxOutputTokensPerS, 6);
-  assert.equal(m.maxConcurrentRequests, 2);
+  assert.equal(m.maxConcurrentRequests, 1); // #0 [0, 300), #1 [500, 800), #2 [1200, 1500): never two at once
   assert.equal(m.latency.ttft.mean, 200);
   assert.equal(m.latency.tpot.count, 2);
   assert.ok(Math.abs(m.latency.tpot.mean - (200 / 3 + 50) / 2) < 1e-12);

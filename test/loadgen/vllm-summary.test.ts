@@ -21,7 +21,7 @@ const EXPECTED = [
   'Request goodput (req/s):                 0.50      ',
   'Output token throughput (tok/s):         4.00      ',
   'Peak output token throughput (tok/s):    6.00      ',
-  'Peak concurrent requests:                2.00      ',
+  'Peak concurrent requests:                1.00      ',
   'Total token throughput (tok/s):          34.00     ',
   '---------------Time to First Token----------------',
   'Mean TTFT (ms):                          200.00    ',

@@ -3,6 +3,7 @@
 // enumerated label values, buckets), and `promtool check metrics` has nothing to say about either page.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { CLIENT_ERROR_REASONS } from '../../src/gateway/client-errors.js';
 import { PATH_FIX_HINTS } from '../../src/gateway/client-path.js';
 import { MIRROR_SKIP_REASONS } from '../../src/gateway/mirror/mirrors.js';
 import { REQUEST_ROLES } from '../../src/gateway/record.js';
@@ -34,7 +35,7 @@ test('the contract file follows Prometheus naming (base units, _total on counter
   assert.deepEqual(namingProblems(contract.simulator), []);
 });
 
-test("the contract's enumerated labels are the code's: every outcome, path fix, records-lost reason, role and mirror skip reason", () => {
+test("the contract's enumerated labels are the code's: every outcome, path fix, records-lost reason, role, mirror skip reason and client error reason", () => {
   const { gateway } = loadContract();
   assert.deepEqual(gateway['tokenmeter_requests_total']?.labels['outcome'], OUTCOMES);
   assert.deepEqual(
@@ -50,6 +51,7 @@ test("the contract's enumerated labels are the code's: every outcome, path fix, 
     assert.deepEqual(gateway[family]?.labels['role'], REQUEST_ROLES, family);
   }
   assert.deepEqual(gateway['tokenmeter_mirror_skipped_total']?.labels['reason'], MIRROR_SKIP_REASONS);
+  assert.deepEqual(gateway['tokenmeter_client_errors_total']?.labels['reason'], CLIENT_ERROR_REASONS);
 });
 
 test(`the gateway's /metrics matches ${CONTRACT_PATH}`, () => {

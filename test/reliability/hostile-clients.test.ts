@@ -5,9 +5,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';
+import { ALLOW } from '../../src/gateway/api-methods.js';
 import { prettyLine } from '../../src/gateway/pretty-log.js';
+import { parseBody } from '../../src/gateway/request-body.js';
+import { MAX_JSON_DEPTH } from '../../src/shared/json-depth.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
+import { rawRequest } from '../gateway/helpers/raw-http.js';
 import { sendShortChatStream, startUpstream } from '../gateway/helpers/upstream.js';
+import { measureStalls } from '../helpers/loop-stall.js';
 import { closeAndAccount } from './accounting.js';
 
 /** A terminal-title change (OSC 0 ... BEL), a screen clear (CSI 2J), a C1 CSI, then CR, NUL and DEL. */
@@ -19,6 +24,7 @@ test('a model name with terminal escapes, CR and NUL: answered, escaped in the p
   const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
   t.after(() => upstream.close());
   const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
+  t.after(() => gateway.close());
   const response = await request(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -50,4 +56,75 @@ test('a model name with terminal escapes, CR and NUL: answered, escaped in the p
     labelled.some((line) => line.includes(String.raw`model="m\\u001b]0;owned`)),
     labelled[0],
   );
+});
+
+/** Methods outside the API's list that Node's parser accepts; an upstream honouring TRACE echoes the request. */
+const FOREIGN_METHODS = ['TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'SEARCH', 'MKCOL', 'QUERY'];
+
+test('methods outside the API (TRACE, WebDAV, PURGE, QUERY): 405 with Allow, never forwarded, recorded rejected', async (t) => {
+  const upstream = await startUpstream((req, res) => {
+    // What an upstream honouring TRACE does: the request it received, headers and all, as the body.
+    res.writeHead(200, { 'content-type': 'message/http' });
+    res.end(`${req.method} ${req.url}\r\n${JSON.stringify(req.headers)}`);
+  });
+  t.after(() => upstream.close());
+  const gateway = await startGateway(
+    { upstreams: [{ name: 'u', baseUrl: upstream.url, keyEnv: 'METHOD_KEY' }] },
+    { METHOD_KEY: 'sk-method-row-Qx81Lm20' },
+  );
+  t.after(() => gateway.close());
+  for (const method of FOREIGN_METHODS) {
+    const got = await rawRequest(gateway.url, `${method} /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1`);
+    assert.equal(got.status, 405, `${method}: ${got.head}`);
+    assert.match(got.head, new RegExp(`\r\nallow: ${ALLOW}\r\n`, 'i'), method);
+    assert.equal(JSON.parse(got.body).error.code, 'method_not_allowed', method);
+  }
+  assert.equal(upstream.requests.length, 0, 'no method outside the list reached the upstream');
+  const records = await closeAndAccount(gateway, FOREIGN_METHODS.length);
+  assert.deepEqual(
+    records.map((r) => `${r.outcome} ${r.status}`),
+    FOREIGN_METHODS.map(() => 'rejected 405'),
+  );
+});
+
+/** `{"model":"m","stream":true,"x":[[[...]]]}`, the array nested `depth` deep. */
+function nestedBody(depth: number): Buffer {
+  return Buffer.from(`{"model":"m","stream":true,"x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+}
+
+test('JSON bodies nested 10,000 and 8 million deep: 400 request_too_deep, never parsed or forwarded', async (t) => {
+  const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
+  t.after(() => upstream.close());
+  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
+  t.after(() => gateway.close());
+  const bodies = [nestedBody(10_000), nestedBody(8_000_000)];
+  for (const body of bodies) {
+    const response = await request(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await response.body.json()) as { error: { code: string; message: string } };
+    assert.equal(response.statusCode, 400, `${body.length} bytes: ${JSON.stringify(answer)}`);
+    assert.equal(answer.error.code, 'request_too_deep');
+    assert.match(answer.error.message, /more than 64 levels deep/);
+  }
+  assert.equal(upstream.requests.length, 0);
+  const records = await closeAndAccount(gateway, bodies.length);
+  assert.deepEqual(
+    records.map((r) => `${r.outcome} ${r.status}`),
+    ['rejected 400', 'rejected 400'],
+  );
+});
+
+test('a body at the depth bound passes; the refusal of a 16 MB deep body costs the loop under 5 ms', () => {
+  const atBound = nestedBody(MAX_JSON_DEPTH - 1);
+  assert.equal(parseBody(atBound).json?.['model'], 'm');
+  const deep = nestedBody(8_000_000);
+  const stalls = measureStalls();
+  const startedAt = performance.now();
+  assert.throws(() => parseBody(deep), /more than 64 levels deep/);
+  const tookMs = performance.now() - startedAt;
+  // The scan stops at the first bracket past the bound: it never reads the rest of the body.
+  assert.ok(tookMs < 5 + stalls.stop(), `refusing took ${tookMs.toFixed(2)} ms`);
 });

@@ -179,3 +179,55 @@ test('like vLLM, the simulator refuses to start when one --max-model-len sequenc
       error instanceof UserFacingError && /No available memory for the cache blocks/.test(error.message),
   );
 });
+
+test('clients that go away while running or while preempted give their blocks and places back; the rest finish', async () => {
+  const sim = await startSimulator({
+    timing: { ttftMs: 5, itlMs: 3, prefillMsPerToken: 0, jitter: 0, maxNumSeqs: 16, maxModelLen: 256 },
+    kv: { kvCacheTokens: 512 },
+  });
+  try {
+    const body = JSON.stringify(chatBody({ max_tokens: 200, ignore_eos: true }));
+    const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    const controllers = ids.map(() => new AbortController());
+    const outcomes = ids.map(async (id, i) => {
+      const res = await request(`${sim.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': id },
+        body,
+        signal: (controllers[i] as AbortController).signal,
+      });
+      return res.body.text();
+    });
+    // The four latest admitted leave once the pool has run out: the first victims are among them (back in the queue).
+    const deadline = performance.now() + 10_000;
+    while (
+      ((await (await request(`${sim.url}/sim/stats`)).body.json()) as { kv: KvStats }).kv.preemptions === 0
+    ) {
+      assert.ok(performance.now() < deadline, 'a preemption within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (const controller of controllers.slice(4)) controller.abort();
+    const settled = await Promise.allSettled(outcomes);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected'],
+    );
+    for (const id of ids.slice(0, 4))
+      assert.equal(sim.truth(id)?.completionTokens, 200, `${id} finished whole`);
+    const gone = ids.slice(4).map((id) => sim.truth(id) as RequestTruth);
+    assert.ok(gone.every((t) => t.cancelled));
+    // Preempted and not yet readmitted when its client left: one preemption more than recomputations.
+    assert.ok(
+      gone.some((t) => t.preemptedAtMs.length === t.prefills.length),
+      `one left while preempted: ${gone.map((t) => `${t.preemptedAtMs.length}/${t.prefills.length}`)}`,
+    );
+    const stats = (await (await request(`${sim.url}/sim/stats`)).body.json()) as {
+      running: number;
+      waiting: number;
+      kv: KvStats;
+    };
+    assert.deepEqual([stats.running, stats.waiting, stats.kv.usedBlocks], [0, 0, 0]);
+  } finally {
+    await sim.close();
+  }
+});

@@ -4,25 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { type RequestTruth, type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import type { RequestTruth } from '../../src/sim/index.js';
 import { chatBody, payloads, postAndCapture } from '../helpers/sse-capture.js';
+import { withSim } from './helpers/with-sim.js';
 
 const SHARED = Array.from({ length: 60 }, (_, i) => `Rule ${i}: answer briefly and cite the source.`).join(
   ' ',
 );
 const TIMING = { ttftMs: 10, prefillMsPerToken: 0.2, itlMs: 2, jitter: 0 };
-
-async function withSim(
-  options: Parameters<typeof startSimulator>[0],
-  run: (sim: RunningSimulator) => Promise<void>,
-) {
-  const sim = await startSimulator(options);
-  try {
-    await run(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 function chatWith(question: string): Record<string, unknown> {
   return chatBody({
@@ -157,5 +146,30 @@ test('a prompt cached to its last token still computes one block, as vLLM recomp
     const t = sim.truth('s2') as RequestTruth;
     const fullBlocks = Math.floor((t.promptTokens - 1) / 16);
     assert.equal(again.usage.prompt_tokens_details?.cached_tokens, fullBlocks * 16);
+  });
+});
+
+test("a conversation's next turn finds the previous prompt and the previous answer cached, block for block", async () => {
+  await withSim({ timing: TIMING, kv: { enablePrefixCaching: true } }, async (sim) => {
+    const url = `${sim.url}/v1/chat/completions`;
+    const question = { role: 'user', content: `${SHARED} First question?` };
+    const body = (messages: object[]) =>
+      chatBody({ messages, max_tokens: 40, ignore_eos: true, stream: false });
+    const res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'turn1' },
+      body: JSON.stringify(body([question])),
+    });
+    const answer = ((await res.body.json()) as { choices: Array<{ message: { content: string } }> })
+      .choices[0]?.message.content as string;
+    const second = await postJson(
+      url,
+      body([question, { role: 'assistant', content: answer }, { role: 'user', content: 'And then?' }]),
+      { 'x-request-id': 'turn2' },
+    );
+    // Turn 2 repeats turn 1's whole context (its prompt, then its 40 generated tokens): every full block of it hits.
+    const turn1 = sim.truth('turn1') as RequestTruth;
+    const context = turn1.promptTokens + 40;
+    assert.equal(second.usage.prompt_tokens_details?.cached_tokens, Math.floor(context / 16) * 16);
   });
 });

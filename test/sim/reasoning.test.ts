@@ -4,23 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { type RequestTruth, type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import type { RequestTruth } from '../../src/sim/index.js';
 import { type CapturedStream, chatBody, payloads, postAndCapture } from '../helpers/sse-capture.js';
+import { withSim } from './helpers/with-sim.js';
 
 const TIMING = { ttftMs: 5, itlMs: 2, prefillMsPerToken: 0, jitter: 0 };
 type Json = Record<string, unknown>;
-
-async function withSim(
-  options: Parameters<typeof startSimulator>[0],
-  run: (sim: RunningSimulator) => Promise<void>,
-) {
-  const sim = await startSimulator(options);
-  try {
-    await run(sim);
-  } finally {
-    await sim.close();
-  }
-}
 
 function jsonEvents(stream: CapturedStream): Json[] {
   return payloads(stream).filter((p): p is Json => p !== '[DONE]');

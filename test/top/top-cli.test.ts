@@ -49,10 +49,24 @@ test('--once: one frame with the traffic of its interval, and a sentence for the
 
 test('--once with no gateway reachable exits 1; a URL that is not one exits 2 with one line', async () => {
   const dead = await closedPort();
-  const unreachable = await runCli(['top', '--once', '--interval', '0.2', '--url', `127.0.0.1:${dead}`]);
-  assert.equal(unreachable.code, 2, 'a URL without http:// is a usage mistake');
+  const unreachable = await runCli([
+    'top',
+    '--once',
+    '--interval',
+    '0.2',
+    '--url',
+    `ftp://127.0.0.1:${dead}`,
+  ]);
+  assert.equal(unreachable.code, 2, 'a URL that is not http(s) is a usage mistake');
   assert.equal(unreachable.stderr.trim().split('\n').length, 1, unreachable.stderr);
   assert.match(unreachable.stderr, /--url must be an http\(s\) URL/);
+  // host:port alone means http://host:port/metrics, as --help says.
+  const bare = await runCli(['top', '--once', '--interval', '0.2', '--url', `127.0.0.1:${dead}`]);
+  assert.equal(bare.code, 1, bare.stderr);
+  assert.match(
+    bare.stdout,
+    new RegExp(`^gateway http://127\\.0\\.0\\.1:${dead}/metrics  cannot reach it`, 'm'),
+  );
 
   const down = await runCli(['top', '--once', '--interval', '0.2', '--url', `http://127.0.0.1:${dead}`]);
   assert.equal(down.code, 1);

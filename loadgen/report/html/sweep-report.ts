@@ -23,6 +23,7 @@ function charts(data: SweepReportData, levels: readonly SweepReportLevel[]): Cha
   const markers: Marker[] = [];
   if (data.knee?.offeredRate != null) markers.push({ x: data.knee.offeredRate, label: 'knee' });
   if (data.knee?.firstBadRate != null) markers.push({ x: data.knee.firstBadRate, label: 'fell behind' });
+  if (data.capacity?.rate != null) markers.push({ x: data.capacity.rate, label: 'SLO capacity' });
   const xLabel = 'offered request rate (req/s)';
   const top = Math.max(...levels.map((l) => l.offeredRate));
   return [
@@ -113,9 +114,13 @@ export function renderSweepReport(data: SweepReportData): string {
   const levels = [...data.levels].sort((a, b) => a.offeredRate - b.offeredRate);
   const unlimited = levels.some((l) => !Number.isFinite(l.offeredRate));
   const kneeText =
-    data.knee === null
+    (data.knee === null
       ? '<p class="message">The summary states no knee.</p>'
-      : `<p><strong>${escapeHtml(data.knee.sentence)}</strong></p>`;
+      : `<p><strong>${escapeHtml(data.knee.sentence)}</strong></p>`) +
+    (data.kneeCause === undefined ? '' : `<p>${escapeHtml(data.kneeCause)}</p>`) +
+    (data.capacity === undefined
+      ? ''
+      : `<p class="capacity"><strong>SLO capacity:</strong> ${escapeHtml(data.capacity.sentence)}</p>`);
   const infNote = unlimited
     ? '<p class="message">The "inf" level (all at once) has no place on a rate axis and is only in the table.</p>'
     : '';

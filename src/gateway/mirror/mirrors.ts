@@ -154,6 +154,7 @@ export class Mirrors {
         dispatcher: dispatchers.get(upstream) as Dispatcher,
         model: mirror.model,
         injectUsage: config.injectUsage,
+        keepGaps: config.recordGaps,
         scrubber,
       },
       { sink: new MirrorSink(m, upstream), onSettled: (h) => this.#finish(mirror, m, h.endAt) },

@@ -3,6 +3,7 @@
 // the queue, faults and ground truth are shared by every protocol, so all of them are timed the same way.
 import type { IncomingMessage } from 'node:http';
 import type { ProtocolName } from '../../protocols/index.js';
+import type { PromptBlockHasher } from '../prompt-blocks.js';
 
 /** Why an answer ended, before each protocol names it (`length` / `max_tokens` / `incomplete`...). */
 export type FinishReason = 'stop' | 'length';
@@ -12,8 +13,8 @@ export interface GenerationRequest {
   readonly model: string | undefined;
   readonly promptText: string;
   readonly promptTokens: number;
-  /** The hash of each full KV block of the prompt (prompt-blocks.ts): what the prefix cache looks up. */
-  readonly promptBlocks: readonly string[];
+  /** The prompt's KV block hashes (prompt-blocks.ts), what the prefix cache looks up; the generation continues it. */
+  readonly blocks: PromptBlockHasher;
   readonly stream: boolean;
   /** OpenAI's `stream_options.include_usage`; protocols whose streams always carry usage set it true. */
   readonly includeUsage: boolean;

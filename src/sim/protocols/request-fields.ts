@@ -1,12 +1,16 @@
 // Request fields read the same way by every protocol, with the same checks.
-import { PromptBlockHasher, type PromptBlocks } from '../prompt-blocks.js';
+import { PromptBlockHasher } from '../prompt-blocks.js';
 import { RequestRejection } from './protocol.js';
 
 export type Json = Record<string, unknown>;
 
-/** Tokens a chat template adds around each message and before the answer (Llama/Qwen-like templates). */
-const TEMPLATE_TOKENS_PER_MESSAGE = 4;
-const TEMPLATE_TOKENS_FOR_REPLY = 3;
+/**
+ * Tokens a chat template adds (Llama/Qwen-like templates): 3 open a message (`<|im_start|>`, the role, a newline),
+ * 1 closes it, and the 3 opening ones of an assistant message prompt the reply. So a next turn's prompt repeats
+ * this prompt, this answer and its closing token, block for block.
+ */
+const TEMPLATE_TOKENS_OPENING_MESSAGE = 3;
+const TEMPLATE_TOKENS_CLOSING_MESSAGE = 1;
 
 export function asObject(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -74,20 +78,24 @@ export function contentText(content: unknown, where: string, textTypes: readonly
   throw new RequestRejection(422, `${where} must be a string or a list of text parts`, where);
 }
 
-export interface Prompt extends PromptBlocks {
+export interface Prompt {
   readonly text: string;
+  /** Its tokens and KV block hashes, the chain ready to continue over the answer. */
+  readonly blocks: PromptBlockHasher;
 }
 
 /** A conversation's text, its tokens under the built-in rule with chat-template overhead, and its KV blocks. */
 export function conversationPrompt(texts: readonly string[]): Prompt {
-  const hasher = new PromptBlockHasher();
-  for (const text of texts) hasher.template(TEMPLATE_TOKENS_PER_MESSAGE).text(text);
-  return { text: texts.join('\n'), ...hasher.template(TEMPLATE_TOKENS_FOR_REPLY).finish() };
+  const blocks = new PromptBlockHasher();
+  for (const text of texts) {
+    blocks.template(TEMPLATE_TOKENS_OPENING_MESSAGE).text(text).template(TEMPLATE_TOKENS_CLOSING_MESSAGE);
+  }
+  return { text: texts.join('\n'), blocks: blocks.template(TEMPLATE_TOKENS_OPENING_MESSAGE) };
 }
 
 /** A completions prompt: its text alone, no template. */
 export function plainPrompt(text: string): Prompt {
-  return { text, ...new PromptBlockHasher().text(text).finish() };
+  return { text, blocks: new PromptBlockHasher().text(text) };
 }
 
 export function messageTexts(messages: unknown, where: string, textTypes: readonly string[]): string[] {

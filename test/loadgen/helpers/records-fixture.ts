@@ -3,8 +3,9 @@
 //   #1 ok   sent 500   TTFT 200, gap 100,       E2EL 300, 3 tokens in 2 chunks, prompt 20  -> TPOT 50
 //   #2 ok   sent 1200  TTFT 300, no gaps,       E2EL 300, 1 token,             prompt 30  -> no TPOT
 //   #3 404  sent 1300
-// Chunk arrivals: 100 150 200 300 700 800 (second 0) and 1500 (second 1): peak 6 chunks/s; requests #0 and #1
-// both touch second 0: peak concurrency 2. Duration 2000 ms.
+// Chunk arrivals: 100 150 200 300 700 800 (second 0) and 1500 (second 1): peak 6 chunks/s; no two requests are
+// in flight at once ([0, 300), [500, 800), [1200, 1500)): peak concurrency 1 (vLLM 009e6d4a's sweep; the older
+// per-second count said 2). Duration 2000 ms.
 
 import type { RequestRecord } from '../../../loadgen/record.js';
 

@@ -1,0 +1,58 @@
+// Admission: what the gateway does with its clients' connections once it closes (src/gateway/shutdown.ts starts
+// the drain after shutdownDelayMs, through the assembly's preClose hook). No connection is kept alive past its
+// response: a response not yet started carries `Connection: close`, one already under way (its headers said
+// keep-alive) has its connection closed when it ends, so the process exits when the last stream ends rather than
+// when clients' idle timers run out. A request that still arrives on a kept-alive connection is not admitted: the
+// API path answers it with the gateway's own 503 (with Retry-After, and a record); the gateway's own endpoints
+// still answer it, with `Connection: close`.
+import type { Server, ServerResponse } from 'node:http';
+
+/** Seconds a client refused while the gateway drains should wait: long enough for its load balancer to move on. */
+export const DRAIN_RETRY_AFTER_S = 1;
+
+export class Admission {
+  readonly #server: Server;
+  #draining = false;
+  /** Responses in progress, so that those not yet started when the drain begins can say `Connection: close`. */
+  readonly #open = new Set<ServerResponse>();
+
+  constructor(server: Server) {
+    this.#server = server;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * True when the request may be served; false while draining (its answer then says `Connection: close`). The
+   * caller calls release() when the response closes (in the one 'close' listener the request has).
+   */
+  admit(response: ServerResponse): boolean {
+    if (this.#draining) {
+      response.setHeader('connection', 'close');
+      return false;
+    }
+    this.#open.add(response);
+    return true;
+  }
+
+  release(response: ServerResponse): void {
+    this.#open.delete(response);
+    // Closing the server reaps only the connections idle at that moment; one whose response was already under
+    // way becomes idle when it ends (on the next turn), and its client would keep it open.
+    if (this.#draining) setImmediate(closeIdleConnections, this.#server);
+  }
+
+  /** The gateway closes: no new request is admitted, and no response not yet started keeps its connection. */
+  drain(): void {
+    this.#draining = true;
+    for (const response of this.#open) {
+      if (!response.headersSent) response.setHeader('connection', 'close');
+    }
+  }
+}
+
+function closeIdleConnections(server: Server): void {
+  server.closeIdleConnections();
+}

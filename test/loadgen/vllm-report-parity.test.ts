@@ -1,0 +1,168 @@
+// vLLM 009e6d4a's summary and result JSON, checked label for label and key for key. The fixtures
+// (fixtures/vllm-009e6d4a/results/, README there) were written by vLLM's own request function, metrics and
+// report code sending to tokenmeter's simulator: for each case, what vLLM printed (.summary.txt), what it saved
+// (.json), its settings (.args.json) and the measured outputs it computed them from (.outputs.json). Our
+// metrics and report code, given those outputs as records, must print the same block byte for byte and save
+// the same keys in the same order, with the same values.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { extraMetrics } from '../../loadgen/metrics/extra-metrics.js';
+import {
+  parseGoodput,
+  parseMetricPercentiles,
+  parsePercentileMetrics,
+} from '../../loadgen/metrics/metric-options.js';
+import { vllmMetrics } from '../../loadgen/metrics/vllm-metrics.js';
+import type { RequestRecord } from '../../loadgen/record.js';
+import { buildResultJson } from '../../loadgen/report/result-json.js';
+import { formatVllmSummary } from '../../loadgen/report/vllm-summary.js';
+import { record } from './helpers/records-fixture.js';
+
+const folder = new URL('../../../test/loadgen/fixtures/vllm-009e6d4a/results/', import.meta.url);
+const read = (name: string): string => readFileSync(new URL(name, folder), 'utf8');
+
+interface Args {
+  label: string | null;
+  model: string;
+  num_prompts: number;
+  metadata: string[] | null;
+  request_rate: number | 'inf';
+  burstiness: number;
+  max_concurrency: number | null;
+  ramp_up_strategy: 'linear' | 'exponential' | null;
+  ramp_up_start_rps: number | null;
+  ramp_up_end_rps: number | null;
+  save_detailed: boolean;
+  goodput: string[] | null;
+  percentile_metrics: string;
+  metric_percentiles: string;
+}
+
+interface Outputs {
+  duration: number;
+  outputs: Array<{
+    success: boolean;
+    prompt_len: number;
+    output_tokens: number;
+    ttft: number;
+    itl: number[];
+    latency: number;
+    start_time: number;
+    client_queue_time: number;
+    error: string;
+  }>;
+}
+
+/** vLLM's outputs as our records: seconds to ms, start times from the first send. */
+function recordsOf(outputs: Outputs): RequestRecord[] {
+  const origin = Math.min(...outputs.outputs.map((o) => o.start_time));
+  return outputs.outputs.map((o, index) =>
+    record({
+      index,
+      sentAtMs: (o.start_time - origin) * 1000,
+      intendedOffsetMs: (o.start_time - origin) * 1000,
+      clientQueueMs: o.client_queue_time * 1000,
+      outcome: o.success ? 'ok' : 'http_error',
+      status: o.success ? 200 : 400,
+      error: o.success ? null : o.error,
+      promptTokens: o.prompt_len,
+      outputTokens: o.success ? o.output_tokens : 0,
+      ttftMs: o.success ? o.ttft * 1000 : null,
+      itlMs: o.success ? o.itl.map((gap) => gap * 1000) : [],
+      lastTokenMs: o.success ? o.latency * 1000 : null,
+      contentChunks: o.success ? o.itl.length + 1 : 0,
+    }),
+  );
+}
+
+const CASES = ['default-detailed', 'concurrency-rate-goodput', 'not-detailed', 'ramp-up'];
+
+for (const name of CASES) {
+  const args = JSON.parse(read(`${name}.args.json`)) as Args;
+  const outputs = JSON.parse(read(`${name}.outputs.json`)) as Outputs;
+  const theirs = JSON.parse(read(`${name}.json`)) as Record<string, unknown>;
+  const records = recordsOf(outputs);
+  const requestRate = args.request_rate === 'inf' ? Number.POSITIVE_INFINITY : args.request_rate;
+  const metricPercentiles = parseMetricPercentiles(args.metric_percentiles);
+  const percentileMetrics = parsePercentileMetrics(args.percentile_metrics);
+  const goodput = args.goodput === null ? undefined : parseGoodput(args.goodput);
+  const metrics = vllmMetrics(records, {
+    durationMs: outputs.duration * 1000,
+    metricPercentiles,
+    ...(goodput === undefined ? {} : { goodput }),
+    ...(args.max_concurrency === null ? {} : { maxConcurrency: args.max_concurrency }),
+    requestRate,
+  });
+
+  test(`${name}: the summary block is vLLM's, byte for byte`, () => {
+    const ours = formatVllmSummary(metrics, {
+      requestRate,
+      percentileMetrics,
+      ...(args.max_concurrency === null ? {} : { maxConcurrency: args.max_concurrency }),
+    });
+    assert.equal(ours, read(`${name}.summary.txt`));
+  });
+
+  test(`${name}: the result JSON has vLLM's keys in vLLM's order, with its values`, () => {
+    const metadata = Object.fromEntries(
+      (args.metadata ?? []).map((pair) => [
+        pair.slice(0, pair.indexOf('=')),
+        pair.slice(pair.indexOf('=') + 1),
+      ]),
+    );
+    const ours = buildResultJson(
+      {
+        date: new Date(),
+        backend: 'openai',
+        ...(args.label === null ? {} : { label: args.label }),
+        modelId: args.model,
+        tokenizerId: args.model,
+        numPrompts: args.num_prompts,
+        requestRate,
+        burstiness: args.burstiness,
+        ...(args.max_concurrency === null ? {} : { maxConcurrency: args.max_concurrency }),
+        ...(args.ramp_up_strategy === null
+          ? {}
+          : {
+              rampUp: {
+                strategy: args.ramp_up_strategy,
+                startRps: args.ramp_up_start_rps as number,
+                endRps: args.ramp_up_end_rps as number,
+              },
+            }),
+        metadata,
+        percentileMetrics,
+      },
+      metrics,
+      extraMetrics(records, metricPercentiles),
+      records,
+      args.save_detailed,
+    );
+    const { tokenmeter: _ours, ...vllmKeys } = ours;
+    assert.deepEqual(Object.keys(vllmKeys), Object.keys(theirs));
+    for (const [key, value] of Object.entries(theirs)) {
+      const mine = vllmKeys[key];
+      if (key === 'date' || key === 'rps_change_events') continue; // wall-clock times of the run
+      if (key === 'start_times') continue; // perf_counter readings there, offsets from the first send here
+      if (typeof value === 'number')
+        assert.ok(
+          Math.abs((mine as number) - value) <= 1e-9 * Math.max(1, Math.abs(value)),
+          `${key}: ours ${String(mine)}, vLLM's ${value}`,
+        );
+      else if (key === 'itls' || key === 'latencies' || key === 'queue_times' || key === 'ttfts')
+        assert.deepEqual(
+          JSON.stringify(mine, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v)),
+          JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(9)) : v)),
+          key,
+        );
+      else if (key !== 'generated_texts' && key !== 'errors') assert.deepEqual(mine, value, key);
+    }
+    if (Array.isArray(theirs['rps_change_events']))
+      assert.deepEqual(
+        (vllmKeys['rps_change_events'] as Array<{ rps: number }>).map((e) => e.rps),
+        (theirs['rps_change_events'] as Array<{ rps: number }>).map((e) => e.rps),
+      );
+  });
+}
