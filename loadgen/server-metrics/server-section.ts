@@ -24,13 +24,25 @@ const percent = (share: number | null): string =>
   share === null ? 'not exported' : `${(share * 100).toFixed(1)}%`;
 const count = (value: number | null): string => (value === null ? 'not exported' : String(value));
 
+/** A histogram quantile with the bucket it lies in: the histogram knows no more than that. */
+function quantileText(value: number, [lower, upper]: readonly [number, number]): string {
+  const bound = (ms: number): string => (Number.isFinite(ms) ? ms.toFixed(0) : 'inf');
+  return `${value.toFixed(2)} (bucket ${bound(lower)}-${bound(upper)})`;
+}
+
 function ttftRows(server: ServerQuantiles | null, client: ClientTtft | null): string[] {
   if (server === null) return [row('Server TTFT:', 'not exported')];
   const clientText = (ms: number | undefined): string =>
-    ms === undefined ? '' : ` (client ${ms.toFixed(2)})`;
+    ms === undefined ? '' : `, client ${ms.toFixed(2)}`;
   return [
-    row('Server TTFT P50 (ms):', `${server.p50Ms.toFixed(2)}${clientText(client?.p50Ms)}`),
-    row('Server TTFT P99 (ms):', `${server.p99Ms.toFixed(2)}${clientText(client?.p99Ms)}`),
+    row(
+      'Server TTFT P50 (ms):',
+      `${quantileText(server.p50Ms, server.p50BucketMs)}${clientText(client?.p50Ms)}`,
+    ),
+    row(
+      'Server TTFT P99 (ms):',
+      `${quantileText(server.p99Ms, server.p99BucketMs)}${clientText(client?.p99Ms)}`,
+    ),
   ];
 }
 
@@ -53,7 +65,7 @@ export function formatServerSection(run: ServerMetricsRun | undefined, client: C
     lines.push(
       row(
         'Server queue time P50/P99 (ms):',
-        `${s.queueTime.p50Ms.toFixed(2)} / ${s.queueTime.p99Ms.toFixed(2)}`,
+        `${quantileText(s.queueTime.p50Ms, s.queueTime.p50BucketMs)} / ${quantileText(s.queueTime.p99Ms, s.queueTime.p99BucketMs)}`,
       ),
     );
   lines.push(

@@ -10,8 +10,15 @@ import type { HistogramEnds, SeriesFigure, ServerSeries } from './server-series.
 export interface ServerQuantiles {
   /** Observations over the run. */
   readonly count: number;
+  /** Interpolated inside their bucket, as PromQL's histogram_quantile does. */
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /**
+   * The bucket each quantile fell in, [lower, upper] ms: all the histogram knows. The interpolated value can lie
+   * anywhere inside it (vLLM's queue-time buckets start at 0.3 s, so a run where nothing queued reads p50 150 ms).
+   */
+  readonly p50BucketMs: readonly [number, number];
+  readonly p99BucketMs: readonly [number, number];
 }
 
 export interface ServerSummary {
@@ -74,7 +81,20 @@ function quantiles(series: ServerSeries, figure: HistogramFigure): ServerQuantil
     count,
     p50Ms: histogramQuantile(0.5, buckets) * 1000,
     p99Ms: histogramQuantile(0.99, buckets) * 1000,
+    p50BucketMs: bucketOf(0.5, buckets),
+    p99BucketMs: bucketOf(0.99, buckets),
   };
+}
+
+/** The bounds (ms) of the bucket holding quantile `q` of cumulative `buckets` (sorted by le, +Inf last). */
+function bucketOf(q: number, buckets: readonly CumulativeBucket[]): [number, number] {
+  const total = buckets.at(-1)?.count ?? 0;
+  let lower = 0;
+  for (const bucket of buckets) {
+    if (bucket.count >= q * total) return [lower * 1000, bucket.le * 1000];
+    lower = bucket.le;
+  }
+  return [lower * 1000, Number.POSITIVE_INFINITY];
 }
 
 function ratio(top: number | null, bottom: number | null): number | null {

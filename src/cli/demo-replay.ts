@@ -55,6 +55,9 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
       String(options.rate),
       '--span-receiver-port',
       String(options.spanPort),
+      // The gateway's own /metrics are not the server's: the simulator's page has vLLM's names.
+      '--server-metrics-url',
+      `${options.simUrl}/metrics`,
     ];
     const settings = benchSettingsFrom(
       parseCommandLine('bench', BENCH_OPTIONS, argv, {}).options,
@@ -89,7 +92,7 @@ export async function replayThroughGateway(options: DemoReplayOptions): Promise<
       '\nSame run from the command line: tokenmeter sim --otlp-traces-endpoint http://127.0.0.1:4318/v1/traces & ' +
         'tokenmeter serve --upstream http://127.0.0.1:8000/v1 --records gw.jsonl & ' +
         `tokenmeter bench --base-url http://127.0.0.1:8080 --num-prompts ${options.prompts} --request-rate ${options.rate} ` +
-        '--gateway-records gw.jsonl --span-receiver-port 4318\n',
+        '--gateway-records gw.jsonl --span-receiver-port 4318 --server-metrics-url http://127.0.0.1:8000/metrics\n',
     );
   } finally {
     await gateway.app.close();

@@ -18,7 +18,7 @@ const QUIET: ServerSummary = {
   samplesWaitingAtRunningCap: 0,
   prefixHitRate: null,
   specAcceptance: null,
-  serverTtft: { count: 100, p50Ms: 40, p99Ms: 90 },
+  serverTtft: { count: 100, p50Ms: 40, p99Ms: 90, p50BucketMs: [30, 50], p99BucketMs: [80, 100] },
   queueTime: null,
   readCpuMeanMs: 0.2,
   readCpuMaxMs: 0.4,
