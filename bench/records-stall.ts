@@ -3,8 +3,9 @@
 // regular file, and records to a FIFO that is held open and never read (the pipe fills at 64 KiB and stays full,
 // as a hung disk). The simulator (its own process) emits every token exactly --itl-ms apart, so each measured
 // inter-token gap minus the configured gap is how late its chunk was stamped (plus the simulator's own emission
-// lateness, the same in every mode). Prints, per mode, that lateness's p50/p99/max over all gaps of all rounds,
-// TTFT p99, and the records written and lost.
+// lateness, the same in every mode; a negative figure is a gap shorter than configured: two chunks read in one
+// turn of the loop). Prints, per mode, that lateness's p50/p99/max over all gaps of all rounds, TTFT p99, and the
+// records each round lost (the FIFO stays full from round to round, so later rounds lose all of theirs).
 //
 //   npm run build && node dist/bench/records-stall.js [--rounds 3] [--prompts 400] [--concurrency 64] [--itl-ms 2]
 import { execFileSync, spawn } from 'node:child_process';
@@ -124,7 +125,7 @@ try {
   for (const mode of MODES) {
     const late = gaps.get(mode) ?? [];
     console.log(
-      `${mode.padEnd(5)} ${String(late.length).padStart(6)} ${f(percentile(late, 50))} ${f(percentile(late, 99))} ${f(Math.max(...late))} ${f(percentile(ttfts.get(mode) ?? [], 99))}  ${(lost.get(mode) ?? []).join(', ')}`,
+      `${mode.padEnd(5)} ${String(late.length).padStart(6)} ${f(percentile(late, 50))} ${f(percentile(late, 99))} ${f(Math.max(...late))} ${f(percentile(ttfts.get(mode) ?? [], 99))}  ${mode === 'none' ? '-' : (lost.get(mode) ?? []).join(', ')}`,
     );
   }
 } finally {

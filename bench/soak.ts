@@ -25,8 +25,9 @@
 // truncated in place, the gateway keeping it open), at two thirds by rename to records.jsonl.2 and SIGHUP. The
 // accounting reads the three files: every line must parse (no NUL byte, no torn line), and each request id sent
 // is in one of them once or counted lost. (logrotate's copytruncate loses the lines written between its copy and
-// its truncation; this soak reads and truncates back to back, so that window is microseconds, and a line lost in
-// it would show as a request without a record.)
+// its truncation, and a line being written during the copy can end the copy torn; this soak reads and truncates
+// back to back, so that window is microseconds, and a line lost in it would show as a request without a record,
+// a torn one as a malformed line.)
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -35,7 +35,7 @@ import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receivin
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
-import { SpanExport } from '../src/tracing/span-export.js';
+import type { SpanExport } from '../src/tracing/span-export.js';
 import health from './health.js';
 import metrics from './metrics.js';
 import records from './records.js';
@@ -108,11 +108,15 @@ function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWr
   return writer;
 }
 
-/** Span export when configured; its first lost span is logged once (the metric counts them all). */
-function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): SpanExport | null {
+/**
+ * Span export when configured; its first lost span is logged once (the metric counts them all). The
+ * OpenTelemetry SDK and its exporters are loaded only then: importing them grows a gateway by about 6 MB.
+ */
+async function spanExportOf(config: GatewayConfig, log: FastifyBaseLogger): Promise<SpanExport | null> {
   const settings = config.spanExport;
   if (settings === null) return null;
   const url = shownTracesUrl(settings);
+  const { SpanExport } = await import('../src/tracing/span-export.js');
   return new SpanExport(settings, (why) =>
     log.warn(
       `spans are being lost: ${why} for the OTLP collector at ${url}; requests are unaffected, losses are counted in tokenmeter_spans_dropped_total`,
@@ -136,7 +140,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     metricsAddress: null,
   };
   const writer = recordsWriter(config, logger);
-  const spans = spanExportOf(config, logger);
+  const spans = await spanExportOf(config, logger);
   const gatewayMetrics = new GatewayMetrics({
     configuredModels: routes.known.map((k) => k.name),
     maxModels: config.metricsMaxModels,

@@ -54,7 +54,8 @@ export async function benchRun(
   );
   const path = resultPath(settings, run);
   const recordsPath = recordsPathFor(settings, path);
-  if (settings.save.result) claimResultFile(path);
+  // --append-result adds to a file on purpose: only a file this run replaces must be new.
+  if (settings.save.result && settings.appendResult !== true) claimResultFile(path);
   if (recordsPath !== null) context.say(`records: ${recordsPath}`);
   let result: BenchRunResult;
   try {
@@ -70,7 +71,7 @@ export async function benchRun(
     });
   } catch (error) {
     // A run that never ended leaves no empty result file behind to refuse the next one.
-    if (settings.save.result) rmSync(path, { force: true });
+    if (settings.save.result && settings.appendResult !== true) rmSync(path, { force: true });
     throw error;
   }
   const checks = runChecks(result, settings, run);

@@ -2,7 +2,7 @@
 // engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
 // this and decide what to show.
 
-import { SpanExport, type SpanExportCounts } from '../../src/tracing/span-export.js';
+import type { SpanExport, SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
 import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
@@ -10,7 +10,6 @@ import { hasLimits } from '../cost/cost-settings.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
 import { type EarlyStop, EarlyStopWatch } from '../early-stop/early-stop.js';
 import { stopsEarly } from '../early-stop/early-stop-settings.js';
-import { createClosedLoopEngine } from '../engine/closed-loop-engine.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import {
@@ -104,16 +103,19 @@ export interface BenchRunResult {
   readonly earlyStop?: EarlyStop;
 }
 
-function chooseEngine(
+// autocannon (the closed loop) and the OpenTelemetry SDK (span export) are loaded only by the runs that use
+// them: together they are about a third of the load generator's start-up CPU (bench/loadgen-cost.ts).
+async function chooseEngine(
   settings: BenchSettings,
   offsetsMs: number[],
   maxConcurrency: number | undefined,
   startAtMs: number | undefined,
   stopSending: AbortSignal,
   sessions: SessionEngineInput | undefined,
-): Engine {
+): Promise<Engine> {
   if (sessions !== undefined) return createSessionEngine(sessions.pacing, sessions.counts);
   if (settings.engine === 'closed-loop') {
+    const { createClosedLoopEngine } = await import('../engine/closed-loop-engine.js');
     return createClosedLoopEngine(maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY);
   }
   return createOpenLoopEngine({
@@ -258,6 +260,28 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   );
   const headers = requestHeaders(settings.target.backend, settings.apiKey.key, settings.headers);
 
+  const target = {
+    origin: settings.target.origin,
+    path: settings.target.path,
+    headers,
+    protocol: settings.target.protocol,
+    ...(settings.insecure === true ? { insecure: true } : {}),
+  };
+  // vLLM's ready check and warm-ups, before anything of the run (its clock, progress, records) starts.
+  const first = allRequests[0];
+  const unrecorded = {
+    target,
+    tokenizer,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    errorBodyBytes: ERROR_BODY_BYTES,
+    signal: input.signal,
+  };
+  const say = input.say ?? ((): void => undefined);
+  if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
+    await waitUntilReady(unrecorded, first, settings.readyCheckTimeoutS ?? 0, say, settings.requestIdPrefix);
+  if (first !== undefined && (settings.warmups ?? 0) > 0)
+    await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
+
   const stop = new AbortController();
   // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has
   // only that: its settings refuse --on-limit finish).
@@ -276,7 +300,10 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
   });
   const records: RequestRecord[] = [];
-  const spans = settings.spanExport === null ? null : new SpanExport(settings.spanExport);
+  const spans: SpanExport | null =
+    settings.spanExport === null
+      ? null
+      : new (await import('../../src/tracing/span-export.js')).SpanExport(settings.spanExport);
   const spanOf =
     spans === null
       ? null
@@ -321,32 +348,6 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     const joining =
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
-    const target = {
-      origin: settings.target.origin,
-      path: settings.target.path,
-      headers,
-      protocol: settings.target.protocol,
-      ...(settings.insecure === true ? { insecure: true } : {}),
-    };
-    const unrecorded = {
-      target,
-      tokenizer,
-      idleTimeoutMs: settings.idleTimeoutMs,
-      errorBodyBytes: ERROR_BODY_BYTES,
-      signal: stop.signal,
-    };
-    const first = allRequests[0];
-    const say = input.say ?? ((): void => undefined);
-    if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
-      await waitUntilReady(
-        unrecorded,
-        first,
-        settings.readyCheckTimeoutS ?? 0,
-        say,
-        settings.requestIdPrefix,
-      );
-    if (first !== undefined && (settings.warmups ?? 0) > 0)
-      await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     // The baseline sample is taken before the first request is sent.
     scraper =
@@ -370,14 +371,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         stop.abort();
       }, rules.checkEveryMs);
     }
-    result = await chooseEngine(
+    const engine = await chooseEngine(
       settings,
       offsetsMs,
       maxConcurrency,
       startAtMs,
       stopSending.signal,
       sessions,
-    ).run({
+    );
+    result = await engine.run({
       target,
       requests,
       tokenizer,

@@ -12,6 +12,7 @@ import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
+import { jsonObjectOfLine } from './json-line.js';
 import { oversample } from './oversample.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 
@@ -44,14 +45,8 @@ export interface JsonlReadStats {
 
 /** Parses one non-blank line; a string result is why it was rejected. */
 export function parseJsonlLine(text: string, line: number): JsonlLine | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `invalid JSON (${error instanceof Error ? error.message : String(error)})`;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
-  const record = value as Record<string, unknown>;
+  const record = jsonObjectOfLine(text);
+  if (typeof record === 'string') return record;
   const prompt = record['prompt'];
   if (typeof prompt !== 'string' || prompt === '') return "'prompt' missing or not a non-empty string";
   const output = record['output_tokens'];

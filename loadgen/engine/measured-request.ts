@@ -218,6 +218,7 @@ export class MeasuredRequest {
       outputTokensSource: figures?.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',
       reasoningTokens: figures?.reasoningTokens ?? null,
       promptTokens: o.promptTokens,
+      cachedPromptTokens: figures?.cachedPromptTokens ?? null,
       contentChunks: figures?.contentChunks ?? 0,
       outcome,
       status: this.exchange.status === 0 ? null : this.exchange.status,

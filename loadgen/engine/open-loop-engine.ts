@@ -9,9 +9,9 @@
 // A shard of a run split across processes or machines anchors t = 0 at the instant all shards share (startAtMs)
 // instead of at the call, and waits for it here.
 //
-// Transport: one undici Pool for the target origin, keep-alive, pipelining 1, with as many connections as the
-// concurrency can reach (unbounded without --max-concurrency), so no request ever queues inside the HTTP client
-// where its wait would look like server latency.
+// Transport: enginePool (undici-send.ts), with as many connections as the concurrency can reach (unbounded
+// without --max-concurrency), so no request ever queues inside the HTTP client where its wait would look like
+// server latency.
 //
 // A run bounded by time (--duration) stops sending at its deadline: requests due at or after it are never launched,
 // and one that waited for a --max-concurrency slot and got it only after the deadline is dropped unsent (no
@@ -20,7 +20,6 @@
 // sending the same way, at the moment a limit is reached.
 
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { newSpan } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import { AbortHub } from './abort-hub.js';
@@ -28,7 +27,7 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
 import { MeasuredRequest } from './measured-request.js';
 import { waitUntil } from './precise-wait.js';
-import { sendWithUndici } from './undici-send.js';
+import { enginePool, sendWithUndici } from './undici-send.js';
 
 export interface OpenLoopOptions {
   /** Intended send time of each request, ms after t = 0, same order as the requests. */
@@ -50,15 +49,7 @@ export function createOpenLoopEngine(pacing: OpenLoopOptions): Engine {
 async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): Promise<EngineResult> {
   const { target, requests, signal } = options;
   const cap = pacing.maxConcurrency;
-  const pool = new Pool(target.origin, {
-    connections: cap ?? null,
-    pipelining: 1,
-    // Our idle timeout, applied by undici to the wait for headers and to each gap between body chunks.
-    headersTimeout: options.idleTimeoutMs,
-    bodyTimeout: options.idleTimeoutMs,
-    keepAliveTimeout: 60_000,
-    ...(target.insecure === true ? { connect: { rejectUnauthorized: false } } : {}),
-  });
+  const pool = enginePool(target, options.idleTimeoutMs, cap ?? null);
   const gate = cap === undefined ? undefined : new ConcurrencyGate(cap);
   const aborts = new AbortHub(signal);
   aborts.add(() => gate?.drain(performance.now()));

@@ -10,7 +10,6 @@
 // produced. They are not sent and have no record; the run counts them (notSentAfterFailure).
 
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { newSpan } from '../../src/shared/trace-context.js';
 import type { SessionMessage } from '../bench/session-bodies.js';
@@ -21,7 +20,7 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
 import { MeasuredRequest } from './measured-request.js';
 import { waitUntil } from './precise-wait.js';
-import { sendWithUndici } from './undici-send.js';
+import { enginePool, sendWithUndici } from './undici-send.js';
 
 /** Think time between a turn's end and the next turn's send: fixed (min = max) or uniform in [min, max]. */
 export interface ThinkTime {
@@ -67,13 +66,7 @@ async function runSessions(
   counts: SessionCounts,
 ): Promise<EngineResult> {
   const { target, requests, signal } = options;
-  const pool = new Pool(target.origin, {
-    connections: pacing.maxActive ?? null,
-    pipelining: 1,
-    headersTimeout: options.idleTimeoutMs,
-    bodyTimeout: options.idleTimeoutMs,
-    keepAliveTimeout: 60_000,
-  });
+  const pool = enginePool(target, options.idleTimeoutMs, pacing.maxActive ?? null);
   const gate = pacing.maxActive === undefined ? undefined : new ConcurrencyGate(pacing.maxActive);
   const aborts = new AbortHub(signal);
   aborts.add(() => gate?.drain(performance.now()));
@@ -88,6 +81,9 @@ async function runSessions(
     const slotFreeAtMs =
       slot === undefined ? Number.NEGATIVE_INFINITY : typeof slot === 'number' ? slot : await slot;
     const history: SessionMessage[] = [];
+    // The history's tokens by the run's tokenizer: a turn's prompt is all of it plus its own message, as the
+    // server sees it (and as vLLM's multi-turn benchmark counts input tokens).
+    let historyTokens = 0;
     let intendedOffsetMs = pacing.offsetsMs[s] ?? 0;
     let queuedMs = Math.max(0, slotFreeAtMs - (startedAtMs + intendedOffsetMs));
     for (let turn = 0; turn < session.turns; turn++) {
@@ -99,7 +95,7 @@ async function runSessions(
       }
       const measured = new MeasuredRequest({
         index: request.index,
-        promptTokens: request.promptTokens,
+        promptTokens: historyTokens + request.promptTokens,
         runStartMs: startedAtMs,
         intendedOffsetMs,
         protocol: target.protocol,
@@ -136,10 +132,17 @@ async function runSessions(
         { role: 'user', content: pacing.userMessage(request.index) },
         { role: 'assistant', content: answer },
       );
+      historyTokens += request.promptTokens + options.tokenizer.count(answer);
       if (turn + 1 < session.turns) {
         const { minMs, maxMs } = pacing.thinkTime;
         const thinkMs = minMs + think.next() * (maxMs - minMs);
-        intendedOffsetMs = endedAt + thinkMs - startedAtMs;
+        // The user starts reading at the answer's last token (as the record stamped it), not when this loop got
+        // round to it: a busy event loop must show as schedule lag, not as a longer think time.
+        const answeredAt =
+          record.sentAtMs !== null && record.lastTokenMs !== null
+            ? record.sentAtMs + record.lastTokenMs
+            : endedAt - startedAtMs;
+        intendedOffsetMs = answeredAt + thinkMs;
         queuedMs = 0;
         await waitUntil(startedAtMs + intendedOffsetMs, signal);
       }

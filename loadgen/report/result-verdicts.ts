@@ -9,6 +9,9 @@ import { breakdownFromResult } from '../breakdown/breakdown-from-result.js';
 import { summarizeBreakdown } from '../breakdown/breakdown-summary.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { serverMetricsFromResult } from '../server-metrics/server-metrics-json.js';
+import { clientTtftOf } from '../server-metrics/server-section.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import type { JsonObject } from './read-result-file.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
 import { type Verdict, verdicts } from './verdicts.js';
@@ -60,8 +63,12 @@ export function resultVerdicts(json: JsonObject, records: readonly RequestRecord
   }
   const splits = breakdownFromResult(json);
   const breakdown = splits === null ? undefined : summarizeBreakdown(splits);
-  return {
-    list: verdicts(records ?? [], extra, undefined, undefined, breakdown),
-    complete: records !== null,
-  };
+  const list = verdicts(records ?? [], extra, undefined, undefined, breakdown);
+  // What the server's metrics attribute them to, as bench said it after the run.
+  const server = serverVerdict(
+    serverMetricsFromResult(json),
+    list,
+    records === null ? null : clientTtftOf(records),
+  );
+  return { list: server === undefined ? list : [...list, server], complete: records !== null };
 }

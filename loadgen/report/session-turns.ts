@@ -2,7 +2,8 @@
 // alike. Turn k carries k-1 earlier exchanges, so its prompt grows, and on a server with a prefix cache its
 // prefill shrinks to the new part: the per-turn TTFT is where prefix caching shows. Successful turns only, as
 // vLLM's figures are (E2E is vLLM's E2EL: to the last token). Printed after the extras; saved as
-// `tokenmeter.sessions` in the result JSON.
+// `tokenmeter.sessions` in the result JSON. The cached tokens column (the server's own count, from usage) says how
+// much of each turn's prompt its prefix cache served.
 
 import type { JsonValue } from '../../src/shared/json-object.js';
 import type { SessionRunCounts } from '../engine/session-engine.js';
@@ -15,6 +16,8 @@ export interface TurnFigures {
   readonly requests: number;
   readonly ok: number;
   readonly meanPromptTokens: number;
+  /** Mean of the prompt tokens the server read from its prefix cache, over the turn's requests that said; NaN when none did. */
+  readonly meanCachedTokens: number;
   /** p50 and p99 over the turn's successful requests; NaN when none succeeded. */
   readonly ttftMs: readonly [number, number];
   readonly e2eMs: readonly [number, number];
@@ -48,10 +51,17 @@ export function turnFigures(records: readonly RequestRecord[]): TurnFigures[] {
         requests: list.length,
         ok: ok.length,
         meanPromptTokens: list.reduce((sum, r) => sum + r.promptTokens, 0) / list.length,
+        meanCachedTokens: mean(
+          list.map((r) => r.cachedPromptTokens).filter((v): v is number => typeof v === 'number'),
+        ),
         ttftMs: [ttft50, ttft99],
         e2eMs: [e2e50, e2e99],
       };
     });
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 function ms(value: number): string {
@@ -69,13 +79,14 @@ export function formatSessionsSection(turns: readonly TurnFigures[], counts: Ses
     lines.push(`${padRight('Not sent (earlier turn failed):', 40)} ${counts.notSentAfterFailure}`);
   if (counts.notSentStopped > 0)
     lines.push(`${padRight('Not sent (run stopped):', 40)} ${counts.notSentStopped}`);
-  lines.push('Turn  ok/sent  prompt tok  TTFT p50  TTFT p99  E2E p50  E2E p99 (ms)');
+  lines.push('Turn  ok/sent  prompt tok  cached tok  TTFT p50  TTFT p99  E2E p50  E2E p99 (ms)');
   for (const t of turns) {
     lines.push(
       [
         String(t.turn).padStart(4),
         `${t.ok}/${t.requests}`.padStart(8),
         t.meanPromptTokens.toFixed(0).padStart(11),
+        (Number.isNaN(t.meanCachedTokens) ? '-' : t.meanCachedTokens.toFixed(0)).padStart(11),
         ms(t.ttftMs[0]).padStart(9),
         ms(t.ttftMs[1]).padStart(9),
         ms(t.e2eMs[0]).padStart(8),
@@ -103,6 +114,7 @@ export function sessionsResultKeys(
         requests: t.requests,
         completed: t.ok,
         mean_prompt_tokens: t.meanPromptTokens,
+        mean_cached_tokens: value(t.meanCachedTokens),
         p50_ttft_ms: value(t.ttftMs[0]),
         p99_ttft_ms: value(t.ttftMs[1]),
         p50_e2el_ms: value(t.e2eMs[0]),

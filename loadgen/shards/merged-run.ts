@@ -15,8 +15,13 @@ import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { readTarget } from '../report/run-target.js';
 import { formatVerdicts, type Verdict, verdicts } from '../report/verdicts.js';
 import { formatVllmSummary } from '../report/vllm-summary.js';
+import type { ServerMetricsRun } from '../server-metrics/server-metrics-json.js';
+import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
+import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import { mergeShards } from './merge-shards.js';
 import type { ShardRun } from './shard-results.js';
+import { mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
 
 export interface MergeSettings {
@@ -36,6 +41,8 @@ export interface MergedRun {
   readonly verdicts: Verdict[];
   readonly shards: ShardFigures[];
   readonly notes: string[];
+  /** The shards' server metrics joined by time (each read the same server on a shared t = 0). */
+  readonly serverMetrics?: ServerMetricsRun;
 }
 
 function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date): RunDescription {
@@ -64,6 +71,9 @@ function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date
 export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
   const { records, durationMs, notes } = mergeShards(runs, { allowPartial: settings.allowPartial ?? false });
   const extra = extraMetrics(records, settings.metricPercentiles);
+  const serverMetrics = mergedServerMetrics(runs);
+  const found = verdicts(records, extra);
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
   return {
     run: describe(runs, settings, date),
     records,
@@ -74,11 +84,14 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
     }),
     extra,
-    verdicts: verdicts(records, extra),
+    verdicts: server === undefined ? found : [...found, server],
     shards: runs.map(shardFigures),
     notes,
+    ...(serverMetrics === undefined ? {} : { serverMetrics }),
   };
 }
+
+const lines = (list: readonly string[]): string => (list.length === 0 ? '' : `${list.join('\n')}\n`);
 
 export function formatMergedReport(merged: MergedRun): string {
   const { run } = merged;
@@ -90,6 +103,7 @@ export function formatMergedReport(merged: MergedRun): string {
     }),
     formatExtraSummary(merged.extra),
     formatShardTable(merged.shards, merged.notes),
+    lines(formatServerSection(merged.serverMetrics, clientTtftOf(merged.records))),
     formatVerdicts(merged.verdicts),
   ].join('');
 }
@@ -101,7 +115,15 @@ export function mergedResultJson(
   recordsFile?: string,
 ): Record<string, JsonValue> {
   const run = recordsFile === undefined ? merged.run : { ...merged.run, recordsFile };
-  const json = buildResultJson(run, merged.metrics, merged.extra, merged.records, detailed);
+  const json = buildResultJson(
+    run,
+    merged.metrics,
+    merged.extra,
+    merged.records,
+    detailed,
+    [],
+    serverMetricsKeys(merged),
+  );
   const tokenmeter = json['tokenmeter'];
   if (isJsonObject(tokenmeter)) tokenmeter['shards'] = shardsJson(merged.shards);
   return json;

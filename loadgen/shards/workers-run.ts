@@ -17,9 +17,12 @@ import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js
 import type { BenchSettings } from '../bench/settings.js';
 import { benchBreakdown } from '../breakdown/run-breakdown.js';
 import { verdicts } from '../report/verdicts.js';
+import { clientTtftOf } from '../server-metrics/server-section.js';
+import { serverVerdict } from '../server-metrics/server-verdict.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
 import { readShardRuns } from './shard-results.js';
+import { mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, shardFigures } from './shard-table.js';
 import { runWorkers, type WorkerSpawn } from './spawn-workers.js';
 
@@ -88,6 +91,9 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       settings.metricPercentiles,
     );
     const breakdown = benchBreakdown(merged.records, settings);
+    const serverMetrics = mergedServerMetrics(runs);
+    const found = verdicts(merged.records, extra, undefined, undefined, breakdown.summary);
+    const server = serverVerdict(serverMetrics, found, clientTtftOf(merged.records));
     const result: BenchRunResult = {
       records: merged.records,
       startedAtMs: 0,
@@ -95,12 +101,13 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       metrics,
       extra,
       breakdown,
-      verdicts: verdicts(merged.records, extra, undefined, undefined, breakdown.summary),
+      verdicts: server === undefined ? found : [...found, server],
       tokenizer: prepared.tokenizer,
       dataset: prepared.dataset,
       planned: requestCount(settings, prepared.dataset),
       interrupted: input.signal.aborted,
       recordsPath,
+      ...(serverMetrics === undefined ? {} : { serverMetrics }),
     };
     const checks = runChecks(result, settings, run);
     const report =

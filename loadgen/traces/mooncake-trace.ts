@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { hashSeed } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { jsonObjectOfLine } from '../datasets/json-line.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { blockPrompt } from './block-prompts.js';
@@ -46,14 +47,8 @@ function wholeAbove(value: unknown, min: number): value is number {
 
 /** One Mooncake line, or why it cannot be replayed. */
 export function parseMooncakeLine(text: string, line: number): TraceLine | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `invalid JSON (${error instanceof Error ? error.message : String(error)})`;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
-  const fields = value as Record<string, unknown>;
+  const fields = jsonObjectOfLine(text);
+  if (typeof fields === 'string') return fields;
   const timestamp = fields['timestamp'];
   if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
     return "'timestamp' must be a number of milliseconds, 0 or more";

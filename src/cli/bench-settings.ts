@@ -279,6 +279,12 @@ export function benchSettingsFrom(
   const recordsFile = str(o, 'records-file');
   const gatewayRecords = str(o, 'gateway-records');
   const engine = (str(o, 'engine') ?? 'open-loop') as EngineName;
+  // autocannon connects with rejectUnauthorized: false whatever it is told, so the closed loop could not verify an
+  // https target's certificate: it runs against https only when the user chose that with --insecure.
+  if (engine === 'closed-loop' && target.origin.startsWith('https:') && !vllm.insecure)
+    throw new UsageError(
+      "--engine closed-loop cannot verify an https server's TLS certificate (autocannon never does): use the open-loop engine, or add --insecure to run unverified",
+    );
   const isChat = target.protocol === 'openai-chat';
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;

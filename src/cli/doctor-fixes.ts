@@ -13,6 +13,7 @@ import { formatFixes } from '../doctor/command-line/format-fixes.js';
 import { type NamedFiles, type PlanOptions, planFixes } from '../doctor/command-line/plan-fixes.js';
 import { formatChecklist } from '../doctor/format-checklist.js';
 import { readConfig } from './bench-config-file.js';
+import { BENCH_OPTIONS } from './bench-options.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
 export interface FixesInput extends Omit<PlanOptions, 'baseUrl'> {
@@ -22,6 +23,11 @@ export interface FixesInput extends Omit<PlanOptions, 'baseUrl'> {
   readonly json: boolean;
   readonly baseUrl: string | undefined;
 }
+
+/** bench's switches, from its option table: the flags of a benchmark command that take no value. */
+export const BENCH_SWITCHES: ReadonlySet<string> = new Set(
+  BENCH_OPTIONS.filter((option) => option.type === 'boolean').map((option) => option.name),
+);
 
 const FILE_TITLES = { tokenizer: 'Tokenizer file', dataset: 'Dataset file' } as const;
 
@@ -66,7 +72,7 @@ export async function runFixes(input: FixesInput): Promise<number> {
   let written: string | undefined;
   let plan: Awaited<ReturnType<typeof planFixes>>;
   if (input.command !== undefined) {
-    const source = readCommand(input.command, process.env);
+    const source = readCommand(input.command, process.env, BENCH_SWITCHES);
     plan = await planFixes(source, options);
     corrected = formatCommand(applyToCommand(source.invocation, plan.changes));
     reasons = plan.changes.map((c) => c.why);

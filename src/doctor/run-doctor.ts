@@ -2,6 +2,7 @@
 // auth, model, endpoints and backend, a streamed answer, and its timing. Later steps are skipped once an earlier
 // one makes them meaningless (no point streaming from a host that refuses connections).
 import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
+import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import {
@@ -37,7 +38,7 @@ function checkBaseUrl(raw: string): { base: UpstreamBase | undefined; result: Ch
   }
   const path = new URL(raw.trim()).pathname.replace(/\/+$/, '');
   if (path.endsWith('/v1')) {
-    const detail = `${raw} ends in /v1: clients that append /v1/chat/completions themselves (vLLM's benchmark with --base-url) will request /v1/v1/... and get 404`;
+    const detail = `${raw} ends in /v1: ${DOUBLED_V1.what} (vLLM's benchmark with --base-url is such a client)`;
     return {
       base,
       result: withRemedy(

@@ -10,7 +10,6 @@
 // end) is what gives aborted and truncated requests a record too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
 import { newSpan, parseTraceparent } from '../shared/trace-context.js';
 import type { Admission } from './admission.js';
 import { DRAIN_RETRY_AFTER_S } from './admission.js';
@@ -23,6 +22,7 @@ import type { GatewayContext } from './context.js';
 import { GatewayError, upstreamFailure } from './errors.js';
 import { type ClientRequest, finishExchange, startExchange } from './exchange.js';
 import { gatewayKeyRefusal } from './gateway-auth.js';
+import type { LineLog } from './logger.js';
 import { RequestMeasurement } from './measurement.js';
 import { listModels } from './models-list.js';
 import { PathFixLog } from './path-fix-log.js';
@@ -56,10 +56,10 @@ function cutForSlowness(request: IncomingMessage): boolean {
 export class ApiPath {
   readonly #context: GatewayContext;
   readonly #admission: Admission;
-  readonly #log: Logger;
+  readonly #log: LineLog;
   readonly #fixLog: PathFixLog;
 
-  constructor(context: GatewayContext, admission: Admission, log: Logger) {
+  constructor(context: GatewayContext, admission: Admission, log: LineLog) {
     this.#context = context;
     this.#admission = admission;
     this.#log = log;

@@ -5,6 +5,7 @@
 // `..;x` as `..` (servlet path parameters) or normalizes Unicode look-alikes of the dot and slash (NFKC).
 
 import { type KnownProtocol, PROTOCOLS, protocolByEndpoint } from '../protocols/index.js';
+import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 
 /**
  * Endpoints accepted without the `/v1` prefix (every protocol's, then embeddings and models); under `/v1/` any
@@ -23,7 +24,7 @@ export const PATH_FIX_HINTS: Readonly<Record<PathFix, string>> = {
   api_prefix:
     "your client's base URL has /api: the gateway serves /v1 directly; set the base URL to http://HOST:PORT/v1",
   missing_v1: "your client's base URL lacks /v1: set it to http://HOST:PORT/v1",
-  doubled_v1: 'your base URL ends in /v1 and your client adds /v1 again: drop /v1 from one of them',
+  doubled_v1: `${DOUBLED_V1.what} (the gateway repaired it); ${DOUBLED_V1.fix}`,
   doubled_slash: 'your base URL ends in / and your client adds another: drop the trailing slash',
   trailing_slash: 'the path ends in /: drop the trailing slash',
 };
@@ -68,10 +69,13 @@ function isDotSegment(part: string): boolean {
   return bare === '.' || bare === '..';
 }
 
+/** Printable ASCII without `%`: nothing to decode, nothing NFKC changes. */
+const PLAIN_SEGMENT = /^[!-$&-~]*$/;
+
 function isTraversal(segment: string): boolean {
-  // Without a percent-escape there is nothing to decode, and no `/` or `\` inside (split on the one, refused on
-  // the other): the common path skips the decoding. (Node's parser refuses raw non-ASCII bytes in the target.)
-  if (!segment.includes('%')) return isDotSegment(segment);
+  // A plain segment decodes and normalizes to itself, with no `/` or `\` inside (split on the one, refused on the
+  // other): the common path skips the decoding.
+  if (PLAIN_SEGMENT.test(segment)) return isDotSegment(segment);
   const decoded = decodeFully(segment);
   if (decoded === undefined) return true;
   return [decoded, decoded.normalize('NFKC')].some((text) => text.split(/[/\\]/).some(isDotSegment));

@@ -6,12 +6,12 @@
 // never mistakes a partial answer for a complete one. Headers and bodies reach the client with the gateway's keys
 // scrubbed (key-scrubber.ts says which bytes and why); trailers are not forwarded.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import type { ExchangeSink } from '../measure/metered-handler.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE } from '../shared/gateway-header.js';
 import type { GatewayError } from './errors.js';
 import { forwardableResponseHeaders } from './hop-by-hop.js';
 import type { KeyScrubber, ScrubbedStream } from './key-scrubber.js';
+import type { LineLog } from './logger.js';
 import type { RequestMeasurement } from './measurement.js';
 import { sendGatewayError } from './send-error.js';
 
@@ -21,7 +21,7 @@ export class ClientSink implements ExchangeSink {
   /** Turns a failure before the response started into the client-facing error. */
   readonly #failure: (cause: unknown) => GatewayError;
   readonly #scrubber: KeyScrubber;
-  readonly #log: Logger;
+  readonly #log: LineLog;
   /** Set in head() when this response's bytes are scrubbed. */
   #scrubbed: ScrubbedStream | null = null;
 
@@ -30,7 +30,7 @@ export class ClientSink implements ExchangeSink {
     response: ServerResponse,
     failure: (cause: unknown) => GatewayError,
     scrubber: KeyScrubber,
-    log: Logger,
+    log: LineLog,
   ) {
     this.#m = m;
     this.#raw = response;

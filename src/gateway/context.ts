@@ -9,6 +9,7 @@ import type { RecordsWriter } from '../shared/records-writer.js';
 import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { KeyScrubber } from './key-scrubber.js';
+import type { LineLog } from './logger.js';
 import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RequestRecord } from './record.js';
@@ -67,10 +68,7 @@ export interface GatewayContext {
 /** What starts, serves and stops a built gateway (the Fastify application of plugins/index.ts is one). */
 export interface GatewayApp {
   readonly server: Server;
-  readonly log: {
-    info(facts: object, message: string): void;
-    warn(facts: object, message: string): void;
-  };
+  readonly log: LineLog;
   listen(options: { host: string; port: number }): Promise<string>;
   close(): Promise<void>;
 }

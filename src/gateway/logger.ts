@@ -8,6 +8,16 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 import { CREDENTIAL_HEADERS } from './credential-headers.js';
 import { prettyDestination } from './pretty-log.js';
 
+/**
+ * What the gateway's parts write to the log with: pino's logger is one, and so is the Fastify application's (the
+ * same logger, seen through Fastify's type), so a part can be handed either.
+ */
+export interface LineLog {
+  info(facts: object | string, message?: string): void;
+  warn(facts: object | string, message?: string): void;
+  error(facts: object | string, message?: string): void;
+}
+
 /** Credential headers pino replaces with [Redacted] wherever a log line carries headers. */
 export const REDACTED_PATHS = ['req.headers', 'headers', 'err.headers'].flatMap((where) =>
   CREDENTIAL_HEADERS.map((name) => `${where}["${name}"]`),

@@ -2,16 +2,16 @@
 // client, and counts every occurrence. The set of logged patterns is capped so hostile paths cannot grow it.
 // Under `serve --workers N` the line is still once per gateway: a worker's first sight of a pattern asks the
 // primary whether another worker logged it already (src/gateway/cluster/first-in-gateway.ts).
-import type { Logger } from 'pino';
 import { PATH_FIX_HINTS, type PathFix } from './client-path.js';
 import { firstInGateway } from './cluster/first-in-gateway.js';
+import type { LineLog } from './logger.js';
 
 const MAX_PATTERNS = 1000;
 
 export class PathFixLog {
   readonly #seen = new Set<string>();
   constructor(
-    private readonly log: Logger,
+    private readonly log: LineLog,
     private readonly counter: { pathFixed(fix: PathFix): void },
   ) {}
 

@@ -49,10 +49,7 @@ export interface RequestRecord extends ExchangeFigures {
   readonly tpotMs: number | null;
   readonly gatewayOverheadMs: number;
   readonly promptTokens: number | null;
-  /**
-   * Of promptTokens, those the upstream read from its prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
-   * Anthropic's cache_read_input_tokens); null when it did not say.
-   */
+  /** As ExchangeFigures defines it; always written by the gateway. */
   readonly cachedPromptTokens: number | null;
   readonly outputTokens: number | null;
   readonly outputTokensSource: 'usage' | 'estimate' | null;

@@ -3,6 +3,7 @@
 // most once a minute, with how many were refused since its last such line, so a flood cannot flood the log too.
 import type { Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { LineLog } from './logger.js';
 
 const LOG_INTERVAL_MS = 60_000;
 
@@ -10,7 +11,7 @@ export function watchRefusedConnections(
   server: Server,
   maxConnections: number,
   counter: { connectionRefused(): void },
-  log: { warn(facts: object, message: string): void },
+  log: LineLog,
 ): void {
   let loggedAt = Number.NEGATIVE_INFINITY;
   let unlogged = 0;

@@ -1,6 +1,6 @@
 // Classifying the common event without JSON.parse: one anchored regular expression per protocol matches the whole
-// of an event of the hot shape (a content delta) and captures its generated text; any other event (the first
-// role-only chunk is matched too, the finish, usage, error and lifecycle events are not) is JSON.parsed as before.
+// of an event of the hot shape (a content delta, an OpenAI role-only first delta too) and captures its generated
+// text; every other event (the finish, usage, errors, lifecycle events, pings) is JSON.parsed as before.
 //
 // Why it is exact. A pattern matches only text that is valid JSON (strings, numbers and literals by JSON's own
 // grammar, whitespace where JSON allows it) and whose every member is either one the classifier never reads, with a

@@ -35,6 +35,12 @@ export interface ExchangeFigures {
   /** Last content chunk (vLLM's E2EL; the usage chunk and the end marker do not count). */
   readonly lastTokenMs: number | null;
   readonly promptTokens: number | null;
+  /**
+   * Of the prompt tokens, those the upstream read from its prompt cache, as its usage says
+   * (`prompt_tokens_details.cached_tokens` and the other protocols' equivalents: src/measure/prompt-usage.ts);
+   * null when it does not say. Absent from load generator records written before it.
+   */
+  readonly cachedPromptTokens?: number | null;
   readonly outputTokens: number | null;
   /** `usage` (the upstream's), `estimate` (the gateway's built-in rule), `tokenizer` (the load generator's). */
   readonly outputTokensSource: OutputTokenSource | null;

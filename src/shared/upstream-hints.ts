@@ -14,6 +14,14 @@ export interface HintContext {
   readonly errorText?: string;
 }
 
+/** The "/v1 twice" mistake, worded once for the gateway's path fix, the upstream's 404 hint and the doctor. */
+export const DOUBLED_V1 = {
+  /** What happens. */
+  what: 'a base URL that ends in /v1, given to a client that adds /v1 itself, requests /v1/v1/..., which servers answer 404',
+  /** What to do. */
+  fix: 'drop /v1 from the base URL that client is given',
+} as const;
+
 const CONTEXT_LENGTH = /maximum context length|context length|context_length_exceeded|prompt is too long/i;
 
 /** The benchmark flags (vLLM's, which tokenmeter bench shares) that send each kind of body to its own endpoint.
@@ -57,7 +65,7 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
       return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";
     case 404:
       if (path.includes('/v1/v1/')) {
-        return 'the path has /v1 twice: the base URL already ends in /v1 and the client adds /v1 again; drop /v1 from the base URL';
+        return `the path has /v1 twice: ${DOUBLED_V1.what}; ${DOUBLED_V1.fix}`;
       }
       if ((model && looksLikeFilesystemPath(model)) || UNKNOWN_MODEL.test(errorText))
         return unservedModelFix(model);

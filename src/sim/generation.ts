@@ -17,8 +17,8 @@ import type { SimSpans } from './sim-spans.js';
 export interface GenerationEnvironment {
   readonly timing: TimingModel;
   readonly reasoning: ReasoningSettings;
-  /** Usage reports cached prompt tokens (prefix caching on). */
-  readonly reportsCache: boolean;
+  /** --enable-prefix-caching: generated blocks join the cache, and usage reports cached prompt tokens. */
+  readonly prefixCaching: boolean;
   readonly clock: EmissionClock;
   readonly scheduler: BatchScheduler;
   readonly metrics: SimMetrics;
@@ -189,7 +189,7 @@ export class Generation implements SeatOwner {
       this.truth.firstAnswerTokenAtMs ??= now;
     }
     this.truth.reasoningTokens = Math.min(to, reasoningTokens);
-    if (this.env.reportsCache) this.extendBlocks(tokens, from, to);
+    if (this.env.prefixCaching) this.extendBlocks(tokens, from, to);
     return events;
   }
 
@@ -229,7 +229,7 @@ export class Generation implements SeatOwner {
       completionTokens: this.sent,
       reasoningTokens: truth.reasoningTokens,
       cachedTokens: truth.cachedTokens,
-      reportsCache: this.env.reportsCache,
+      reportsCache: this.env.prefixCaching,
     };
     if (request.stream) {
       this.res.end(this.wire.closing(answer.finishReason, usage));

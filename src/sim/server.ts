@@ -80,7 +80,7 @@ export function createSimulatorState(
     env: {
       timing: config.timing,
       reasoning: config.reasoning,
-      reportsCache: config.kv.enablePrefixCaching,
+      prefixCaching: config.kv.enablePrefixCaching,
       clock,
       scheduler,
       metrics,

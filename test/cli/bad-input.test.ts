@@ -64,6 +64,11 @@ const usageRows: Row[] = [
   [['bench', '--dataset-name', 'sharegtp'], EXIT_USAGE, /Did you mean sharegpt\?/],
   [['bench', '--engine', 'closed'], EXIT_USAGE, /Did you mean closed-loop\?/],
   [
+    ['bench', '--engine', 'closed-loop', '--base-url', 'https://127.0.0.1:1', '--model', 'm'],
+    EXIT_USAGE,
+    /--engine closed-loop cannot verify an https server's TLS certificate \(autocannon never does\)/,
+  ],
+  [
     ['bench', '--bakend', 'openai'],
     EXIT_USAGE,
     /unknown option --bakend for 'bench'\. Did you mean --backend\?/,

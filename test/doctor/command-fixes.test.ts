@@ -174,7 +174,7 @@ test('a base URL ending in /v1: the /v1 is dropped', async () => {
   const { stdout, corrected } = await doctorFixes(original, env);
   assert.match(
     stdout,
-    /--base-url http:\/\/127\.0\.0\.1:\d+\/api\/v1 -> http:\/\/127\.0\.0\.1:\d+\/api: .* will request \/v1\/v1\/\.\.\. and get 404/,
+    /--base-url http:\/\/127\.0\.0\.1:\d+\/api\/v1 -> http:\/\/127\.0\.0\.1:\d+\/api: .* requests \/v1\/v1\/\.\.\., which servers answer 404/,
   );
   assert.match(corrected, new RegExp(`--base-url http://127\\.0\\.0\\.1:${hostedPort}/api \\\\`));
   await assertRunsGreen(corrected, env);

@@ -1,8 +1,10 @@
 // Every client base URL a user might configure, against every upstream base URL shape: the upstream always
 // receives `<base path>/v1/chat/completions` exactly once (never /v1/v1), and each fix is counted and logged.
+
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
+import { DOUBLED_V1 } from '../../src/shared/upstream-hints.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { startUpstream, type TestUpstream } from './helpers/upstream.js';
 
@@ -62,9 +64,7 @@ for (const [shape, expected] of UPSTREAM_SHAPES) {
     }
     const metrics = await (await request(`${gateway.url}/metrics`)).body.text();
     assert.match(metrics, /tokenmeter_path_fixes_total\{fix="doubled_v1"\} 2/);
-    const hints = gateway.logs.filter((l) =>
-      l.includes('your base URL ends in /v1 and your client adds /v1 again'),
-    );
+    const hints = gateway.logs.filter((l) => l.includes(DOUBLED_V1.what));
     assert.equal(hints.length, 2, 'logged once per distinct client pattern');
   });
 }

@@ -38,6 +38,15 @@ export async function strictRecordsIn(file: string): Promise<RequestRecord[]> {
     .map((line) => JSON.parse(line) as RequestRecord);
 }
 
+/**
+ * How many whole lines the file holds now. For polling while the gateway writes: a reader can see a batch half
+ * written (a write is not atomic to readers), so only the finished file is read strictly.
+ */
+export async function wholeLinesIn(file: string): Promise<number> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.split('\n').length - 1;
+}
+
 /** Waits until `check` holds, failing after 5 s with what it waited for. */
 export async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   const deadline = performance.now() + 5000;

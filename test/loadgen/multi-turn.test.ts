@@ -21,7 +21,12 @@ interface Message {
 }
 
 before(async () => {
-  upstream = await startUpstream((_req, res, body) => {
+  upstream = await startUpstream((req, res, body) => {
+    // Only the API is answered: the load generator also looks for the server's /metrics (none here).
+    if (req.method !== 'POST') {
+      res.writeHead(404).end();
+      return;
+    }
     const messages = (JSON.parse(body.toString()) as { messages: Message[] }).messages;
     const last = messages.at(-1)?.content ?? '';
     if (last.includes('FAIL')) {
@@ -103,6 +108,7 @@ test('turn k carries the answers the model gave; think time honoured; a failed t
   assert.equal(res.code, 0, res.stderr + res.stdout);
   const bodies = upstream.requests
     .slice(before)
+    .filter((r) => r.method === 'POST')
     .map((r) => (JSON.parse(r.body.toString()) as { messages: Message[] }).messages);
   // a: 3 turns, b: 2 (its second fails), c: 3.
   assert.equal(bodies.length, 8);
@@ -137,18 +143,16 @@ test('turn k carries the answers the model gave; think time honoured; a failed t
     'c2',
     'c3',
   ]);
-  // Each later turn is due THINK_MS after its previous turn ended, and leaves on time (schedule lag under 25 ms:
-  // the same bound the open-loop timing tests measured on this box).
+  // Each later turn is due THINK_MS after its previous turn's last token, and leaves no earlier. How much later
+  // (schedule lag) is the load generator's own delay, reported as such; the bound is loose on purpose: on this
+  // 2-core box at load average 16 a send left 37 ms late, on a quiet box it is under 2 ms.
   for (const r of lines.filter((x) => x.turn > 1)) {
     const previous = lines.find((x) => x.sessionId === r.sessionId && x.turn === r.turn - 1) as Record;
     const previousEnd = previous.sentAtMs + (previous.lastTokenMs ?? 0);
     const thought = r.intendedOffsetMs - previousEnd;
-    assert.ok(
-      thought >= THINK_MS - 1 && thought < THINK_MS + 25,
-      `think time ${thought} ms (asked ${THINK_MS})`,
-    );
+    assert.ok(Math.abs(thought - THINK_MS) < 1e-6, `think time ${thought} ms (asked ${THINK_MS})`);
     const lag = r.sentAtMs - r.intendedOffsetMs - r.clientQueueMs;
-    assert.ok(lag >= 0 && lag < 25, `schedule lag ${lag} ms`);
+    assert.ok(lag >= 0 && lag < 250, `schedule lag ${lag} ms`);
   }
   assert.match(res.stdout, /Sessions \(--multi-turn\)/);
   assert.match(res.stdout, /Turns sent \/ planned:\s+8 \/ 9/);

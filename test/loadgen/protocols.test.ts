@@ -51,8 +51,11 @@ before(async () => {
     timing: { ...exactTiming(40, 10), eosMedianTokens: 1_000_000 },
   });
   counter = createServer((req, res) => {
-    counterHits++;
-    seenHeaders.push(req.headers);
+    // Only API requests are counted: bench also looks for the target's /metrics (server metrics).
+    if (req.method === 'POST') {
+      counterHits++;
+      seenHeaders.push(req.headers);
+    }
     req.resume();
     res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"counted"}}');
   });

@@ -98,6 +98,7 @@ test('a 0.1 gateway records file replays: completionTokens become the replayed o
   assert.doesNotMatch(res.stderr, /without token counts/);
   const maxTokens = upstream.requests
     .slice(before)
+    .filter((r) => r.method === 'POST')
     .map((r) => JSON.parse(r.body.toString('utf8')) as Record<string, unknown>)
     .map((body) => body['max_completion_tokens'] ?? body['max_tokens']);
   assert.deepEqual(maxTokens, [3, 4, 5]);

@@ -164,3 +164,21 @@ test('--no-server-metrics: nothing read, nothing saved', async () => {
   assert.doesNotMatch(run.stdout, /Server metrics/);
   assert.equal(resultOf(dir)['tokenmeter']['server_metrics'], undefined);
 });
+
+test("bench --workers 2: the shards' series joined by time, the histogram spanning both", async () => {
+  const dir = scratchDir();
+  const run = await bench(['--base-url', sim.url, '--result-dir', dir, ...RUN, '--workers', '2'], cleanEnv());
+  assert.equal(run.code, 0, run.stderr);
+  const server = resultOf(dir)['tokenmeter']['server_metrics'];
+  assert.equal(server.available, true, JSON.stringify(server));
+  const t: number[] = server.series.t_s;
+  assert.deepEqual(
+    t,
+    [...t].sort((a, b) => a - b),
+    'in time order',
+  );
+  // Two baselines (one per worker) before t = 0, and the TTFT histogram's increase counts both shards' requests.
+  assert.equal(t.filter((x) => x < 0).length >= 2, true, `baselines: ${t.slice(0, 4)}`);
+  assert.equal(server.summary.server_ttft.count, 40);
+  assert.match(run.stdout, /-+ Server metrics \(vllm \/metrics\) -+/);
+});

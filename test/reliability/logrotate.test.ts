@@ -16,7 +16,7 @@ import {
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
-import { sendStreams, strictRecordsIn, until } from '../helpers/records-files.js';
+import { sendStreams, strictRecordsIn, until, wholeLinesIn } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
 
@@ -76,7 +76,7 @@ async function rotateUnderTraffic(
     const url = match[1] ?? '';
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const first = await sendStreams(url, 'first', 20);
-    await until('20 records in the file', async () => (await strictRecordsIn(file)).length === 20);
+    await until('20 records in the file', async () => (await wholeLinesIn(file)) === 20);
     const config = adapt((await snippet(kind)).replaceAll(DOC_FOLDER, folder), child.pid ?? 0);
     const logrotateConf = join(dir, `${name}.logrotate.conf`);
     await writeFile(logrotateConf, config, { mode: 0o644 });
@@ -88,7 +88,7 @@ async function rotateUnderTraffic(
       ),
     );
     const second = await sendStreams(url, 'second', 20);
-    await until('20 records in the new file', async () => (await strictRecordsIn(file)).length === 20);
+    await until('20 records in the new file', async () => (await wholeLinesIn(file)) === 20);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
     const rotated = await strictRecordsIn(`${file}.1`);

@@ -20,7 +20,7 @@ import {
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
-import { drainPipe, sendStreams, strictRecordsIn, until } from '../helpers/records-files.js';
+import { drainPipe, sendStreams, strictRecordsIn, until, wholeLinesIn } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
 
@@ -68,7 +68,7 @@ async function serve(name: string, records: string, extra: Record<string, unknow
 function untilRecorded(files: readonly string[], count: number): Promise<void> {
   return until(`${count} records in ${files.join(', ')}`, async () => {
     let held = 0;
-    for (const file of files) held += (await strictRecordsIn(file)).length;
+    for (const file of files) held += await wholeLinesIn(file);
     return held >= count;
   });
 }

@@ -13,7 +13,7 @@ function chartIds(html: string): string[] {
   ].map((m) => m[1] ?? '');
 }
 
-test('a detailed result gives the six run charts, each with marks, titles and units', () => {
+test('a detailed result gives the six run charts, and the server metrics against the client TTFT', () => {
   const html = renderHtmlReport('run', { result: localRun().json });
   assert.deepEqual(chartIds(html), [
     'ttft-cdf',
@@ -22,7 +22,12 @@ test('a detailed result gives the six run charts, each with marks, titles and un
     'ttft-over-time',
     'concurrency-over-time',
     'tokens-per-second',
+    'server-client-ttft',
+    'server-queue',
+    'server-kv',
   ]);
+  assert.ok(html.includes('Server metrics against the client'));
+  assert.ok(html.includes('>KV cache usage (%)</text>'));
   for (const label of ['TTFT (ms)', 'E2E latency (ms)', 'output tokens/s (tok/s)', 'requests in flight']) {
     assert.ok(html.includes(`>${label}</text>`), `axis label ${label}`);
   }

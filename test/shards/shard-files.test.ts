@@ -136,14 +136,21 @@ test('merge refuses torn lines, records of another shard and a request recorded 
   // Shard 0's first record moved into shard 1's file.
   writeFileSync(zero ?? '', zeroLines.slice(1).join('\n'));
   writeFileSync(one ?? '', `${readFileSync(one ?? '', 'utf8')}${zeroLines[0]}\n`);
+  // The file's first line is the first request to finish, not necessarily #0.
+  const moved = (JSON.parse(zeroLines[0] ?? '') as { index: number }).index;
   assertOneLineRefusal(
     await runCli(['merge', foreign], cleanEnv()),
-    /1 of its records belong to another shard \(request #0 is shard 0\/3's\)/,
+    new RegExp(`1 of its records belong to another shard \\(request #${moved} is shard 0/3's\\)`),
   );
 
   const twice = await copyOfShards('twice');
   const [first] = filesIn(twice, '.records.jsonl');
   const text = readFileSync(first ?? '', 'utf8');
-  writeFileSync(first ?? '', `${text}${text.split('\n')[0]}\n`);
-  assertOneLineRefusal(await runCli(['merge', twice], cleanEnv()), /request #0 is recorded twice/);
+  const repeated = text.split('\n')[0] ?? '';
+  writeFileSync(first ?? '', `${text}${repeated}\n`);
+  const index = (JSON.parse(repeated) as { index: number }).index;
+  assertOneLineRefusal(
+    await runCli(['merge', twice], cleanEnv()),
+    new RegExp(`request #${index} is recorded twice`),
+  );
 });

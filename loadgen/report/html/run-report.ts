@@ -4,6 +4,7 @@
 // instead of drawing guesses from three percentiles.
 
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
+import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
 import type { JsonObject } from '../read-result-file.js';
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
@@ -12,6 +13,7 @@ import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
+import { serverCharts } from './server-charts.js';
 import { renderChart } from './svg-chart.js';
 
 export interface RunReportData {
@@ -29,6 +31,7 @@ export function renderRunReport(data: RunReportData): string {
   const records = recordsFromResult(result);
   const verdicts = resultVerdicts(result, records);
   const splits = breakdownFromResult(result);
+  const server = serverCharts(serverMetricsFromResult(result), records);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
     stringField(result, 'model_id'),
@@ -60,6 +63,14 @@ export function renderRunReport(data: RunReportData): string {
             ),
           ]),
       section('Charts', charts),
+      ...(server.length === 0
+        ? []
+        : [
+            section(
+              "Server metrics against the client's TTFT",
+              `<div class="charts">${server.map(renderChart).join('\n')}</div>`,
+            ),
+          ]),
     ],
   });
 }

@@ -29,22 +29,10 @@ export interface BenchInvocation {
   readonly tail: string;
 }
 
-/** vLLM's flags that take no value (store_true), and tokenmeter bench's own. */
-const SWITCHES = new Set([
-  'trust-remote-code',
-  'ignore-eos',
-  'save-result',
-  'save-detailed',
-  'append-result',
-  'disable-tqdm',
-  'profile',
-  'use-beam-search',
-  'disable-shuffle',
-  'no-stream-usage',
-  'no-records',
-  'no-success-floor',
-  'smoke',
-]);
+/** The flags that take no value (vLLM's store_true ones, and tokenmeter bench's own): bench's boolean options, a
+ *  superset of vLLM's, handed in by the CLI from bench's option table (src/cli/bench-options.ts), so a switch
+ *  bench gains is read as one here too. */
+export type BenchSwitches = ReadonlySet<string>;
 
 /** vLLM's flags that take several values (nargs='+'). */
 const MULTI_VALUE = new Set(['goodput', 'metadata', 'header']);
@@ -62,7 +50,11 @@ function launcherEnd(words: readonly ShellWord[]): { form: BenchForm; end: numbe
   return undefined;
 }
 
-export function parseBenchCommand(line: string, env: NodeJS.ProcessEnv): BenchInvocation {
+export function parseBenchCommand(
+  line: string,
+  env: NodeJS.ProcessEnv,
+  switches: BenchSwitches,
+): BenchInvocation {
   const { words, tail } = splitShellWords(line, env);
   const found = launcherEnd(words);
   if (found === undefined) {
@@ -114,7 +106,7 @@ export function parseBenchCommand(line: string, env: NodeJS.ProcessEnv): BenchIn
     const name = word.text.slice(2);
     const values: ShellWord[] = [];
     j++;
-    if (!SWITCHES.has(name)) {
+    if (!switches.has(name)) {
       while (j < words.length && !(words[j] as ShellWord).text.startsWith('--')) {
         values.push(words[j] as ShellWord);
         j++;

@@ -3,6 +3,7 @@
 import {
   type Assignment,
   type BenchInvocation,
+  type BenchSwitches,
   type Flag,
   flagValue,
   parseBenchCommand,
@@ -28,8 +29,9 @@ export function commandSource(invocation: BenchInvocation, shellEnv: NodeJS.Proc
 export function readCommand(
   line: string,
   env: NodeJS.ProcessEnv,
+  switches: BenchSwitches,
 ): BenchSource & { invocation: BenchInvocation } {
-  const invocation = parseBenchCommand(line, env);
+  const invocation = parseBenchCommand(line, env, switches);
   return { ...commandSource(invocation, env), invocation };
 }
 

@@ -6,6 +6,8 @@ import { loadRun } from '../../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../../loadgen/report/html/write-html-report.js';
 import type { LoadedResult } from '../../../loadgen/report/read-result-file.js';
 import { type SweepReportData, sweepLevelFrom } from '../../../loadgen/report/sweep-data.js';
+import { serverMetricsJson, serverMetricsRun } from '../../../loadgen/server-metrics/server-metrics-json.js';
+import type { ServerSeries } from '../../../loadgen/server-metrics/server-series.js';
 import { resultOf, syntheticRecords } from './synthetic-run.js';
 
 export const HOSTILE_MODEL = 'evil"><img src=x onerror="document.title=1"><script>document.title=2</script>';
@@ -22,7 +24,38 @@ export function localRun(): LoadedResult {
     failStatus: 404,
     failBody: HOSTILE_BODY,
   });
-  return { path: 'local-vllm.json', json: resultOf(records, { label: 'local-vllm' }) };
+  const json = resultOf(records, { label: 'local-vllm' });
+  // The server's /metrics through the run, as bench saves it: a queue that builds as KV usage fills.
+  const tokenmeter = json['tokenmeter'] as Record<string, unknown>;
+  tokenmeter['server_metrics'] = JSON.parse(
+    JSON.stringify(serverMetricsJson(serverMetricsRun(syntheticServerSeries(60), '', ''))),
+  );
+  return { path: 'local-vllm.json', json };
+}
+
+/** One sample a second from a baseline before t = 0 to `seconds`: running up to a cap of 8, waiting from 30 s. */
+function syntheticServerSeries(seconds: number): ServerSeries {
+  const tS = Array.from({ length: seconds + 2 }, (_, i) => i - 0.5);
+  const running = tS.map((t) => Math.max(0, Math.min(8, Math.round(t / 3))));
+  const waiting = tS.map((t) => Math.max(0, Math.round((t - 30) / 2)));
+  return {
+    url: 'http://127.0.0.1:8000/metrics',
+    family: 'vllm',
+    names: { kvUsage: 'vllm:kv_cache_usage_perc' },
+    intervalMs: 1000,
+    tS,
+    values: {
+      running,
+      waiting,
+      kvUsage: tS.map((t) => Math.max(0, Math.min(0.99, t / 40))),
+      preemptions: tS.map((t) => Math.max(0, Math.floor((t - 40) / 4))),
+    },
+    histograms: {},
+    failed: 0,
+    skipped: 0,
+    readCpuMs: tS.map(() => 0.2),
+    pageBytes: 9000,
+  };
 }
 
 export function hostedRun(): LoadedResult {
