@@ -10,11 +10,12 @@
 //
 // Every test has a deadline, so a test that waits forever fails with its name instead of stopping CI at its job
 // limit. `--test-timeout` bounds each test on Node 24, but each test *file* on Node 20 (nodejs/node#57656, changed
-// in 24 by #57672), so the value is sized for both, from the whole suite run once on the 2-core shared machine:
-// the slowest test took 27 s (the shards' schedule test), the slowest file 36 s (test/loadgen/sweep-knee). With
-// eight engineers' work on the same 2-core box (load average 17-18), test/doctor/command-fixes took over 120 s, so
-// 300 s: room for the slowest file to grow eightfold on a loaded machine, and a hung file still fails in minutes. A test's own `timeout` option still applies
-// inside it. TEST_TIMEOUT_MS overrides the value (a slower machine; the test of this deadline itself).
+// in 24 by #57672), so the value is sized for a whole file, from the suite run on the 2-core machine the team
+// shares: quiet, the slowest file took 36 s (test/loadgen/sweep-knee) and the slowest test 27 s; under a load
+// average of 12-17, test/cli/bad-input (one of its tests alone 68 s, 12 s when quiet) and
+// test/doctor/command-fixes took over 120 s. 300 s leaves that loaded run room to grow by half again, and a hung
+// file still fails in minutes. A test's own `timeout` option still applies inside it.
+// TEST_TIMEOUT_MS overrides the value (a slower machine; the test of this deadline itself).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,6 +9,7 @@
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { decodableEncoding } from '../measure/body-decoding.js';
+import { boundedBytes } from '../shared/bounded-text.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { isJsonObject } from '../shared/json-object.js';
 import type { ResolvedUpstream } from './config-resolve.js';
@@ -30,21 +31,6 @@ const DECOMPRESS = {
   br: promisify(brotliDecompress),
   deflate: promisify(inflate),
 } as const;
-
-/** The body, at most MAX_LIST_BYTES of it; null past the bound (the read is stopped there). */
-async function boundedBody(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > MAX_LIST_BYTES) {
-      body.destroy();
-      return null;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, bytes);
-}
 
 /** A body compressed although identity was asked for, decoded off the loop and bounded like the raw one. */
 async function decoded(
@@ -87,7 +73,7 @@ async function upstreamModels(
       await response.body.dump();
       return [];
     }
-    const raw = await boundedBody(response.body);
+    const raw = await boundedBytes(response.body, MAX_LIST_BYTES);
     const bytes = raw === null ? null : await decoded(raw, response.headers['content-encoding']);
     if (bytes === null || jsonNestsDeeperThan(bytes, MAX_JSON_DEPTH)) return [];
     const body: unknown = JSON.parse(bytes.toString('utf8'));
