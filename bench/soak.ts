@@ -2,7 +2,8 @@
 // as child processes (the real `tokenmeter sim` and `tokenmeter serve`, so /proc gives the gateway's own RSS);
 // this process sends an open-loop Poisson schedule of mixed requests (helpers/soak-traffic.ts: streamed and
 // non-streamed chat, streamed completions and Anthropic messages; the simulator answers some with 500, 429 with
-// Retry-After or an error body, stalls long streams once and cuts longer ones; some clients leave mid-stream).
+// Retry-After or an error body, stalls long streams once and cuts longer ones; some clients leave mid-stream; 8%
+// go to an upstream that gzips the simulator's answers whatever it was asked, as a CDN in front of it would).
 // Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/soak.js [--minutes 10] [--rate 30] [--seed 1] [--warmup-seconds S]
@@ -41,8 +42,9 @@ import { parseRecordLines } from '../src/measure/record-lines.js';
 import { SeededRandom } from '../src/shared/random.js';
 import {
   type ClientOutcome,
+  COMPRESSED_MODEL,
   drawKind,
-  REQUEST_KINDS,
+  REQUEST_KINDS_WITH_COMPRESSION,
   type RequestKind,
   SIM_CUT_AFTER_TOKENS,
   SIM_ERROR_BODY_RATE,
@@ -51,6 +53,7 @@ import {
   SIM_STALL_AFTER_TOKENS,
   SIM_STALL_MS,
   sendOne,
+  startCompressingUpstream,
 } from './helpers/soak-traffic.js';
 import { residentBytes, spawnGateway } from './helpers/spawn-gateway.js';
 import { spawnSimulator } from './helpers/spawn-simulator.js';
@@ -119,8 +122,21 @@ const sim = await spawnSimulator([
   '--cut-after-tokens',
   String(SIM_CUT_AFTER_TOKENS),
 ]);
+// A share of the traffic goes to an upstream that compresses its answers whatever it was asked (a CDN in front of
+// the simulator): routed by its model name, so the gateway meters and scrubs a gzip stream under load.
+const compressing = await startCompressingUpstream(sim.url);
+const configFile = join(dir, 'gateway.json');
+writeFileSync(
+  configFile,
+  JSON.stringify({
+    upstreams: [
+      { name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true, default: true },
+      { name: 'gzip', baseUrl: `${compressing.url}/v1`, keyless: true, models: [COMPRESSED_MODEL] },
+    ],
+  }),
+);
 const gateway = await spawnGateway(
-  ['--upstream', `${sim.url}/v1`, '--upstream-name', 'sim', '--records', recordsFile],
+  ['--config', configFile, '--records', recordsFile],
   join(dir, 'gateway.log'),
 );
 const gatewayPid = gateway.process.pid as number;
@@ -228,7 +244,7 @@ for (let i = 0; i < count; i++) {
   const waitMs = dueMs - (performance.now() - startedAt);
   if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
   lateness.push(performance.now() - startedAt - dueMs);
-  const k = drawKind(random);
+  const k = drawKind(random, REQUEST_KINDS_WITH_COMPRESSION);
   kinds.push(k);
   const index = i;
   sent++;
@@ -265,6 +281,7 @@ gateway.process.kill('SIGTERM');
 const gatewayExit = await gateway.exited;
 const stopMs = performance.now() - stoppedAt;
 sim.process.kill('SIGTERM');
+await compressing.close();
 await agent.close();
 
 // Accounting, by request id, over the rotated files and the current one.
@@ -333,7 +350,7 @@ const tally = (values: readonly string[]): string => {
     .map(([v, n]) => `${v} ${n}`)
     .join(', ');
 };
-for (const k of REQUEST_KINDS) {
+for (const k of REQUEST_KINDS_WITH_COMPRESSION) {
   const indexes = kinds.flatMap((kk, i) => (kk === k ? [i] : []));
   say(
     `  ${k.name.padEnd(28)} ${String(indexes.length).padStart(6)} | ${tally(indexes.map((i) => outcomes[i] ?? '?'))} | ` +
