@@ -97,7 +97,16 @@ test('an automatic sweep brackets the known capacity within one level, and the p
 test('a sweep of rates all below the capacity says there is no knee, and the page marks none', async () => {
   const dir = scratchDir();
   const rates = [0.25, 0.45, 0.65].map((f) => Math.round(f * CAPACITY_RPS));
-  const { run, summary } = await sweep(dir, ['--rates', rates.join(','), '--html', join(dir, 'sweep.html')]);
+  // Near-even arrivals (burstiness 100): a Poisson level this short offers its rate only within about +-10% per
+  // bin (measured: 94% +- 9% achieved at 65% of capacity), too close to the 90% line for the rule to call it kept up.
+  const { run, summary } = await sweep(dir, [
+    '--rates',
+    rates.join(','),
+    '--burstiness',
+    '100',
+    '--html',
+    join(dir, 'sweep.html'),
+  ]);
   assert.equal(summary.knee.finding, 'no-knee', summary.knee.sentence);
   assert.match(run.stdout, /No knee: the server kept up with every rate up to [\d.]+ req\/s, achieved /);
   assert.equal(summary.knee.offered_rate, null);
