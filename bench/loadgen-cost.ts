@@ -89,13 +89,13 @@ try {
     `${values.requests} requests at concurrency ${values.concurrency}, ${rows.length} rounds alternated`,
   );
   console.log('round  bench CPU s  bare CPU s  ratio  bench RSS MB  bare RSS MB  ratio');
-  rows.forEach((r, i) =>
+  for (const [i, r] of rows.entries()) {
     console.log(
       `${String(i + 1).padStart(5)}  ${r.bench.cpuS.toFixed(2).padStart(11)}  ${r.bare.cpuS.toFixed(2).padStart(10)}  ` +
         `${(r.bench.cpuS / r.bare.cpuS).toFixed(2).padStart(5)}  ${r.bench.rssMb.toFixed(0).padStart(12)}  ` +
         `${r.bare.rssMb.toFixed(0).padStart(11)}  ${(r.bench.rssMb / r.bare.rssMb).toFixed(2).padStart(5)}`,
-    ),
-  );
+    );
+  }
   console.log(
     `total  CPU ratio ${(sum((r) => r.bench.cpuS) / sum((r) => r.bare.cpuS)).toFixed(2)}, ` +
       `peak RSS ratio ${(max((r) => r.bench.rssMb) / max((r) => r.bare.rssMb)).toFixed(2)}`,
