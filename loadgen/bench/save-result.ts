@@ -1,7 +1,7 @@
 // --save-result / --save-detailed: vLLM's JSON (same keys, same file name pattern) plus our "tokenmeter" key,
 // which also says what was measured from where (the target) and where the run's records file is.
 
-import { appendFileSync, closeSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
@@ -51,16 +51,30 @@ export function describeRun(
 /**
  * The result file's path (also used to name the records file next to it). A shard's default name carries the
  * shard (`...-20261203-170000-shard1of3.json`), so shards started at once into one folder never share a file.
+ * The default name is vLLM's, stamped to the second; where a run of the same second already left that result or
+ * its records file (two runs started in one second, as a script's loop does), it gets `-2`, `-3`, ... rather than
+ * being refused: vLLM would overwrite the earlier run, and a typed name is still the user's to choose.
  */
 export function resultPath(settings: BenchSettings, run: RunDescription): string {
   if (settings.save.filename !== undefined) return join(settings.save.dir, settings.save.filename);
-  const name = resultFileName(run);
   const { shard } = settings;
-  return join(
-    settings.save.dir,
-    shard === undefined ? name : name.replace(/\.json$/, `-shard${shard.index}of${shard.count}.json`),
+  const stem = resultFileName(run).replace(
+    /\.json$/,
+    shard === undefined ? '' : `-shard${shard.index}of${shard.count}`,
   );
+  const candidate = (n: number): string => join(settings.save.dir, `${stem}${n === 1 ? '' : `-${n}`}.json`);
+  // --append-result adds to the file of that name on purpose.
+  if (settings.appendResult === true) return candidate(1);
+  for (let n = 1; n < MAX_SAME_SECOND_RUNS; n++) {
+    const path = candidate(n);
+    const records = settings.recordsFile === undefined ? recordsBesideResult(path) : null;
+    if (!existsSync(path) && (records === null || !existsSync(records))) return path;
+  }
+  return candidate(MAX_SAME_SECOND_RUNS);
 }
+
+/** Past this many runs in one second, the last name is taken and refused as any existing file is. */
+const MAX_SAME_SECOND_RUNS = 100;
 
 /**
  * Creates the result file, empty, before the run sends anything, refusing one already there (another shard's,

@@ -4,16 +4,17 @@
 // result or records file is already there is refused in one line. `merge` refuses a shard missing, a torn line,
 // records of another shard and a request recorded twice, each in one line with exit 1, unless --allow-partial.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { formatResultDate } from '../../loadgen/report/result-json.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { type CliResult, runCli } from '../helpers/run-cli.js';
 import { bench, cleanEnv } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
-import { seededRunFlags } from './shard-run.js';
+import { RUN, seededRunFlags } from './shard-run.js';
 
 let sim: RunningSimulator;
 let root: string;
@@ -106,6 +107,30 @@ test('a run whose result file or records file is already there is refused in one
     cleanEnv(),
   );
   assertOneLineRefusal(intoRecords, /records\.jsonl already exists and this run did not write it/);
+});
+
+test('a run whose default name a run of the same second took is named -2, not refused', async () => {
+  const first = join(root, 'same-second-first');
+  assert.equal((await bench(runFlags(first), cleanEnv())).code, 0);
+  const [taken] = filesIn(first, '.json').map((path) => path.split('/').pop() ?? '');
+  // The default name ends with the date to the second: take every second the next run could start in, so it
+  // meets a taken name whenever it starts.
+  const stem = (taken ?? '').replace(/\d{8}-\d{6}\.json$/, '');
+  const dir = join(root, 'same-second');
+  mkdirSync(dir);
+  const now = Date.now();
+  for (let s = -5; s <= 120; s++) {
+    writeFileSync(join(dir, `${stem}${formatResultDate(new Date(now + s * 1000))}.records.jsonl`), '');
+  }
+  const stubs = readdirSync(dir).length;
+  const again = await bench(runFlags(dir), cleanEnv());
+  assert.equal(again.code, 0, again.stderr);
+  const results = readdirSync(dir).filter((name) => name.endsWith('.json'));
+  assert.equal(results.length, 1);
+  assert.match(results[0] ?? '', /-\d{8}-\d{6}-2\.json$/);
+  const records = readFileSync(join(dir, (results[0] ?? '').replace(/\.json$/, '.records.jsonl')), 'utf8');
+  assert.equal(records.trim().split('\n').length, RUN.prompts, 'its records beside it, under the -2 name');
+  assert.equal(readdirSync(dir).length, stubs + 2, 'the files already there were left as they were');
 });
 
 test('merge refuses a missing shard; --allow-partial merges the rest and says so', async () => {
