@@ -15,6 +15,7 @@ import type { Admission } from './admission.js';
 import { DRAIN_RETRY_AFTER_S } from './admission.js';
 import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
+import type { BodyScanner } from './body-scan.js';
 import { parserRefusal } from './client-errors.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
 import { ClientSink } from './client-sink.js';
@@ -27,7 +28,7 @@ import { RequestMeasurement } from './measurement.js';
 import { listModels } from './models-list.js';
 import { PathFixLog } from './path-fix-log.js';
 import { recordedBody } from './recorded-body.js';
-import { bodyModel, bodyStreams, parseBody } from './request-body.js';
+import { bodyModel, bodyScanner, bodyStreams, type ParsedBody, parseBody } from './request-body.js';
 import { requestIdFrom } from './request-id.js';
 import { sendGatewayError } from './send-error.js';
 
@@ -116,10 +117,16 @@ export class ApiPath {
       this.#route(request, response, m, query, undefined);
       return;
     }
-    readBody(request, context.config.maxBodyBytes, (error, body) => {
-      if (error !== null) sendGatewayError(m, response, error);
-      else this.#route(request, response, m, query, body);
-    });
+    const scanner = bodyScanner();
+    readBody(
+      request,
+      context.config.maxBodyBytes,
+      (chunk) => scanner.push(chunk),
+      (error, raw) => {
+        if (error !== null) sendGatewayError(m, response, error);
+        else this.#route(request, response, m, query, raw === undefined ? undefined : { raw, scanner });
+      },
+    );
   }
 
   /** Anything thrown past this point is the gateway's own failure: logged, answered 500, recorded. */
@@ -128,10 +135,11 @@ export class ApiPath {
     response: ServerResponse,
     m: RequestMeasurement,
     query: string,
-    raw: Buffer | undefined,
+    read: { readonly raw: Buffer; readonly scanner: BodyScanner } | undefined,
   ): void {
     try {
-      this.#exchange(request, response, m, query, raw);
+      const body = read === undefined ? undefined : parseBody(read.raw, read.scanner);
+      this.#exchange(request, response, m, query, body);
     } catch (error) {
       this.#failed(response, m, error);
     }
@@ -157,7 +165,7 @@ export class ApiPath {
     response: ServerResponse,
     m: RequestMeasurement,
     query: string,
-    raw: Buffer | undefined,
+    body: ParsedBody | undefined,
   ): void {
     const context = this.#context;
     const { config, routes } = context;
@@ -177,7 +185,6 @@ export class ApiPath {
     m.pathFixes = path.fixes;
     if (path.fixes.length > 0) this.#fixLog.note(m.pathAsked, `/v1/${path.endpoint}`, path.fixes);
 
-    const body = raw === undefined ? undefined : parseBody(raw);
     if (config.recordBodies && body !== undefined) m.body = recordedBody(body.raw);
     const model = bodyModel(body);
     m.modelAsked = model ?? null;

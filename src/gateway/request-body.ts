@@ -1,57 +1,165 @@
-// The request body: JSON bodies are read once as bytes and parsed once, to learn `model` and `stream`; the bytes
-// go upstream unchanged unless the model must be renamed (an alias) or usage reporting requested. Those two edits
-// are made on the bytes when the body allows it, so the common path never re-serializes a body (a long chat
-// history costs its JSON.stringify again on every request otherwise): usage is asked for by inserting
-// `"stream_options":{"include_usage":true}` before the object's closing brace when the body has no
-// `stream_options`; the model is renamed by replacing the bytes of the one top-level `model` string. Whenever the
-// bytes do not allow the edit exactly (a `stream_options` to merge into, a key spelled with escapes, `model`
-// twice), the parsed object is re-serialized instead: the same JSON value, written anew.
-import { jsonNestsDeeperThan, looksLikeJsonContainer, MAX_JSON_DEPTH } from '../shared/json-depth.js';
+// The request body: read as bytes, scanned as it arrives for its top-level members (body-scan.ts), never parsed
+// whole. The gateway reads a handful of them (`model`, `stream`, `stream_options`, the tool fields, `store`), each
+// from its own bytes; the body goes upstream unchanged unless the model must be renamed (an alias) or usage
+// reporting requested, and those two edits are made on the bytes: each top-level `model` value replaced, each
+// `stream_options` value replaced by itself with `include_usage: true` merged in, or, for a member the body does
+// not have, the member added before the object's closing brace. So no body is ever re-serialized (a long chat
+// history would cost its JSON.stringify again on every request), and every member the gateway does not read
+// reaches the upstream byte for byte.
+//
+// Duplicate keys: JSON.parse keeps the last, other parsers the first, so the gateway reads the last (as the
+// upstream most likely does) and edits all of them, which leaves no reading under which the upstream sees the
+// client's alias or a stream without usage.
 import { isJsonObject, type JsonObject } from '../shared/json-object.js';
+import { BodyScanner, type MemberSpan, type ObjectShape } from './body-scan.js';
 import { GatewayError } from './errors.js';
+
+/** The top-level facts of a body that is one JSON object. */
+export interface BodyObject {
+  /** The last top-level `model` when it is a string. */
+  readonly model: string | undefined;
+  readonly stream: boolean;
+  /** The last top-level `stream_options` when it is an object. */
+  readonly streamOptions: JsonObject | undefined;
+  /** A `tools` or `functions` member that offers something: a non-empty array, or any value but null. */
+  readonly offersTools: boolean;
+  /** `"store": false` (the Responses API's opt-out of storing the answer). */
+  readonly storeOff: boolean;
+  readonly shape: ObjectShape;
+  /** The keys of the members above, as the body spelled them (escapes decoded), one span each, in order. */
+  readonly spans: ReadonlyMap<ReadKey, readonly MemberSpan[]>;
+}
 
 export interface ParsedBody {
   readonly raw: Buffer;
-  /** The parsed object, or undefined when the body is not a JSON object (forwarded as is). */
-  readonly json: JsonObject | undefined;
+  /** The body's facts, or undefined when it is not one JSON object (forwarded as is). */
+  readonly object: BodyObject | undefined;
 }
 
-/** Throws the gateway's 400 for a JSON body nested deeper than MAX_JSON_DEPTH, before anything parses it. */
-export function parseBody(raw: Buffer): ParsedBody {
-  if (raw.length === 0) return { raw, json: undefined };
-  if (looksLikeJsonContainer(raw) && jsonNestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+/** The members the gateway reads; every other member is skipped unread. */
+const READ_KEYS = ['model', 'stream', 'stream_options', 'tools', 'functions', 'store'] as const;
+export type ReadKey = (typeof READ_KEYS)[number];
+const READ_KEY_SET: ReadonlySet<string> = new Set(READ_KEYS);
+const LONGEST_READ_KEY = Math.max(...READ_KEYS.map((key) => key.length));
+/** A key spelled with escapes is at most six bytes a character (`\uXXXX`): longer ones are none of READ_KEYS. */
+const LONGEST_SPELLED_KEY = LONGEST_READ_KEY * 6 + 2;
+
+/**
+ * The largest member value the gateway decodes (a model name, stream_options). Real ones are tens of bytes; the
+ * bound keeps a body built to make the gateway parse megabytes in one turn of its loop from doing so.
+ */
+export const MAX_READ_MEMBER_BYTES = 64 * 1024;
+
+/** A scanner for one body, fed chunk by chunk by body-read.ts; throws the 400 for a body nested too deep. */
+export function bodyScanner(): BodyScanner {
+  return new BodyScanner();
+}
+
+/** The body's facts from its bytes and the scan of them (one scanner per body, every chunk pushed). */
+export function parseBody(raw: Buffer, scanned: BodyScanner): ParsedBody {
+  const shape = scanned.finish();
+  return { raw, object: shape === null ? undefined : bodyObject(raw, shape) };
+}
+
+/** A socket's largest read: what one push of a body given whole covers, as if it had arrived. */
+const SCAN_SLICE_BYTES = 64 * 1024;
+
+/** A body given whole (a test, a tool): scanned in the slices a socket would have delivered. */
+export function parseBodyBytes(raw: Buffer): ParsedBody {
+  const scanner = new BodyScanner();
+  for (let at = 0; at < raw.length; at += SCAN_SLICE_BYTES) scanner.push(raw.subarray(at, at + SCAN_SLICE_BYTES));
+  return parseBody(raw, scanner);
+}
+
+function bodyObject(raw: Buffer, shape: ObjectShape): BodyObject {
+  const spans = new Map<ReadKey, MemberSpan[]>();
+  for (const member of shape.members) {
+    const key = readKeyOf(raw, member);
+    if (key === undefined) continue;
+    const list = spans.get(key);
+    if (list === undefined) spans.set(key, [member]);
+    else list.push(member);
+  }
+  const value = (key: ReadKey): unknown => {
+    const last = spans.get(key)?.at(-1);
+    return last === undefined ? undefined : memberValue(raw, key, last);
+  };
+  const model = value('model');
+  const streamOptions = value('stream_options');
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    stream: value('stream') === true,
+    streamOptions: isJsonObject(streamOptions) ? streamOptions : undefined,
+    offersTools: offers(raw, spans.get('tools')) || offers(raw, spans.get('functions')),
+    storeOff: value('store') === false,
+    shape,
+    spans,
+  };
+}
+
+/** The member's key when it is one the gateway reads; undefined for any other. */
+function readKeyOf(raw: Buffer, member: MemberSpan): ReadKey | undefined {
+  const length = member.keyEnd - member.keyStart;
+  if (length > LONGEST_SPELLED_KEY) return undefined;
+  const inner = raw.toString('utf8', member.keyStart + 1, member.keyEnd - 1);
+  let key = inner;
+  if (inner.includes('\\')) {
+    try {
+      key = JSON.parse(raw.toString('utf8', member.keyStart, member.keyEnd)) as string;
+    } catch {
+      return undefined;
+    }
+  }
+  return READ_KEY_SET.has(key) ? (key as ReadKey) : undefined;
+}
+
+/** A read member's value, decoded; undefined when it is not valid JSON (the upstream will say so). */
+function memberValue(raw: Buffer, key: ReadKey, member: MemberSpan): unknown {
+  const length = member.valueEnd - member.valueStart;
+  if (length > MAX_READ_MEMBER_BYTES) {
     throw new GatewayError(
-      'request_too_deep',
-      `the JSON body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`,
+      'invalid_request_body',
+      `the body's "${key}" is ${length} bytes long; the gateway reads at most ${MAX_READ_MEMBER_BYTES} bytes of it`,
     );
   }
   try {
-    const value: unknown = JSON.parse(raw.toString('utf8'));
-    return { raw, json: isJsonObject(value) ? value : undefined };
+    return JSON.parse(raw.toString('utf8', member.valueStart, member.valueEnd));
   } catch {
-    return { raw, json: undefined };
+    return undefined;
   }
 }
 
+/** Whether the last of these members offers tools, read from its first bytes (a tool list is never parsed). */
+function offers(raw: Buffer, members: readonly MemberSpan[] | undefined): boolean {
+  const last = members?.at(-1);
+  if (last === undefined) return false;
+  const first = raw[last.valueStart];
+  if (first === 0x5b) {
+    // `[` then, spaces aside, anything but `]`.
+    let i = last.valueStart + 1;
+    while (i < last.valueEnd && isSpace(raw[i])) i++;
+    return raw[i] !== 0x5d;
+  }
+  return raw.toString('latin1', last.valueStart, last.valueEnd) !== 'null';
+}
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
 export function bodyModel(body: ParsedBody | undefined): string | undefined {
-  const model = body?.json?.['model'];
-  return typeof model === 'string' ? model : undefined;
+  return body?.object?.model;
 }
 
 export function bodyStreams(body: ParsedBody | undefined): boolean {
-  return body?.json?.['stream'] === true;
-}
-
-function clientAskedForUsage(json: JsonObject): boolean {
-  const options = json['stream_options'];
-  return isJsonObject(options) && options['include_usage'] === true;
+  return body?.object?.stream === true;
 }
 
 export interface UpstreamBody {
   readonly bytes: Buffer;
   readonly usageInjected: boolean;
-  /** How the bytes were made: `as_sent` (unchanged), `edited` (on the bytes) or `rewritten` (re-serialized). */
-  readonly made: 'as_sent' | 'edited' | 'rewritten';
+  /** How the bytes were made: `as_sent` (unchanged) or `edited` (members replaced or added on the bytes). */
+  readonly made: 'as_sent' | 'edited';
 }
 
 /**
@@ -60,139 +168,57 @@ export interface UpstreamBody {
  * usage-only chunk from what the client receives).
  */
 export function upstreamBody(body: ParsedBody, upstreamModel: string, injectUsage: boolean): UpstreamBody {
-  const json = body.json;
-  if (json === undefined) return { bytes: body.raw, usageInjected: false, made: 'as_sent' };
-  const rename = upstreamModel !== '' && json['model'] !== upstreamModel;
-  const inject = injectUsage && json['stream'] === true && !clientAskedForUsage(json);
+  const object = body.object;
+  if (object === undefined) return { bytes: body.raw, usageInjected: false, made: 'as_sent' };
+  const rename = upstreamModel !== '' && object.model !== upstreamModel;
+  const inject = injectUsage && object.stream && object.streamOptions?.['include_usage'] !== true;
   if (!rename && !inject) return { bytes: body.raw, usageInjected: false, made: 'as_sent' };
-  const edited = editedBytes(body.raw, json, rename ? upstreamModel : null, inject);
-  if (edited !== null) return { bytes: edited, usageInjected: inject, made: 'edited' };
-  const rewritten: Record<string, unknown> = { ...json };
-  if (rename) rewritten['model'] = upstreamModel;
+  const edits: Edit[] = [];
+  const added: string[] = [];
+  if (rename) setMember(object, 'model', JSON.stringify(upstreamModel), edits, added);
   if (inject) {
-    const options = json['stream_options'];
-    rewritten['stream_options'] = { ...(isJsonObject(options) ? options : {}), include_usage: true };
+    const merged = JSON.stringify({ ...object.streamOptions, include_usage: true });
+    setMember(object, 'stream_options', merged, edits, added);
   }
-  return { bytes: Buffer.from(JSON.stringify(rewritten), 'utf8'), usageInjected: inject, made: 'rewritten' };
+  return { bytes: edited(body.raw, object.shape, edits, added), usageInjected: inject, made: 'edited' };
 }
 
-const USAGE_MEMBER = Buffer.from('"stream_options":{"include_usage":true}');
-const COMMA = Buffer.from(',');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA_BYTE = 0x2c;
-const MODEL_KEY = Buffer.from('"model"');
-
-function isSpace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
 }
 
-/** The index just past the string starting at `at` (its opening quote). The body parsed, so it is closed. */
-function stringEnd(bytes: Buffer, at: number): number {
-  let i = at + 1;
-  while (i < bytes.length) {
-    const byte = bytes[i];
-    if (byte === BACKSLASH) i += 2;
-    else if (byte === QUOTE) return i + 1;
-    else i++;
+/** Every top-level `key` gets `valueJson`; a body without one gets the member added. */
+function setMember(
+  object: BodyObject,
+  key: ReadKey,
+  valueJson: string,
+  edits: Edit[],
+  added: string[],
+): void {
+  const members = object.spans.get(key);
+  if (members === undefined) {
+    added.push(`${JSON.stringify(key)}:${valueJson}`);
+    return;
   }
-  return bytes.length;
+  for (const m of members) edits.push({ start: m.valueStart, end: m.valueEnd, text: valueJson });
 }
 
-/** The index just past the JSON value starting at `at` (a valid document: the body parsed). */
-function valueEnd(bytes: Buffer, at: number): number {
-  const first = bytes[at];
-  if (first === QUOTE) return stringEnd(bytes, at);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-    let i = at;
-    while (i < bytes.length) {
-      const byte = bytes[i];
-      if (byte === COMMA_BYTE || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isSpace(byte)) break;
-      i++;
-    }
-    return i;
-  }
-  let depth = 0;
-  let i = at;
-  while (i < bytes.length) {
-    const byte = bytes[i];
-    if (byte === QUOTE) {
-      i = stringEnd(bytes, i);
-      continue;
-    }
-    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
-    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
-  }
-  return bytes.length;
-}
-
-function skipSpace(bytes: Buffer, at: number): number {
-  let i = at;
-  while (isSpace(bytes[i])) i++;
-  return i;
-}
-
-/**
- * Where the top-level `model` member's string value lies ([start, end) over its quotes), when the key appears
- * exactly once at the top level spelled plainly; null otherwise (the caller rewrites the body instead).
- */
-function modelValueRange(bytes: Buffer): [number, number] | null {
-  let i = skipSpace(bytes, 0);
-  if (bytes[i] !== OPEN_BRACE) return null;
-  i = skipSpace(bytes, i + 1);
-  let found: [number, number] | null = null;
-  while (i < bytes.length && bytes[i] === QUOTE) {
-    const keyEnd = stringEnd(bytes, i);
-    const key = bytes.subarray(i, keyEnd);
-    const plainModel = key.equals(MODEL_KEY);
-    // A key spelled with escapes may still be `model` ("mod\u0065l"): such a body is rewritten, never edited.
-    if (!plainModel && key.includes(BACKSLASH)) return null;
-    i = skipSpace(bytes, keyEnd);
-    if (bytes[i] !== COLON) return null;
-    i = skipSpace(bytes, i + 1);
-    const end = valueEnd(bytes, i);
-    if (plainModel) {
-      if (found !== null || bytes[i] !== QUOTE) return null;
-      found = [i, end];
-    }
-    i = skipSpace(bytes, end);
-    if (bytes[i] === COMMA_BYTE) i = skipSpace(bytes, i + 1);
-    else break;
-  }
-  return bytes[i] === CLOSE_BRACE ? found : null;
-}
-
-/** The body edited on its bytes (see the header), or null when they do not allow it exactly. */
-function editedBytes(raw: Buffer, json: JsonObject, model: string | null, inject: boolean): Buffer | null {
-  // Merging into a stream_options the client sent takes the parsed object.
-  if (inject && Object.hasOwn(json, 'stream_options')) return null;
+function edited(raw: Buffer, shape: ObjectShape, edits: Edit[], added: readonly string[]): Buffer {
+  edits.sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
   let from = 0;
-  if (model !== null) {
-    const range = modelValueRange(raw);
-    if (range === null) return null;
-    parts.push(raw.subarray(0, range[0]), Buffer.from(JSON.stringify(model), 'utf8'));
-    from = range[1];
+  for (const edit of edits) {
+    parts.push(raw.subarray(from, edit.start), Buffer.from(edit.text, 'utf8'));
+    from = edit.end;
   }
-  if (inject) {
-    let close = raw.length - 1;
-    while (close >= 0 && isSpace(raw[close])) close--;
-    if (raw[close] !== CLOSE_BRACE) return null;
-    parts.push(raw.subarray(from, close));
-    // A member before it needs a comma; `{}` has none (the parsed object says which).
-    if (Object.keys(json).length > 0) parts.push(COMMA);
-    parts.push(USAGE_MEMBER, raw.subarray(close));
-  } else {
-    parts.push(raw.subarray(from));
+  if (added.length > 0) {
+    // A member before the added ones needs a comma; `{}` has none.
+    const lead = shape.members.length > 0 ? ',' : '';
+    parts.push(raw.subarray(from, shape.closeAt), Buffer.from(lead + added.join(','), 'utf8'));
+    from = shape.closeAt;
   }
+  parts.push(raw.subarray(from));
   return Buffer.concat(parts);
 }

@@ -1,14 +1,32 @@
-// The body sent upstream (src/gateway/request-body.ts): usage asked for and the model renamed on the bytes when
-// the body allows it exactly, the parsed object re-serialized otherwise; either way the upstream reads the same
-// JSON value as the client's with those two changes. Bodies that must not be edited on their bytes (a
-// stream_options to merge into, `model` spelled with escapes or sent twice, a model that is not a string) are
-// rewritten, and a randomized corpus checks both paths against JSON.parse.
+// The body sent upstream (src/gateway/request-body.ts): usage asked for and the model renamed on the bytes, member
+// by member, never by re-serializing the body; the upstream reads the same JSON value as the client's with those
+// two changes. The awkward bodies (a stream_options to merge into, `model` spelled with escapes or sent twice, a
+// model that is not a string, none at all) are edited like the rest, and a randomized corpus, fed to the scanner
+// in random chunks as a socket delivers it, checks every path against JSON.parse.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseBody, type UpstreamBody, upstreamBody } from '../../src/gateway/request-body.js';
+import { BodyScanner } from '../../src/gateway/body-scan.js';
+import {
+  parseBody,
+  parseBodyBytes,
+  type UpstreamBody,
+  upstreamBody,
+} from '../../src/gateway/request-body.js';
 
 function send(text: string, model: string, inject: boolean): UpstreamBody {
-  return upstreamBody(parseBody(Buffer.from(text, 'utf8')), model, inject);
+  return upstreamBody(parseBodyBytes(Buffer.from(text, 'utf8')), model, inject);
+}
+
+/** The body scanned in chunks cut at the given offsets, as a socket might deliver it. */
+function sendInChunks(text: string, model: string, inject: boolean, cuts: readonly number[]): UpstreamBody {
+  const raw = Buffer.from(text, 'utf8');
+  const scanner = new BodyScanner();
+  let from = 0;
+  for (const cut of [...cuts, raw.length]) {
+    scanner.push(raw.subarray(from, cut));
+    from = cut;
+  }
+  return upstreamBody(parseBody(raw, scanner), model, inject);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -63,14 +81,14 @@ test('both edits together, and a body already asking for usage or already naming
   assert.equal(send('{"model":"m","stream":false}', '', true).made, 'as_sent');
 });
 
-test('bodies whose bytes must not be edited are rewritten, to the same value with the changes', () => {
+test('the awkward bodies are edited too, to the same value with the changes', () => {
   const cases: [string, string, boolean][] = [
     // stream_options to merge into: its other members are kept.
     ['{"model":"m","stream":true,"stream_options":{"continuous_usage_stats":false}}', '', true],
     ['{"model":"m","stream":true,"stream_options":null}', '', true],
     // `model` spelled with an escape is still `model`.
     ['{"mod\\u0065l":"alias","stream":true}', 'real', false],
-    // `model` twice: JSON.parse keeps the last; editing one of them could send the other.
+    // `model` twice: JSON.parse keeps the last, other parsers the first: both are replaced.
     ['{"model":"a","model":"alias"}', 'real', false],
     // A model that is not a string.
     ['{"model":7,"stream":true}', 'real', true],
@@ -79,7 +97,7 @@ test('bodies whose bytes must not be edited are rewritten, to the same value wit
   ];
   for (const [text, model, inject] of cases) {
     const out = send(text, model, inject);
-    assert.equal(out.made, 'rewritten', text);
+    assert.equal(out.made, 'edited', text);
     assert.deepEqual(JSON.parse(out.bytes.toString('utf8')), expected(text, model, inject), text);
   }
 });
@@ -142,7 +160,7 @@ function spaced(text: string, next: () => number): string {
 }
 
 test('randomized bodies: the upstream reads the value JSON.parse expects, by either path', () => {
-  const made = { as_sent: 0, edited: 0, rewritten: 0 };
+  const made = { as_sent: 0, edited: 0 };
   for (let seed = 1; seed <= 2000; seed++) {
     const next = generator(seed);
     const value: Record<string, unknown> = {};
@@ -157,12 +175,75 @@ test('randomized bodies: the upstream reads the value JSON.parse expects, by eit
     const inject = next() < 0.7;
     const out = send(text, model, inject);
     made[out.made]++;
+    // Cut anywhere, inside an escape or a multi-byte character included: the same bytes go upstream.
+    const length = Buffer.byteLength(text);
+    const cuts = Array.from({ length: Math.floor(next() * 5) }, () => Math.floor(next() * length)).sort(
+      (a, b) => a - b,
+    );
+    assert.deepEqual(
+      sendInChunks(text, model, inject, cuts).bytes,
+      out.bytes,
+      `seed ${seed}, cut at ${cuts}`,
+    );
     assert.deepEqual(
       JSON.parse(out.bytes.toString('utf8')),
       expected(text, model === '' || value['model'] === model ? '' : model, inject),
       `seed ${seed}: ${text} (model ${JSON.stringify(model)}, inject ${inject})`,
     );
   }
-  // Every path was taken, many times (the corpus is built to hit the rewrite's cases often).
-  assert.ok(made.edited > 200 && made.rewritten > 200 && made.as_sent > 200, JSON.stringify(made));
+  // Both paths were taken, many times.
+  assert.ok(made.edited > 200 && made.as_sent > 200, JSON.stringify(made));
+});
+
+test('what the scan calls not one object goes as it came, and what it reads equals JSON.parse', () => {
+  const notObjects = [
+    '{"a"}',
+    '{"a":}',
+    '{"a":1,}',
+    '{,"a":1}',
+    '{"a":1}}',
+    '{"a":[1}]}',
+    '{"a" "b"}',
+    '{"a":1 "b":2}',
+    '{"a":"unclosed}',
+    '{"model":"m"} x',
+    '[{"model":"m"}]',
+    '"model"',
+    '\uFEFF{"model":"m"}',
+  ];
+  for (const text of notObjects) {
+    const parsed = parseBodyBytes(Buffer.from(text, 'utf8'));
+    assert.equal(parsed.object, undefined, text);
+    assert.equal(send(text, 'real', true).made, 'as_sent', text);
+  }
+  const body = parseBodyBytes(
+    Buffer.from(
+      '{"tools":[ ],"functions":null,"store":false,"stream":true,"stream_options":{"x":1},"model":"a","model":"b"}',
+    ),
+  ).object;
+  assert.ok(body !== undefined);
+  assert.deepEqual(
+    {
+      model: body.model,
+      stream: body.stream,
+      options: body.streamOptions,
+      tools: body.offersTools,
+      off: body.storeOff,
+    },
+    { model: 'b', stream: true, options: { x: 1 }, tools: false, off: true },
+  );
+  assert.equal(parseBodyBytes(Buffer.from('{"tools":[{}]}')).object?.offersTools, true);
+  assert.equal(parseBodyBytes(Buffer.from('{"functions":{"a":1}}')).object?.offersTools, true);
+});
+
+test('a member the gateway reads is decoded up to 64 KiB; a longer one is refused, the rest never parsed', () => {
+  const long = 'x'.repeat(64 * 1024);
+  assert.equal(parseBodyBytes(Buffer.from(`{"model":"${long.slice(2)}"}`)).object?.model, long.slice(2));
+  assert.throws(
+    () => parseBodyBytes(Buffer.from(`{"model":"${long}"}`)),
+    /the body's "model" is 65538 bytes long; the gateway reads at most 65536 bytes of it/,
+  );
+  // A member it does not read may be as long as the body bound allows.
+  const big = `{"model":"m","messages":[{"role":"user","content":"${'y'.repeat(1_000_000)}"}]}`;
+  assert.equal(parseBodyBytes(Buffer.from(big)).object?.model, 'm');
 });

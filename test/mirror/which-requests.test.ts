@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { validateConfig } from '../../src/gateway/config-validate.js';
 import { mayHaveSideEffects } from '../../src/gateway/mirror/mirror-eligibility.js';
+import { parseBodyBytes } from '../../src/gateway/request-body.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import type { TestUpstream } from '../gateway/helpers/upstream.js';
@@ -172,24 +173,21 @@ test('a fraction of 0 copies nothing and counts nothing', async () => {
 
 test('what counts as having side effects', () => {
   const chatBody = { model: 'm', messages: [] };
-  assert.equal(mayHaveSideEffects('POST', 'chat/completions', chatBody), false);
-  assert.equal(mayHaveSideEffects('POST', 'completions', { model: 'm', prompt: 'x' }), false);
-  assert.equal(mayHaveSideEffects('POST', 'messages', { model: 'm', messages: [], tools: [] }), false);
-  assert.equal(mayHaveSideEffects('POST', 'embeddings', { model: 'm', input: 'x' }), false);
-  assert.equal(mayHaveSideEffects('POST', 'chat/completions', { ...chatBody, tools: [{}] }), true);
-  assert.equal(mayHaveSideEffects('POST', 'chat/completions', { ...chatBody, functions: [{}] }), true);
-  assert.equal(
-    mayHaveSideEffects('POST', 'messages', { ...chatBody, tools: [{ type: 'web_search' }] }),
-    true,
-  );
-  assert.equal(
-    mayHaveSideEffects('POST', 'responses', { model: 'm', input: 'x' }),
-    true,
-    'stored by default',
-  );
-  assert.equal(mayHaveSideEffects('POST', 'responses', { model: 'm', input: 'x', store: false }), false);
-  assert.equal(mayHaveSideEffects('POST', 'files', { model: 'm' }), true);
-  assert.equal(mayHaveSideEffects('DELETE', 'chat/completions', chatBody), true);
+  /** Whether a POST of this JSON body to the endpoint may have side effects, read by the gateway's own reader. */
+  const sideEffects = (endpoint: string, value: object, method = 'POST'): boolean =>
+    mayHaveSideEffects(method, endpoint, parseBodyBytes(Buffer.from(JSON.stringify(value))).object);
+  assert.equal(sideEffects('chat/completions', chatBody), false);
+  assert.equal(sideEffects('completions', { model: 'm', prompt: 'x' }), false);
+  assert.equal(sideEffects('messages', { model: 'm', messages: [], tools: [] }), false);
+  assert.equal(sideEffects('messages', { model: 'm', messages: [], tools: null }), false);
+  assert.equal(sideEffects('embeddings', { model: 'm', input: 'x' }), false);
+  assert.equal(sideEffects('chat/completions', { ...chatBody, tools: [{}] }), true);
+  assert.equal(sideEffects('chat/completions', { ...chatBody, functions: [{}] }), true);
+  assert.equal(sideEffects('messages', { ...chatBody, tools: [{ type: 'web_search' }] }), true);
+  assert.equal(sideEffects('responses', { model: 'm', input: 'x' }), true, 'stored by default');
+  assert.equal(sideEffects('responses', { model: 'm', input: 'x', store: false }), false);
+  assert.equal(sideEffects('files', { model: 'm' }), true);
+  assert.equal(sideEffects('chat/completions', chatBody, 'DELETE'), true);
   assert.equal(mayHaveSideEffects('POST', 'chat/completions', undefined), true, 'a body that is not JSON');
 });
 

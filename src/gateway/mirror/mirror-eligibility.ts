@@ -6,9 +6,9 @@
 // response (and a conversation a later `previous_response_id` could continue). Any other endpoint or method may
 // create, change or delete something upstream. Such requests are copied only when the route says
 // `includeSideEffects: true`.
-import type { JsonObject } from '../../shared/json-object.js';
+import type { BodyObject } from '../request-body.js';
 
-/** Endpoints whose POST only answers (with `tools` absent): copying it runs nothing twice. */
+/** Endpoints whose POST only answers (with no tools offered): copying it runs nothing twice. */
 const ANSWER_ONLY_ENDPOINTS: ReadonlySet<string> = new Set([
   'chat/completions',
   'completions',
@@ -16,20 +16,10 @@ const ANSWER_ONLY_ENDPOINTS: ReadonlySet<string> = new Set([
   'embeddings',
 ]);
 
-/** Fields that offer the model tools, across OpenAI chat (and its legacy `functions`), Responses and Anthropic. */
-const TOOL_FIELDS = ['tools', 'functions'] as const;
-
-function offersTools(json: JsonObject): boolean {
-  return TOOL_FIELDS.some((field) => {
-    const value = json[field];
-    return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== null;
-  });
-}
-
 /** True when copying this request may do more than cost a second answer (see the header). */
-export function mayHaveSideEffects(method: string, endpoint: string, json: JsonObject | undefined): boolean {
-  if (method !== 'POST' || json === undefined) return true;
-  if (offersTools(json)) return true;
-  if (endpoint === 'responses') return json['store'] !== false;
+export function mayHaveSideEffects(method: string, endpoint: string, body: BodyObject | undefined): boolean {
+  if (method !== 'POST' || body === undefined) return true;
+  if (body.offersTools) return true;
+  if (endpoint === 'responses') return !body.storeOff;
   return !ANSWER_ONLY_ENDPOINTS.has(endpoint);
 }

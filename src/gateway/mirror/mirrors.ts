@@ -67,7 +67,7 @@ export class Mirrors {
     const { request } = copy;
     if (
       !mirror.includeSideEffects &&
-      mayHaveSideEffects(request.method, request.endpoint, request.body?.json)
+      mayHaveSideEffects(request.method, request.endpoint, request.body?.object)
     ) {
       skipped('side_effects');
       return;

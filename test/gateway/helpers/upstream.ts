@@ -37,11 +37,16 @@ export interface TestUpstream {
 export async function startUpstream(
   handler: UpstreamHandler,
   tls?: { readonly key: string; readonly cert: string },
+  /** keepBodies: false reads each body without keeping it (`body` is then empty): for bodies of megabytes. */
+  options: { readonly keepBodies?: boolean } = {},
 ): Promise<TestUpstream> {
   const requests: ReceivedRequest[] = [];
+  const keep = options.keepBodies !== false;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('data', (c: Buffer) => {
+      if (keep) chunks.push(c);
+    });
     req.on('end', () => {
       const received: ReceivedRequest = {
         method: req.method ?? '',
