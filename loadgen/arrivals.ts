@@ -13,7 +13,8 @@
 // The gaps are vLLM's own draws: numpy's legacy state seeded with --seed (`np.random.seed(seed)` in vLLM's
 // client), one `np.random.gamma` per request, summed and rescaled in seconds in the same order of operations, so
 // the same --seed gives the same intended send times as `vllm bench serve` (test/loadgen/vllm-schedule.test.ts
-// holds them to within a microsecond of its own). One extension: vLLM refuses a ramp that starts at 0 rps,
+// holds them to within a microsecond of its own). A dataset that draws from that state first (prefix_repetition)
+// hands it on, and the gaps continue from there, as in vLLM. One extension: vLLM refuses a ramp that starts at 0 rps,
 // here that first request goes at once.
 
 import { UserFacingError } from '../src/shared/user-facing-error.js';
@@ -34,6 +35,9 @@ export interface ArrivalOptions {
   burstiness: number;
   seed: number;
   rampUp?: RampUp;
+  /** numpy's state where the dataset left it (SampledDataset.numpyRandom); drawn from a copy, so a schedule can
+   *  be computed again. Absent: seeded with `seed`. */
+  numpyRandom?: NumpyRandomState;
 }
 
 export interface ArrivalSchedule {
@@ -77,7 +81,7 @@ export function rateAt(index: number, count: number, options: ArrivalOptions): n
 
 export function arrivalSchedule(count: number, options: ArrivalOptions): ArrivalSchedule {
   validate(options);
-  const random = new NumpyRandomState(options.seed);
+  const random = options.numpyRandom?.clone() ?? new NumpyRandomState(options.seed);
   const delaysS: number[] = [];
   const ratesRps: number[] = [];
   let elapsedS = 0;

@@ -8,8 +8,10 @@ import { UsageError } from '../../src/shared/usage-error.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
+import { samplePrefixRepetition } from '../datasets/prefix-repetition-dataset.js';
 import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
+import { withSharedSystemPrompt } from '../datasets/shared-system-prompt.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import { type SessionSpan, sampleShareGptSessions } from '../datasets/sharegpt-sessions.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
@@ -22,6 +24,7 @@ import { sampleGatewayRecords } from './records-dataset.js';
 export const DATASET_NAMES = [
   'sharegpt',
   'random',
+  'prefix_repetition',
   'jsonl',
   'custom',
   'records',
@@ -45,8 +48,14 @@ export interface DatasetSettings {
   readonly randomOutputLen?: number;
   readonly randomRangeRatio?: number;
   readonly randomPrefixLen?: number;
+  readonly prefixRepetitionPrefixLen?: number;
+  readonly prefixRepetitionSuffixLen?: number;
+  readonly prefixRepetitionNumPrefixes?: number;
+  readonly prefixRepetitionOutputLen?: number;
   readonly customOutputLen?: number;
-  /** --disable-shuffle: file order instead of the seeded shuffle (sharegpt, jsonl). */
+  /** --shared-system-prompt-length: every request starts with the same system prompt of this many tokens. */
+  readonly sharedSystemPromptTokens?: number;
+  /** --disable-shuffle: file order instead of the seeded shuffle (sharegpt, jsonl, prefix_repetition). */
   readonly disableShuffle?: boolean;
   /** --no-oversample: fewer requests rather than duplicates when too few entries pass. */
   readonly noOversample?: boolean;
@@ -119,6 +128,12 @@ export async function checkDatasetFiles(settings: Pick<DatasetSettings, 'name' |
 }
 
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
+  const dataset = await loadNamedDataset(settings, tokenizer);
+  const tokens = settings.sharedSystemPromptTokens ?? 0;
+  return tokens > 0 ? withSharedSystemPrompt(dataset, { tokens, seed: settings.seed, tokenizer }) : dataset;
+}
+
+async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
   await checkDatasetFiles(settings);
   const common = { numPrompts: settings.numPrompts, seed: settings.seed, tokenizer };
   switch (settings.name) {
@@ -158,6 +173,25 @@ export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenize
         ...(settings.randomPrefixLen === undefined ? {} : { prefixLen: settings.randomPrefixLen }),
       });
       return { ...sample, description: 'random prompts' };
+    }
+    case 'prefix_repetition': {
+      const sample = samplePrefixRepetition({
+        ...common,
+        ...(settings.prefixRepetitionPrefixLen === undefined
+          ? {}
+          : { prefixLen: settings.prefixRepetitionPrefixLen }),
+        ...(settings.prefixRepetitionSuffixLen === undefined
+          ? {}
+          : { suffixLen: settings.prefixRepetitionSuffixLen }),
+        ...(settings.prefixRepetitionNumPrefixes === undefined
+          ? {}
+          : { numPrefixes: settings.prefixRepetitionNumPrefixes }),
+        ...(settings.prefixRepetitionOutputLen === undefined
+          ? {}
+          : { outputLen: settings.prefixRepetitionOutputLen }),
+        ...(settings.disableShuffle === true ? { disableShuffle: true } : {}),
+      });
+      return { ...sample, description: 'random prompts with repeated prefixes (prefix_repetition)' };
     }
     case 'jsonl':
     case 'custom': {

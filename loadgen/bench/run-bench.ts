@@ -153,6 +153,7 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
     burstiness: settings.burstiness,
     seed: settings.seed,
     ...(settings.rampUp === undefined ? {} : { rampUp: settings.rampUp }),
+    ...(dataset.numpyRandom === undefined ? {} : { numpyRandom: dataset.numpyRandom }),
   }).offsetsMs;
 }
 

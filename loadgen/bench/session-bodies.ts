@@ -5,6 +5,7 @@
 // sessions.
 
 import { protocolByName } from '../../src/protocols/index.js';
+import { isJsonObject } from '../../src/shared/json-object.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
 import { buildPayload, type PayloadOptions } from './payload.js';
 
@@ -28,8 +29,11 @@ export function sessionTurnBody(
   if (field !== null && history.length > 0) {
     const own = body[field];
     // Responses may take its input as a bare string; in a conversation it is the last user message.
-    const last = typeof own === 'string' ? [{ role: 'user', content: own }] : Array.isArray(own) ? own : [];
-    body[field] = [...history, ...last];
+    const last: unknown[] =
+      typeof own === 'string' ? [{ role: 'user', content: own }] : Array.isArray(own) ? own : [];
+    // A shared system message (--shared-system-prompt-length) opens the conversation, before the history.
+    const isSystem = (message: unknown): boolean => isJsonObject(message) && message['role'] === 'system';
+    body[field] = [...last.filter(isSystem), ...history, ...last.filter((message) => !isSystem(message))];
   }
   return Buffer.from(JSON.stringify(body));
 }

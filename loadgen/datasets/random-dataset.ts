@@ -15,6 +15,7 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { NumpyGenerator } from '../vllm-random/numpy-generator.js';
 import { COMMON_WORDS } from './common-words.js';
+import { fitToTokens } from './fit-to-tokens.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
 
 export interface RandomDatasetOptions {
@@ -37,8 +38,6 @@ export const RANDOM_DATASET_DEFAULTS = Object.freeze({
   rangeRatio: 0,
   prefixLen: 0,
 });
-
-const MAX_CORRECTIONS = 64;
 
 /** Inclusive bounds of the uniform length draw. */
 export function lengthRange(length: number, rangeRatio: number, minimum: number): [number, number] {
@@ -71,18 +70,6 @@ export function randomDraws(
   const offsets = rng.integers(0, vocabularySize, options.numPrompts);
   const prefixIds = options.prefixLen > 0 ? rng.integers(0, vocabularySize, options.prefixLen) : [];
   return { inputLens, outputLens, offsets, prefixIds };
-}
-
-/** `text` made exactly `tokens` long by the tokenizer, adding the sequence's next words or dropping its last. */
-function fitToTokens(tokenizer: Tokenizer, words: string[], next: () => string, tokens: number): string {
-  for (let step = 0; step < MAX_CORRECTIONS; step++) {
-    const count = tokenizer.count(words.join(' '));
-    if (count === tokens) break;
-    if (count > tokens)
-      words.length = Math.max(0, words.length - Math.max(1, Math.floor((count - tokens) / 2)));
-    else for (let i = 0; i < Math.max(1, Math.floor((tokens - count) / 2)); i++) words.push(next());
-  }
-  return words.join(' ');
 }
 
 export function sampleRandom(options: RandomDatasetOptions): SampledDataset {

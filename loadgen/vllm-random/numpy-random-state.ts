@@ -1,5 +1,6 @@
 // numpy's legacy global state (`np.random.seed(int)`, then `np.random.gamma(shape, scale)`), which vLLM's
-// client draws its inter-arrival gaps from. The legacy samplers are frozen by numpy's compatibility policy, so
+// client draws its inter-arrival gaps from, and `np.random.randint`, which its prefix_repetition dataset draws
+// its token ids from on the same state (so that dataset's draws come before the gaps). The legacy samplers are frozen by numpy's compatibility policy, so
 // reproducing them (the polar Box-Muller normal with its cached second value, Marsaglia and Tsang's gamma for
 // shape > 1, the rejection method of legacy_standard_gamma for shape < 1, -log(1 - U) for shape 1) gives
 // vLLM's gaps to the last bit, give or take one ulp where the platform's log or pow differs from V8's.
@@ -7,7 +8,7 @@
 import { Mt19937 } from './mt19937.js';
 
 export class NumpyRandomState {
-  private readonly mt: Mt19937;
+  private mt: Mt19937;
   private cachedGauss: number | undefined;
 
   /** np.random.seed(seed): numpy takes 0 <= seed <= 2**32 - 1 only. */
@@ -15,6 +16,40 @@ export class NumpyRandomState {
     if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
       throw new RangeError(`numpy seeds must be between 0 and 2**32 - 1, got ${seed}`);
     this.mt = Mt19937.fromSeed(seed);
+  }
+
+  /** A state drawing the same values from here on, leaving this one where it is. */
+  clone(): NumpyRandomState {
+    const copy = new NumpyRandomState(0);
+    copy.mt = this.mt.clone();
+    copy.cachedGauss = this.cachedGauss;
+    return copy;
+  }
+
+  /**
+   * np.random.randint(low, high, size) with the default int64 type: numpy's legacy bounded draw, for a range of
+   * at most 2**32 values (one 32-bit word each, masked to the range's bit width and drawn again while above it).
+   */
+  randint(low: number, high: number, size: number): number[] {
+    const range = high - 1 - low;
+    if (!Number.isSafeInteger(low) || !Number.isSafeInteger(high) || range < 0 || range > 0xffffffff)
+      throw new RangeError(`randint needs whole bounds low < high <= low + 2**32, got [${low}, ${high})`);
+    const values: number[] = [];
+    if (range === 0) return Array.from({ length: size }, () => low);
+    if (range === 0xffffffff) {
+      for (let i = 0; i < size; i++) values.push(low + this.mt.nextUint32());
+      return values;
+    }
+    let mask = range;
+    for (let shift = 1; shift <= 16; shift *= 2) mask |= mask >>> shift;
+    mask >>>= 0;
+    for (let i = 0; i < size; i++) {
+      let value: number;
+      do value = (this.mt.nextUint32() & mask) >>> 0;
+      while (value > range);
+      values.push(low + value);
+    }
+    return values;
   }
 
   /** np.random.random_sample(). */

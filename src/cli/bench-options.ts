@@ -103,7 +103,7 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     choices: [...DATASET_NAMES, ...VLLM_ONLY_DATASETS],
     help:
       "sharegpt (default: the bundled sample; vLLM's default is random), vLLM's other datasets named and refused; " +
-      'sharegpt, random, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
+      'sharegpt, random, prefix_repetition, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
       'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids) or burstgpt (its CSV)',
   },
   {
@@ -172,6 +172,34 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     help: 'random: shared prefix tokens (default 0)',
   },
   {
+    name: 'prefix-repetition-prefix-len',
+    type: 'integer',
+    min: 0,
+    valueName: 'N',
+    help: 'prefix_repetition: tokens of each shared prefix (default 256)',
+  },
+  {
+    name: 'prefix-repetition-suffix-len',
+    type: 'integer',
+    min: 0,
+    valueName: 'N',
+    help: "prefix_repetition: tokens of each prompt's own suffix after its prefix (default 256)",
+  },
+  {
+    name: 'prefix-repetition-num-prefixes',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'prefix_repetition: distinct prefixes, each shared by --num-prompts / N prompts (default 10)',
+  },
+  {
+    name: 'prefix-repetition-output-len',
+    type: 'integer',
+    min: 1,
+    valueName: 'N',
+    help: 'prefix_repetition: output tokens (default 128)',
+  },
+  {
     name: 'custom-output-len',
     type: 'integer',
     min: 1,
@@ -192,6 +220,14 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     min: 1,
     valueName: 'N',
     help: "mooncake: tokens per hash id block (default 512, as in Mooncake's traces)",
+  },
+  {
+    name: 'shared-system-prompt-length',
+    type: 'integer',
+    min: 1,
+    max: 131_072,
+    valueName: 'N',
+    help: "Every request starts with the same N-token system prompt, seeded by --seed, over any dataset (AIPerf's name)",
   },
 ];
 

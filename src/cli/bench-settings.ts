@@ -262,6 +262,7 @@ export function benchSettingsFrom(
     'random-output-len': vllm.outputLen,
     'sharegpt-output-len': vllm.outputLen,
     'custom-output-len': vllm.outputLen,
+    'prefix-repetition-output-len': vllm.outputLen,
   };
   const optional = (name: string, key: string): Record<string, number> => {
     const v = aliased[name] ?? num(o, name);
@@ -322,7 +323,12 @@ export function benchSettingsFrom(
       ...optional('random-output-len', 'randomOutputLen'),
       ...optional('random-range-ratio', 'randomRangeRatio'),
       ...optional('random-prefix-len', 'randomPrefixLen'),
+      ...optional('prefix-repetition-prefix-len', 'prefixRepetitionPrefixLen'),
+      ...optional('prefix-repetition-suffix-len', 'prefixRepetitionSuffixLen'),
+      ...optional('prefix-repetition-num-prefixes', 'prefixRepetitionNumPrefixes'),
+      ...optional('prefix-repetition-output-len', 'prefixRepetitionOutputLen'),
       ...optional('custom-output-len', 'customOutputLen'),
+      ...optional('shared-system-prompt-length', 'sharedSystemPromptTokens'),
       ...optional('trace-block-tokens', 'traceBlockTokens'),
       ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
       ...(vllm.disableShuffle ? { disableShuffle: true } : {}),

@@ -29,7 +29,6 @@ export const VLLM_ONLY_DATASETS = [
   'hf',
   'custom_audio',
   'custom_image',
-  'prefix_repetition',
   'spec_bench',
   'speed_bench',
   'timed_trace',
@@ -108,7 +107,7 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'disable-shuffle',
     type: 'boolean',
-    help: 'Take the dataset in file order instead of shuffled by --seed (sharegpt, jsonl)',
+    help: 'Take the dataset in file order instead of shuffled by --seed (sharegpt, jsonl; prefix_repetition: grouped by prefix)',
   },
   {
     name: 'no-oversample',
@@ -187,10 +186,6 @@ const OTHER_DATASET_FLAGS: ReadonlyArray<readonly [string, 'string' | 'number' |
   ['hf-name', 'string', 'hf'],
   ['hf-output-len', 'integer', 'hf'],
   ['bfcl-categories', 'string', 'hf (BFCL)'],
-  ['prefix-repetition-prefix-len', 'integer', 'prefix_repetition'],
-  ['prefix-repetition-suffix-len', 'integer', 'prefix_repetition'],
-  ['prefix-repetition-num-prefixes', 'integer', 'prefix_repetition'],
-  ['prefix-repetition-output-len', 'integer', 'prefix_repetition'],
   ['speed-bench-dataset-subset', 'string', 'speed_bench'],
   ['speed-bench-output-len', 'integer', 'speed_bench'],
   ['speed-bench-category', 'string', 'speed_bench'],

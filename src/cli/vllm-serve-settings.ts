@@ -55,7 +55,7 @@ export function vllmServeParts(
     );
   if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName))
     throw new UsageError(
-      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, jsonl (custom), records, mooncake or burstgpt`,
+      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, prefix_repetition, jsonl (custom), records, mooncake or burstgpt`,
     );
   checkJsonObject('chat-template-kwargs', o['chat-template-kwargs']);
   const notes: string[] = [];

@@ -35,6 +35,7 @@ export const anthropicMessages = defineProtocol({
   // max_tokens is required by the Messages API.
   buildBody: (sample, options) => ({
     max_tokens: sample.outputTokens,
+    ...(sample.systemPrompt === undefined ? {} : { system: sample.systemPrompt }),
     messages: [{ role: 'user', content: userContent(sample.prompt, options.chatContent, 'text') }],
     temperature: options.temperature,
     stream: true,

@@ -15,7 +15,12 @@ export const openAiChat = defineProtocol({
   classifier: openAiChatClassifier,
   readAnswer: jsonAnswerReader(readOpenAiAnswer),
   buildBody: (sample, options) => ({
-    messages: [{ role: 'user', content: userContent(sample.prompt, options.chatContent, 'text') }],
+    messages: [
+      ...(sample.systemPrompt === undefined
+        ? []
+        : [{ role: 'system', content: userContent(sample.systemPrompt, options.chatContent, 'text') }]),
+      { role: 'user', content: userContent(sample.prompt, options.chatContent, 'text') },
+    ],
     temperature: options.temperature,
     [options.maxTokensField]: sample.outputTokens,
     ...openAiStreamFields(options),

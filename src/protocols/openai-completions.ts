@@ -14,7 +14,8 @@ export const openAiCompletions = defineProtocol({
   classifier: openAiCompletionsClassifier,
   readAnswer: jsonAnswerReader(readOpenAiAnswer),
   buildBody: (sample, options) => ({
-    prompt: sample.prompt,
+    // No system role here: the shared system prompt is the prompt's start, a blank line before the user's text.
+    prompt: sample.systemPrompt === undefined ? sample.prompt : `${sample.systemPrompt}\n\n${sample.prompt}`,
     temperature: options.temperature,
     [options.maxTokensField]: sample.outputTokens,
     ...openAiStreamFields(options),

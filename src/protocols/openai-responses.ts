@@ -26,6 +26,7 @@ export const openAiResponses = defineProtocol({
   }),
   // `input` as a plain string is a single user message.
   buildBody: (sample, options) => ({
+    ...(sample.systemPrompt === undefined ? {} : { instructions: sample.systemPrompt }),
     input:
       options.chatContent === 'parts'
         ? [{ role: 'user', content: userContent(sample.prompt, 'parts', 'input_text') }]

@@ -34,6 +34,8 @@ export interface PayloadSample {
   readonly prompt: string;
   /** Output tokens to ask for. */
   readonly outputTokens: number;
+  /** The run's shared system prompt (--shared-system-prompt-length), put where the protocol has a place for it. */
+  readonly systemPrompt?: string;
 }
 
 /** The run's choices that shape a body, whatever its protocol (each protocol uses the ones it has fields for). */

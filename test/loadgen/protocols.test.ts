@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import type { Backend } from '../../loadgen/bench/backends.js';
 import { buildPayload, type PayloadOptions } from '../../loadgen/bench/payload.js';
 import { type BenchRunResult, runBench } from '../../loadgen/bench/run-bench.js';
+import { sessionTurnBody } from '../../loadgen/bench/session-bodies.js';
 import type { BenchSettings } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import { median } from '../../loadgen/metrics/numpy-stats.js';
@@ -276,6 +277,75 @@ test('bodies: max_tokens / max_output_tokens, no ignore_eos or stream_options, -
   ]);
 });
 
+test('a shared system prompt goes where each protocol keeps one, before the prompt', () => {
+  const sample = {
+    prompt: 'Hello there',
+    promptTokens: 5,
+    outputTokens: 7,
+    sourceId: '0',
+    systemPrompt: 'be brief now',
+  };
+  const options: Omit<PayloadOptions, 'protocol'> = {
+    model: 'm',
+    chatContent: 'string',
+    maxTokensField: 'max_completion_tokens',
+    ignoreEos: false,
+    includeUsage: true,
+    extraBody: {},
+  };
+  const chat = buildPayload(sample, { ...options, protocol: 'openai-chat' });
+  assert.deepEqual(chat['messages'], [
+    { role: 'system', content: 'be brief now' },
+    { role: 'user', content: 'Hello there' },
+  ]);
+  const parts = buildPayload(sample, { ...options, protocol: 'openai-chat', chatContent: 'parts' });
+  assert.deepEqual((parts['messages'] as unknown[])[0], {
+    role: 'system',
+    content: [{ type: 'text', text: 'be brief now' }],
+  });
+  assert.equal(
+    buildPayload(sample, { ...options, protocol: 'openai-completions' })['prompt'],
+    'be brief now\n\nHello there',
+  );
+  const messages = buildPayload(sample, { ...options, protocol: 'anthropic-messages' });
+  assert.equal(messages['system'], 'be brief now');
+  assert.deepEqual(messages['messages'], [{ role: 'user', content: 'Hello there' }]);
+  const responses = buildPayload(sample, { ...options, protocol: 'openai-responses' });
+  assert.equal(responses['instructions'], 'be brief now');
+  assert.equal(responses['input'], 'Hello there');
+});
+
+test("a session's later turn keeps the shared system message first, the history after it", () => {
+  const turn = {
+    prompt: 'and then?',
+    promptTokens: 5,
+    outputTokens: 3,
+    sourceId: 's-1',
+    systemPrompt: 'be brief',
+  };
+  const body = JSON.parse(
+    sessionTurnBody(
+      turn,
+      [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+      {
+        protocol: 'openai-chat',
+        model: 'm',
+        chatContent: 'string',
+        maxTokensField: 'max_completion_tokens',
+        ignoreEos: false,
+        includeUsage: true,
+        extraBody: {},
+      },
+    ).toString(),
+  ) as { messages: Array<{ role: string; content: string }> };
+  assert.deepEqual(
+    body.messages.map((m) => `${m.role}: ${m.content}`),
+    ['system: be brief', 'user: hi', 'assistant: hello', 'user: and then?'],
+  );
+});
 test('endpoints default per backend, /v1 is never doubled, and --endpoint picks the backend', () => {
   const local = { host: '127.0.0.1', port: 8000 };
   assert.equal(

@@ -24,6 +24,8 @@ interface Vectors {
     standard_normal: number[];
     standard_exponential: number[];
     gamma: Record<string, number[]>;
+    randint: Array<{ low: number; high: number; size: number; values: number[] }>;
+    gamma_after_randint: number[];
   }>;
   numpy_generator: Array<{
     seed: number;
@@ -96,6 +98,32 @@ for (const c of vectors.numpy_legacy) {
     }
   });
 }
+
+for (const c of vectors.numpy_legacy) {
+  test(`numpy legacy state, seed ${c.seed}: randint as numpy, leaving the state where numpy leaves it`, () => {
+    const s = new NumpyRandomState(c.seed);
+    for (const draw of c.randint)
+      assert.deepEqual(s.randint(draw.low, draw.high, draw.size), draw.values, `[${draw.low}, ${draw.high})`);
+    // A clone draws what the state itself would, and drawing from it leaves the state alone.
+    const copy = s.clone();
+    assertClose(
+      Array.from({ length: 5 }, () => copy.gamma(0.5, 0.25)),
+      c.gamma_after_randint,
+      'gamma after randint (clone)',
+    );
+    assertClose(
+      Array.from({ length: 5 }, () => s.gamma(0.5, 0.25)),
+      c.gamma_after_randint,
+      'gamma after randint',
+    );
+  });
+}
+
+test('randint refuses ranges numpy would draw 64-bit words for, and empty ones', () => {
+  const s = new NumpyRandomState(0);
+  assert.throws(() => s.randint(0, 2 ** 32 + 1, 1), RangeError);
+  assert.throws(() => s.randint(5, 5, 1), RangeError);
+});
 
 for (const c of vectors.numpy_generator) {
   test(`numpy default_rng, seed ${c.seed}: integers() as numpy, an empty range drawing nothing`, () => {

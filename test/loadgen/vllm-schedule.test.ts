@@ -1,9 +1,11 @@
 // vLLM's seeded schedule, reproduced: fixtures/vllm-009e6d4a/schedule/ holds what vLLM's own code (commit
-// 009e6d4a, see the README there) sampled and scheduled for 3 seeds x (ShareGPT at 40 and 70 prompts, random)
-// x (burstiness 1, 0.5, 2, a linear and an exponential ramp-up). Our datasets must give the same prompts in the
-// same order (ShareGPT: the conversation ids, oversampled copies included; random: the sampled lengths, offsets,
-// prefix ids and, for the built-in tokenizer's vocabulary, the prompt text itself), the same LoRA module per
-// request, and intended send times within 1 microsecond of vLLM's.
+// 009e6d4a, see the README there) sampled and scheduled for 3 seeds x (ShareGPT at 40 and 70 prompts, random,
+// prefix_repetition) x (burstiness 1, 0.5, 2, a linear and an exponential ramp-up). Our datasets must give the
+// same prompts in the same order (ShareGPT: the conversation ids, oversampled copies included; random: the
+// sampled lengths, offsets, prefix ids and, for the built-in tokenizer's vocabulary, the prompt text itself;
+// prefix_repetition: the prompt text and lengths, shuffled and not), the same LoRA module per request, and
+// intended send times within 1 microsecond of vLLM's (prefix_repetition's gaps continue numpy's state after its
+// token draws, as vLLM's do).
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { arrivalSchedule, type RampUp } from '../../loadgen/arrivals.js';
 import { loraModelNames } from '../../loadgen/bench/lora-modules.js';
+import { samplePrefixRepetition } from '../../loadgen/datasets/prefix-repetition-dataset.js';
 import { randomDraws, sampleRandom } from '../../loadgen/datasets/random-dataset.js';
 import type { SampledDataset } from '../../loadgen/datasets/sample-request.js';
 import { sampleShareGpt } from '../../loadgen/datasets/sharegpt-sampler.js';
@@ -29,7 +32,7 @@ interface Schedule {
 }
 
 interface Fixture {
-  dataset: 'sharegpt' | 'random';
+  dataset: 'sharegpt' | 'random' | 'prefix_repetition';
   seed: number;
   num_prompts: number;
   dataset_path?: string;
@@ -37,6 +40,12 @@ interface Fixture {
   random_output_len?: number;
   random_range_ratio?: number;
   random_prefix_len?: number;
+  prefix_len?: number;
+  suffix_len?: number;
+  num_prefixes?: number;
+  output_len?: number;
+  /** prefix_repetition with --disable-shuffle: the prompts as drawn, grouped by prefix. */
+  unshuffled_prompts?: string[];
   lora_modules: string[];
   requests: Array<{ source_id?: string; prompt?: string; prompt_len: number; expected_output_len: number }>;
   lora_choices: string[];
@@ -52,11 +61,24 @@ const fixtures = readdirSync(folder)
   .filter((name) => /-n\d+-seed\d+\.json$/.test(name))
   .sort();
 
-test('the fixtures are all there: 3 seeds x (ShareGPT 40, ShareGPT 70, random)', () => {
-  assert.equal(fixtures.length, 9, fixtures.join(', '));
+test('the fixtures are all there: 3 seeds x (ShareGPT 40, ShareGPT 70, random, prefix_repetition)', () => {
+  assert.equal(fixtures.length, 12, fixtures.join(', '));
 });
 
+const prefixRepetitionOf = (f: Fixture, disableShuffle = false): SampledDataset =>
+  samplePrefixRepetition({
+    numPrompts: f.num_prompts,
+    seed: f.seed,
+    tokenizer: builtinTokenizer,
+    prefixLen: f.prefix_len as number,
+    suffixLen: f.suffix_len as number,
+    numPrefixes: f.num_prefixes as number,
+    outputLen: f.output_len as number,
+    disableShuffle,
+  });
+
 async function ourDataset(f: Fixture): Promise<SampledDataset> {
+  if (f.dataset === 'prefix_repetition') return prefixRepetitionOf(f);
   if (f.dataset === 'sharegpt')
     return sampleShareGpt({
       path: fileURLToPath(new URL(f.dataset_path as string, folder)),
@@ -85,6 +107,15 @@ for (const name of fixtures) {
       assert.deepEqual(
         dataset.requests.map((r) => r.sourceId),
         f.requests.map((r) => r.source_id),
+      );
+    } else if (f.dataset === 'prefix_repetition') {
+      assert.deepEqual(
+        dataset.requests.map((r) => [r.prompt, r.promptTokens, r.outputTokens]),
+        f.requests.map((r) => [r.prompt, r.prompt_len, r.expected_output_len]),
+      );
+      assert.deepEqual(
+        prefixRepetitionOf(f, true).requests.map((r) => r.prompt),
+        f.unshuffled_prompts,
       );
     } else {
       assert.deepEqual(
@@ -121,8 +152,10 @@ for (const name of fixtures) {
   });
 
   for (const s of f.schedules) {
-    test(`${name}, ${s.name}: intended send times within 1 microsecond of vLLM's`, () => {
+    test(`${name}, ${s.name}: intended send times within 1 microsecond of vLLM's`, async () => {
+      const { numpyRandom } = await ourDataset(f);
       const ours = arrivalSchedule(f.requests.length, {
+        ...(numpyRandom === undefined ? {} : { numpyRandom }),
         requestRate: s.request_rate === 'inf' ? Number.POSITIVE_INFINITY : s.request_rate,
         burstiness: s.burstiness,
         seed: f.seed,

@@ -227,6 +227,16 @@ const VLLM_SHAREGPT_SEED1 = JSON.parse(
     'utf8',
   ),
 ) as { requests: Array<{ source_id: string }> };
+/** vLLM's prefix_repetition at --seed 1: 40 prompts, 3 prefixes of 24 tokens, suffixes of 8, 16 output tokens. */
+const VLLM_PREFIX_REPETITION_SEED1 = JSON.parse(
+  readFileSync(
+    new URL(
+      '../../../test/loadgen/fixtures/vllm-009e6d4a/schedule/prefix_repetition-n40-seed1.json',
+      import.meta.url,
+    ),
+    'utf8',
+  ),
+) as { requests: Array<{ prompt: string }> };
 const PROMPT_OF = new Map(
   (
     JSON.parse(readFileSync(SHAREGPT, 'utf8')) as Array<{
@@ -371,6 +381,55 @@ const ROWS: Row[] = [
       const prefix = all[0]?.split(' ').slice(0, 3).join(' ');
       assert.ok(all.every((p) => p.startsWith(`${prefix} `) && words(p) >= 3 + 5 && words(p) <= 3 + 15));
       assert.ok(run.requests.every((r) => (r.body['max_completion_tokens'] as number) >= 2));
+    },
+  },
+  {
+    flags: [
+      'prefix-repetition-prefix-len',
+      'prefix-repetition-suffix-len',
+      'prefix-repetition-num-prefixes',
+      'prefix-repetition-output-len',
+    ],
+    args: [
+      '--dataset-name',
+      'prefix_repetition',
+      '--prefix-repetition-prefix-len',
+      '24',
+      '--prefix-repetition-suffix-len',
+      '8',
+      '--prefix-repetition-num-prefixes',
+      '3',
+      '--prefix-repetition-output-len',
+      '16',
+      '--seed',
+      '1',
+      '--num-prompts',
+      '40',
+      '--max-concurrency',
+      '1',
+    ],
+    check: (run) => {
+      ok(run);
+      // vLLM's own prompts in vLLM's order; no ignore_eos (vLLM forces it for random only).
+      assert.deepEqual(
+        prompts(run),
+        VLLM_PREFIX_REPETITION_SEED1.requests.map((r) => r.prompt),
+      );
+      assert.ok(
+        run.requests.every((r) => r.body['max_completion_tokens'] === 16 && !('ignore_eos' in r.body)),
+      );
+      assert.equal(new Set(prompts(run).map((p) => String(p).split(' ').slice(0, 24).join(' '))).size, 3);
+    },
+  },
+  {
+    flags: [],
+    args: ['--dataset-name', 'prefix_repetition', '--num-prompts', '10', '--output-len', '6'],
+    check: (run) => {
+      ok(run);
+      // vLLM's defaults: 10 prefixes of 256 tokens and suffixes of 256; --output-len stands for the output flag.
+      assert.ok(prompts(run).every((p) => words(p) === 512));
+      assert.equal(new Set(prompts(run).map((p) => String(p).split(' ').slice(0, 256).join(' '))).size, 10);
+      assert.ok(run.requests.every((r) => r.body['max_completion_tokens'] === 6));
     },
   },
   {
@@ -792,10 +851,6 @@ const ACCEPTED_ONLY: Array<[string, string[]]> = [
     'timed-trace-chunk-hash-size',
     'random-mm-base-items-per-request',
     'hf-output-len',
-    'prefix-repetition-prefix-len',
-    'prefix-repetition-suffix-len',
-    'prefix-repetition-num-prefixes',
-    'prefix-repetition-output-len',
     'speed-bench-output-len',
   ].map((flag): [string, string[]] => [flag, ['3']]),
   ...[
