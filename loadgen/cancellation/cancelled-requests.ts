@@ -20,6 +20,11 @@ export function cancelledAsPlanned(record: Pick<RequestRecord, 'outcome'>): bool
   return record.outcome === PLANNED_CANCEL;
 }
 
+/** A saved run's records as its figures saw them: without the planned cancellations (compare, the HTML report). */
+export function withoutPlannedCancels<R extends Pick<RequestRecord, 'outcome'>>(records: readonly R[]): R[] {
+  return records.filter((r) => !cancelledAsPlanned(r));
+}
+
 export interface CancellationCounts {
   /** Requests sent that the plan chose (a chosen request never sent has no record and is not counted). */
   readonly chosen: number;
