@@ -227,6 +227,24 @@ test('the same --seed cancels the same requests and leaves the seeded schedule a
   assert.equal(chosenOf(without).length, 0);
 });
 
+test('cancellations are no errors: neither --max-error-rate nor the success floor reads them as failures', async () => {
+  const dir = scratchDir();
+  // Half the requests cancelled: as failures they would be a 50% error rate in every window, over the 20% allowed,
+  // and a 50% success rate, under the 90% floor.
+  const run = await bench(
+    args(sim.url, dir, 150, [...cancelFlags(50, 5), '--max-error-rate', '0.2', '--stop-window', '1']),
+    cleanEnv(),
+  );
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.doesNotMatch(run.stdout, /Stopped early/);
+  const { json, records } = saved(dir);
+  const cancelled = records.filter((r) => r.outcome === 'cancelled').length;
+  assert.ok(cancelled >= 50, `${cancelled} cancelled`);
+  assert.equal(records.length, 150);
+  assert.equal(json['tokenmeter']['early_stop'], undefined);
+  assert.ok(json['tokenmeter']['thresholds'].every((c: Json) => c['passed'] === true));
+});
+
 test('rate 0 chooses none', async () => {
   const dir = scratchDir();
   const run = await bench(args(sim.url, dir, 20, cancelFlags(0, 1)), cleanEnv());
