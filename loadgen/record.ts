@@ -4,7 +4,7 @@
 // written (after any concurrency slot was acquired), as vLLM measures.
 
 import type { ExchangeFigures } from '../src/measure/exchange-figures.js';
-import type { Outcome } from '../src/measure/outcome.js';
+import type { ClientOutcome } from '../src/measure/outcome.js';
 import type { ServerSegments } from '../src/tracing/receiver/server-segments.js';
 
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
@@ -42,14 +42,24 @@ export interface RequestRecord extends ExchangeFigures {
   promptTokens: number;
   /** Token-bearing chunks received. */
   contentChunks: number;
-  /** How it ended; only `ok` counts as completed in vLLM's metrics. */
-  outcome: Outcome;
+  /**
+   * How it ended; only `ok` counts as completed in vLLM's metrics. `cancelled`: cut by the run on purpose
+   * (--request-cancellation-rate), counted apart and left out of every figure.
+   */
+  outcome: ClientOutcome;
   /** HTTP status, null when no response arrived. */
   status: number | null;
   /** One-line reason ("404 Not Found", "connect ECONNREFUSED 127.0.0.1:8000"), null when ok. */
   error: string | null;
   /** The start of the error body (HTTP error body or mid-stream error event), so users see why. */
   errorBodyExcerpt: string | null;
+  /**
+   * --request-cancellation-rate chose this request: the delay, ms from its write, after which it was to be
+   * cancelled (whatever became of it: one that ended sooner completed as usual). Absent when not chosen.
+   */
+  cancelDelayMs?: number;
+  /** When the run cancelled it as planned, ms after sentAtMs; present only with outcome `cancelled`. */
+  cancelledAtMs?: number;
   /** Characters of generated text. */
   generatedTextLength: number;
   /** The generated text itself, kept only when detailed results are saved. */

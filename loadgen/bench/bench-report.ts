@@ -5,6 +5,7 @@
 import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
+import { cancellationLine } from '../cancellation/cancelled-requests.js';
 import { formatCostReport } from '../cost/cost-report.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
@@ -74,6 +75,7 @@ export function formatBenchReport(
       percentileMetrics: settings.percentileMetrics,
       ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
     }),
+    cancellationLine(result.cancellation),
     formatExtraSummary(result.extra),
   ];
   const more = [

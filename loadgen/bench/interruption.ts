@@ -3,6 +3,7 @@
 // the server: the run's figures leave them out, and the result JSON (`tokenmeter.interrupted`), the report, and
 // compare and merge when they read such a result, say the run was cut short.
 import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
+import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
 import type { RequestRecord } from '../record.js';
 import type { JsonObject } from '../report/read-result-file.js';
 import { tokenmeterSection } from '../report/result-fields.js';
@@ -16,12 +17,17 @@ export interface Interruption {
   readonly notSent: number;
 }
 
-/** The records a run cut short is measured on: all but those its interruption cancelled. */
+/**
+ * The records a run's figures are computed on: all but those cancelled as --request-cancellation-rate planned,
+ * and, for a run cut short, those its interruption cancelled.
+ */
 export function measuredRecords(
   records: readonly RequestRecord[],
   interruption: Interruption | undefined,
 ): RequestRecord[] {
-  return interruption === undefined ? [...records] : records.filter((r) => r.outcome !== 'client_abort');
+  return records.filter(
+    (r) => !cancelledAsPlanned(r) && (interruption === undefined || r.outcome !== 'client_abort'),
+  );
 }
 
 export function interruptionOf(

@@ -2,7 +2,9 @@
 // logs, pipes) a plain line at each tenth of the run and at least every 10 s, so logs stay readable and a long
 // run still shows signs of life. What the lines say is progress-line.ts; the last seconds' figures come from a
 // bounded RollingWindow. Writes to stderr: stdout carries only the report.
+
 import { performance } from 'node:perf_hooks';
+import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
 import { median } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
 import { type ProgressState, plainLine, ttyLine } from './progress-line.js';
@@ -72,7 +74,8 @@ export class ProgressDisplay {
   onRecord(record: RequestRecord): void {
     this.#done++;
     const ok = record.outcome === 'ok';
-    if (!ok) this.#failed++;
+    // A planned cancellation (--request-cancellation-rate) is counted apart, never as failed.
+    if (!ok && !cancelledAsPlanned(record)) this.#failed++;
     if (ok && record.lastTokenMs !== null) {
       this.#durations[this.#nextDuration] = record.lastTokenMs;
       this.#nextDuration = (this.#nextDuration + 1) % TAIL_SAMPLES;

@@ -5,6 +5,12 @@
 import type { SpanExport, SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
 import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
+import { cancellationDelays } from '../cancellation/cancellation-plan.js';
+import {
+  cancellationCounts,
+  cancelledByRun,
+  type RunCancellations,
+} from '../cancellation/cancelled-requests.js';
 import { type BudgetStop, RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
@@ -101,6 +107,8 @@ export interface BenchRunResult {
   readonly serverMetrics?: ServerMetricsRun;
   /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
   readonly earlyStop?: EarlyStop;
+  /** --request-cancellation-rate: what was asked, and how many were chosen and cancelled (left out of the figures). */
+  readonly cancellation?: RunCancellations;
 }
 
 // autocannon (the closed loop) and the OpenTelemetry SDK (span export) are loaded only by the runs that use
@@ -214,8 +222,19 @@ function sessionEngineInput(
         sessionTurnBody(dataset.requests[index] as SampleRequest, history, payload),
       userMessage: (index) => (dataset.requests[index] as SampleRequest).prompt,
     },
-    counts: { notSentAfterFailure: 0, notSentStopped: 0 },
+    counts: { notSentAfterFailure: 0, notSentAfterCancel: 0, notSentStopped: 0 },
   };
+}
+
+/** --request-cancellation-rate: the chosen requests carry their delay; drawn over the whole run before it is
+ *  split into shards, so every shard agrees. */
+function withCancellations(requests: PreparedRequest[], settings: BenchSettings): PreparedRequest[] {
+  if (settings.cancellation === undefined) return requests;
+  const delays = cancellationDelays(requests.length, settings.cancellation, settings.seed);
+  return requests.map((request, i) => {
+    const cancelAfterMs = delays[i];
+    return cancelAfterMs === undefined ? request : { ...request, cancelAfterMs };
+  });
 }
 
 /** The run's verdicts, and after them what the server's metrics attribute them to. */
@@ -243,7 +262,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           lora.assignment,
           dataset.pythonRandom ?? new PythonRandom(settings.seed),
         );
-  const allRequests: PreparedRequest[] = cycleRequests(
+  const prepared: PreparedRequest[] = cycleRequests(
     prepareRequests(
       dataset.requests,
       { ...settings.payload, protocol: settings.target.protocol, model: input.model },
@@ -253,6 +272,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     requestCount(settings, dataset),
     settings.requestIdPrefix,
   );
+  const allRequests = withCancellations(prepared, settings);
   // A shard keeps its slice of the whole run's requests and schedule (--shard, --workers).
   const { requests, offsetsMs, maxConcurrency } = shardOfRun(
     allRequests,
@@ -321,12 +341,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       stopSending.abort();
       if (settings.cost.limits.onLimit === 'cancel') stop.abort();
     }
-    if (
-      settings.smoke &&
-      record.outcome !== 'ok' &&
-      record.outcome !== 'client_abort' &&
-      smokeFailure === undefined
-    ) {
+    if (settings.smoke && record.outcome !== 'ok' && !cancelledByRun(record) && smokeFailure === undefined) {
       smokeFailure = record;
       stop.abort();
     }
@@ -464,5 +479,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         }),
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
+    ...(settings.cancellation === undefined
+      ? {}
+      : { cancellation: { settings: settings.cancellation, counts: cancellationCounts(records) } }),
   };
 }

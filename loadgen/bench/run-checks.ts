@@ -5,6 +5,7 @@
 import { LATENCY_METRICS } from '../metrics/metric-options.js';
 import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { checkThresholds, percentilesRead, type ThresholdCheck } from '../thresholds/check-thresholds.js';
+import { measuredRecords } from './interruption.js';
 import { type BenchRunResult, runFigures } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
@@ -15,12 +16,14 @@ export function runChecks(
 ): ThresholdCheck[] {
   if (settings.thresholds.length === 0 && !settings.successFloor) return [];
   const percentiles = [...new Set([...settings.metricPercentiles, ...percentilesRead(settings.thresholds)])];
-  const { metrics, extra } = runFigures(result.records, result.durationMs, settings, percentiles);
+  // The figures the report shows: without what the run cancelled on purpose or by its interruption.
+  const measured = measuredRecords(result.records, result.interruption);
+  const { metrics, extra } = runFigures(measured, result.durationMs, settings, percentiles);
   const json = buildResultJson(
     { ...run, percentileMetrics: LATENCY_METRICS },
     metrics,
     extra,
-    result.records,
+    measured,
     false,
   );
   return checkThresholds(json, settings.thresholds, settings.successFloor);

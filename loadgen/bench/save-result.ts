@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { packageVersion } from '../../src/shared/package-version.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { breakdownKeys } from '../breakdown/breakdown-json.js';
+import { cancellationKeys } from '../cancellation/cancelled-requests.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
@@ -124,6 +125,7 @@ export function saveResult(
     ...recordsLostKeys(result.recordsCounts),
     ...serverMetricsKeys(result),
     ...interruptionKeys(result.interruption),
+    ...cancellationKeys(result.cancellation),
   });
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {

@@ -4,6 +4,7 @@
 import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
 import type { RampUp } from '../arrivals.js';
+import type { CancellationSettings } from '../cancellation/cancellation-plan.js';
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { EarlyStopSettings } from '../early-stop/early-stop-settings.js';
 import type { ThinkTime } from '../engine/session-engine.js';
@@ -111,6 +112,8 @@ export interface BenchSettings {
   readonly appendResult?: boolean;
   /** --multi-turn: conversations replayed as sessions (loadgen/engine/session-engine.ts). */
   readonly sessions?: SessionSettings;
+  /** --request-cancellation-rate / -delay: requests cancelled on purpose (loadgen/cancellation/). */
+  readonly cancellation?: CancellationSettings;
 }
 
 export interface SessionSettings {

@@ -3,6 +3,7 @@
 // from 100 values is the resampled maximum, an interval far narrower than the truth; better none than that).
 
 import { hashSeed } from '../../src/shared/random.js';
+import { withoutPlannedCancels } from '../cancellation/cancelled-requests.js';
 import {
   type Interval,
   percentileInterval,
@@ -63,7 +64,8 @@ export function runSpreads(
   runIndex: number,
 ): Array<Spread | null> {
   const spreads: Array<Spread | null> = rows.map(() => null);
-  const list = records.records;
+  // The records the run's figures were computed on: its planned cancellations (--request-cancellation-rate) left out.
+  const list = records.records === null ? null : withoutPlannedCancels(records.records);
   const samples = new Map<SampleName, RequestValues>();
   const figures: RequestFigure[] = [];
   const figureRows: number[] = [];

@@ -7,8 +7,10 @@
 // - Saturation, from the server: its waiting queue never fell through the window and grew by at least
 //   MIN_WAITING_GROWTH requests (one sample an interval, at least MIN_WAITING_SAMPLES of them).
 // - Errors: of the requests that finished within the window (at least MIN_FINISHED), more than --max-error-rate
-//   failed. Requests the run cancelled itself (client_abort) are not failures.
+//   failed. Requests the run cancelled itself (its own stop's client_abort, --request-cancellation-rate's
+//   cancelled: loadgen/cancellation/cancelled-requests.ts) are not failures.
 
+import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import type { RequestRecord } from '../record.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
 import { FOLLOW_RATIO } from '../sweep/sweep-level.js';
@@ -55,7 +57,7 @@ export class EarlyStopWatch {
     this.#t0Ms = runStartMs;
     const atMs = performance.now() - runStartMs;
     this.#firstFinishMs ??= atMs;
-    const failed = record.outcome !== 'ok' && record.outcome !== 'client_abort';
+    const failed = record.outcome !== 'ok' && !cancelledByRun(record);
     this.#finished.push({ atMs, failed });
   }
 

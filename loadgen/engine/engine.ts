@@ -16,6 +16,8 @@ export interface PreparedRequest {
   readonly body: Buffer;
   /** Prompt length by the run's tokenizer (vLLM reports the dataset's count, not the server's). */
   readonly promptTokens: number;
+  /** --request-cancellation-rate chose it: cancelled this many ms after it was written (loadgen/cancellation/). */
+  readonly cancelAfterMs?: number;
 }
 
 export interface EngineTarget {

@@ -23,6 +23,14 @@ export class RunAbortedError extends Error {
   }
 }
 
+/** The reason a request chosen by --request-cancellation-rate is aborted with, once its delay has passed. */
+export class PlannedCancelError extends Error {
+  override readonly name = 'PlannedCancelError';
+  constructor(delayMs: number) {
+    super(`cancelled as planned ${delayMs} ms after it was written (--request-cancellation-rate)`);
+  }
+}
+
 /** Raised by engines when no byte arrived for longer than the idle timeout. */
 export class IdleTimeoutError extends Error {
   override readonly name = 'IdleTimeoutError';

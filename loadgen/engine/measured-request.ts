@@ -12,7 +12,7 @@ import {
   MeteredHandler,
   UNCONTROLLED,
 } from '../../src/measure/metered-handler.js';
-import type { Outcome } from '../../src/measure/outcome.js';
+import { type ClientOutcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
@@ -21,7 +21,7 @@ import { GATEWAY_HEADER } from '../../src/shared/gateway-header.js';
 import { type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { failureFromError } from './failure-kind.js';
+import { failureFromError, PlannedCancelError } from './failure-kind.js';
 
 const NO_HEADERS = Object.freeze({});
 
@@ -47,6 +47,12 @@ export interface MeasuredRequestOptions {
   readonly idleTimeoutMs: number;
   /** The request's own span, starting its trace (newSpan()); the gateway and the server continue it. */
   readonly trace: TraceSpan;
+  /**
+   * --request-cancellation-rate chose it: cancel it this many ms after undici wrote it (headers and body, which is a
+   * Buffer, handed to the socket in the same step as onRequestStart), unless it ended before. Only a dispatched
+   * exchange starts this clock (the closed loop's autocannon never calls onRequestStart, and refuses the flag).
+   */
+  readonly cancelAfterMs?: number;
 }
 
 export class MeasuredRequest {
@@ -64,6 +70,9 @@ export class MeasuredRequest {
   #record: RequestRecord | null = null;
   #onRecord: ((record: RequestRecord) => void) | null = null;
   #gatewayVersion: string | undefined;
+  #cancelTimer: NodeJS.Timeout | undefined;
+  /** performance.now() when the planned cancellation fired. */
+  #cancelledAt: number | undefined;
   /** Drops the bytes, as DISCARD does; notes the gateway's header from the head. */
   readonly #sink: ExchangeSink = {
     ...DISCARD,
@@ -88,7 +97,30 @@ export class MeasuredRequest {
       // The start of the body, kept for failures (the whole of it is not needed, and could be huge).
       keepBodyBytes: () => options.errorBodyBytes,
       onSettled: (exchange) => this.#settled(exchange),
+      ...(options.cancelAfterMs === undefined
+        ? {}
+        : { onRequestStart: () => this.#armCancel(options.cancelAfterMs as number) }),
     });
+  }
+
+  /**
+   * Starts the planned cancellation's delay at the write. A timer can fire a little early by performance.now()
+   * (libuv counts whole milliseconds from a cached loop time): it is re-armed for what is left, so no request is
+   * cancelled before its delay.
+   */
+  #armCancel(delayMs: number): void {
+    const dueAt = this.exchange.requestStartAt + delayMs;
+    const check = (): void => {
+      if (this.exchange.settled) return;
+      const now = performance.now();
+      if (now < dueAt) {
+        this.#cancelTimer = setTimeout(check, Math.max(1, dueAt - now));
+        return;
+      }
+      this.#cancelledAt = now;
+      this.exchange.abort(new PlannedCancelError(delayMs));
+    };
+    this.#cancelTimer = setTimeout(check, delayMs);
   }
 
   get finished(): boolean {
@@ -140,6 +172,7 @@ export class MeasuredRequest {
   }
 
   #settled(exchange: MeteredHandler): void {
+    clearTimeout(this.#cancelTimer);
     const timing = exchange.meter?.result();
     const record =
       exchange.error !== null
@@ -173,6 +206,7 @@ export class MeasuredRequest {
   }
 
   #failed(exchange: MeteredHandler, error: Error, timing: StreamTiming | undefined): RequestRecord {
+    if (error instanceof PlannedCancelError) return this.#finish(PLANNED_CANCEL, error.message, null, timing);
     const failure = failureFromError(error, !Number.isNaN(exchange.headersAt), this.#options.idleTimeoutMs);
     const excerpt = exchange.keptBody().length > 0 ? this.#bodyText(exchange) : null;
     return this.#finish(failure.outcome, failure.message, excerpt, timing);
@@ -186,7 +220,7 @@ export class MeasuredRequest {
   }
 
   #finish(
-    outcome: Outcome,
+    outcome: ClientOutcome,
     error: string | null,
     excerpt: string | null,
     timing: StreamTiming | undefined,
@@ -226,6 +260,9 @@ export class MeasuredRequest {
       errorBodyExcerpt: excerpt,
       generatedTextLength: text.length,
     };
+    if (o.cancelAfterMs !== undefined) record.cancelDelayMs = o.cancelAfterMs;
+    if (this.#cancelledAt !== undefined && outcome === PLANNED_CANCEL && sentAt !== null)
+      record.cancelledAtMs = this.#cancelledAt - sentAt;
     if (o.keepText) record.generatedText = text;
     if (this.#gatewayVersion !== undefined) record.gatewayVersion = this.#gatewayVersion;
     this.#record = record;

@@ -77,6 +77,7 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       errorBodyBytes: options.errorBodyBytes,
       idleTimeoutMs: options.idleTimeoutMs,
       trace: newSpan(),
+      ...(request.cancelAfterMs === undefined ? {} : { cancelAfterMs: request.cancelAfterMs }),
     });
     const slot = gate?.acquire();
     // An immediate slot is not awaited: the send leaves in this tick, as the schedule asked.

@@ -7,9 +7,11 @@
 // its intended time is the moment its think time ended, so schedule lag keeps its meaning.
 //
 // A turn that does not end `ok` ends its session: the turns after it would carry a history the model never
-// produced. They are not sent and have no record; the run counts them (notSentAfterFailure).
+// produced. They are not sent and have no record; the run counts them (notSentAfterFailure, or notSentAfterCancel
+// after a turn --request-cancellation-rate cancelled: that user left).
 
 import { performance } from 'node:perf_hooks';
+import { PLANNED_CANCEL } from '../../src/measure/outcome.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { newSpan } from '../../src/shared/trace-context.js';
 import type { SessionMessage } from '../bench/session-bodies.js';
@@ -44,8 +46,10 @@ export interface SessionPacing {
 
 /** Turns planned but never sent, by why; read once the run ended. */
 export interface SessionCounts {
-  /** An earlier turn of their session did not end `ok`. */
+  /** An earlier turn of their session failed (did not end `ok`, and was not cancelled as planned). */
   notSentAfterFailure: number;
+  /** An earlier turn of their session was cancelled by --request-cancellation-rate. */
+  notSentAfterCancel: number;
   /** The run was stopped (Ctrl-C, a budget, --smoke) before their turn. */
   notSentStopped: number;
 }
@@ -105,6 +109,7 @@ async function runSessions(
         errorBodyBytes: options.errorBodyBytes,
         idleTimeoutMs: options.idleTimeoutMs,
         trace: newSpan(),
+        ...(request.cancelAfterMs === undefined ? {} : { cancelAfterMs: request.cancelAfterMs }),
       });
       const body = turn === 0 ? request.body : pacing.turnBody(request.index, history);
       measured.markSent(performance.now(), queuedMs);
@@ -125,7 +130,9 @@ async function runSessions(
       recorded++;
       options.onRecord(record, startedAtMs);
       if (record.outcome !== 'ok') {
-        counts.notSentAfterFailure += session.turns - turn - 1;
+        // A turn cancelled as planned (--request-cancellation-rate) ends its session too: its user left.
+        if (record.outcome === PLANNED_CANCEL) counts.notSentAfterCancel += session.turns - turn - 1;
+        else counts.notSentAfterFailure += session.turns - turn - 1;
         break;
       }
       history.push(

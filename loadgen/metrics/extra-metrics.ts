@@ -9,7 +9,7 @@
 //   long the model reasoned before answering, and its reasoning tokens: vLLM's TTFT stops at the first reasoning
 //   token, which is not when the user sees the answer begin.
 
-import type { Outcome } from '../../src/measure/outcome.js';
+import { type Outcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 
@@ -44,7 +44,8 @@ export interface ExtraMetrics {
 function failuresByKind(records: readonly RequestRecord[]): ExtraMetrics['failuresByKind'] {
   const kinds: ExtraMetrics['failuresByKind'] = {};
   for (const record of records) {
-    if (record.outcome === 'ok') continue;
+    // A planned cancellation is no failure (the figures are computed without them: loadgen/cancellation/).
+    if (record.outcome === 'ok' || record.outcome === PLANNED_CANCEL) continue;
     let kind = kinds[record.outcome];
     if (kind === undefined) {
       kind = {

@@ -190,6 +190,9 @@ function extraKeys(
     result['reasoning_tokens_per_request'] = records.map((r) => r.reasoningTokens ?? null);
     result['chunk_counts'] = records.map((r) => r.contentChunks);
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
+    // --request-cancellation-rate: when each cancelled request was cut (ms after its send), null for the others.
+    if (records.some((r) => r.cancelDelayMs !== undefined))
+      result['cancelled_at_ms'] = records.map((r) => r.cancelledAtMs ?? null);
   }
   return result;
 }

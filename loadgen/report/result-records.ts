@@ -8,7 +8,7 @@
 // is that sum, as its --plot-timeline computes it), and with no start_times the send times stay unknown
 // (null), so nothing that needs them (rates over time, peaks) can be drawn from such records.
 
-import { type Outcome, outcomeNamed } from '../../src/measure/outcome.js';
+import { type ClientOutcome, clientOutcomeNamed } from '../../src/measure/outcome.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
 import type { JsonObject } from './read-result-file.js';
@@ -26,8 +26,8 @@ function num(value: JsonValue | undefined): number | null {
 }
 
 /** The saved outcome (0.1's words read as their new names), else from vLLM's `errors`. */
-function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): Outcome {
-  const named = outcomeNamed(saved);
+function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): ClientOutcome {
+  const named = clientOutcomeNamed(saved);
   if (named !== undefined) return named;
   return typeof error === 'string' && error !== '' ? 'http_error' : 'ok';
 }

@@ -69,7 +69,7 @@ function ms(value: number): string {
 }
 
 export function formatSessionsSection(turns: readonly TurnFigures[], counts: SessionRunCounts): string[] {
-  const notSent = counts.notSentAfterFailure + counts.notSentStopped;
+  const notSent = counts.notSentAfterFailure + counts.notSentAfterCancel + counts.notSentStopped;
   const lines = [
     centre(' Sessions (--multi-turn) ', 50, '-'),
     `${padRight('Sessions:', 40)} ${counts.sessions}`,
@@ -77,6 +77,8 @@ export function formatSessionsSection(turns: readonly TurnFigures[], counts: Ses
   ];
   if (counts.notSentAfterFailure > 0)
     lines.push(`${padRight('Not sent (earlier turn failed):', 40)} ${counts.notSentAfterFailure}`);
+  if (counts.notSentAfterCancel > 0)
+    lines.push(`${padRight('Not sent (earlier turn cancelled):', 40)} ${counts.notSentAfterCancel}`);
   if (counts.notSentStopped > 0)
     lines.push(`${padRight('Not sent (run stopped):', 40)} ${counts.notSentStopped}`);
   lines.push('Turn  ok/sent  prompt tok  cached tok  TTFT p50  TTFT p99  E2E p50  E2E p99 (ms)');
@@ -108,6 +110,7 @@ export function sessionsResultKeys(
       sessions: counts.sessions,
       turns_planned: counts.turnsPlanned,
       turns_not_sent_after_failure: counts.notSentAfterFailure,
+      turns_not_sent_after_cancel: counts.notSentAfterCancel,
       turns_not_sent_stopped: counts.notSentStopped,
       turns: turns.map((t) => ({
         turn: t.turn,

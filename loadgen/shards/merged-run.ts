@@ -5,6 +5,7 @@
 
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
+import { measuredRecords } from '../bench/interruption.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
@@ -70,15 +71,17 @@ function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date
 
 export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
   const { records, durationMs, notes } = mergeShards(runs, { allowPartial: settings.allowPartial ?? false });
-  const extra = extraMetrics(records, settings.metricPercentiles);
+  // The figures leave out the requests cancelled as --request-cancellation-rate planned, as each shard's did.
+  const measured = measuredRecords(records, undefined);
+  const extra = extraMetrics(measured, settings.metricPercentiles);
   const serverMetrics = mergedServerMetrics(runs);
-  const found = verdicts(records, extra);
-  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
+  const found = verdicts(measured, extra);
+  const server = serverVerdict(serverMetrics, found, clientTtftOf(measured));
   return {
     run: describe(runs, settings, date),
     records,
     durationMs,
-    metrics: vllmMetrics(records, {
+    metrics: vllmMetrics(measured, {
       durationMs,
       metricPercentiles: settings.metricPercentiles,
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadgenSummaryFor } from '../bench/bench-output.js';
 import type { BenchRunOutcome } from '../bench/bench-run.js';
+import { measuredRecords } from '../bench/interruption.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import { writeRecordsFile } from '../bench/records-file.js';
 import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
@@ -16,6 +17,7 @@ import { runChecks } from '../bench/run-checks.js';
 import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import { benchBreakdown } from '../breakdown/run-breakdown.js';
+import { cancellationCounts } from '../cancellation/cancelled-requests.js';
 import { verdicts } from '../report/verdicts.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { serverVerdict } from '../server-metrics/server-verdict.js';
@@ -84,16 +86,13 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       input.say(`records: ${recordsPath}`);
       await writeRecordsFile(recordsPath, merged.records);
     }
-    const { metrics, extra } = runFigures(
-      merged.records,
-      merged.durationMs,
-      settings,
-      settings.metricPercentiles,
-    );
-    const breakdown = benchBreakdown(merged.records, settings);
+    // The figures leave out the requests cancelled as --request-cancellation-rate planned, as one process's do.
+    const measured = measuredRecords(merged.records, undefined);
+    const { metrics, extra } = runFigures(measured, merged.durationMs, settings, settings.metricPercentiles);
+    const breakdown = benchBreakdown(measured, settings);
     const serverMetrics = mergedServerMetrics(runs);
-    const found = verdicts(merged.records, extra, undefined, undefined, breakdown.summary);
-    const server = serverVerdict(serverMetrics, found, clientTtftOf(merged.records));
+    const found = verdicts(measured, extra, undefined, undefined, breakdown.summary);
+    const server = serverVerdict(serverMetrics, found, clientTtftOf(measured));
     const result: BenchRunResult = {
       records: merged.records,
       startedAtMs: 0,
@@ -108,6 +107,9 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       interrupted: input.signal.aborted,
       recordsPath,
       ...(serverMetrics === undefined ? {} : { serverMetrics }),
+      ...(settings.cancellation === undefined
+        ? {}
+        : { cancellation: { settings: settings.cancellation, counts: cancellationCounts(merged.records) } }),
     };
     const checks = runChecks(result, settings, run);
     const report =

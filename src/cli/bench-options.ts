@@ -476,6 +476,22 @@ export const COST_OPTIONS: readonly OptionSpec[] = [
 export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
   ...COST_OPTIONS,
   {
+    name: 'request-cancellation-rate',
+    type: 'number',
+    min: 0,
+    max: 100,
+    valueName: 'PCT',
+    help: "AIPerf's: cancel this percent of the requests (0-100), chosen by --seed, --request-cancellation-delay after each was written",
+  },
+  {
+    name: 'request-cancellation-delay',
+    type: 'number',
+    min: 0,
+    max: 86_400,
+    valueName: 'S',
+    help: "AIPerf's: seconds from a chosen request's write (headers and body sent) to its cancellation (default 0: at once)",
+  },
+  {
     name: 'duration',
     type: 'string',
     valueName: 'TIME',

@@ -16,6 +16,7 @@ import type {
   SpanReceiverSettings,
 } from '../../loadgen/bench/settings.js';
 import { resolveTarget } from '../../loadgen/bench/target-url.js';
+import type { CancellationSettings } from '../../loadgen/cancellation/cancellation-plan.js';
 import type { ThinkTime } from '../../loadgen/engine/session-engine.js';
 import {
   type GoodputSlos,
@@ -131,6 +132,24 @@ function rampUp(o: ParsedOptions): RampUp | undefined {
   if (startRps === undefined || endRps === undefined)
     throw new UsageError('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps');
   return { strategy: strategy as RampUp['strategy'], startRps, endRps };
+}
+
+/** --request-cancellation-rate and its delay; refused where the engine cannot cancel one request. */
+function cancellationOf(o: ParsedOptions, engine: EngineName): { cancellation?: CancellationSettings } {
+  const ratePercent = num(o, 'request-cancellation-rate');
+  const delayS = num(o, 'request-cancellation-delay');
+  if (ratePercent === undefined) {
+    if (delayS !== undefined)
+      throw new UsageError(
+        '--request-cancellation-delay needs --request-cancellation-rate (the percent to cancel)',
+      );
+    return {};
+  }
+  if (engine === 'closed-loop')
+    throw new UsageError(
+      '--request-cancellation-rate does not work with --engine closed-loop: autocannon gives no way to cancel one request in flight. Use the open-loop engine (add --max-concurrency N for a fixed concurrency)',
+    );
+  return { cancellation: { ratePercent, delayMs: (delayS ?? 0) * 1000 } };
 }
 
 /** --think-time-ms: `500` (fixed) or `200-800` (uniform). */
@@ -389,6 +408,7 @@ export function benchSettingsFrom(
     genAiSemconv: genAiSemconvVersion(env),
     ...sharding.settings,
     ...(sessions === undefined ? {} : { sessions }),
+    ...cancellationOf(o, engine),
     warmups: vllm.warmups,
     readyCheckTimeoutS: vllm.readyCheckTimeoutS,
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),

@@ -2,7 +2,7 @@
 // and the load generator's (loadgen/record.ts) extend this, so the same fact has the same name in both and a
 // gateway record and a client record of one request compare field by field. Times are milliseconds from each
 // side's own start (the gateway: the request's arrival; the load generator: the moment it was sent).
-import type { Outcome } from './outcome.js';
+import type { ClientOutcome } from './outcome.js';
 import type { OutputTokenSource } from './stream-timing.js';
 
 export interface ExchangeFigures {
@@ -14,7 +14,8 @@ export interface ExchangeFigures {
   readonly spanId?: string;
   /** HTTP status of the answer; the gateway writes 0 and the load generator null when none arrived. */
   readonly status: number | null;
-  readonly outcome: Outcome;
+  /** The gateway's are Outcome's; the load generator's add `cancelled` (its planned cancellations). */
+  readonly outcome: ClientOutcome;
   /** Response headers. */
   readonly ttfbMs: number | null;
   /** First content chunk (generated text, reasoning or tool arguments). */

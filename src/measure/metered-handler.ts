@@ -74,6 +74,9 @@ export interface MeteredHandlerOptions {
   keepBodyBytes(status: number, streamed: boolean): number;
   /** Called once, when the exchange ended or failed, after the sink's end or fail. */
   onSettled(handler: MeteredHandler): void;
+  /** Called when undici takes the request off its queue to write it (the load generator's planned cancellation
+   *  counts its delay from there). */
+  readonly onRequestStart?: () => void;
 }
 
 export class MeteredHandler implements Dispatcher.DispatchHandler {
@@ -138,6 +141,7 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     this.requestStartAt = performance.now();
     this.#controller = controller;
     if (this.#abortReason !== null) controller.abort(this.#abortReason);
+    else this.#options.onRequestStart?.();
   }
 
   onResponseStart(

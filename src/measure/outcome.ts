@@ -30,6 +30,16 @@ export const OUTCOMES: readonly Outcome[] = Object.freeze([
   'rejected',
 ]);
 
+/**
+ * The load generator's own outcome for a request it cancelled on purpose, as planned by
+ * --request-cancellation-rate (loadgen/cancellation/). Never the gateway's: the gateway and the server see a client
+ * that left (client_abort), so it is not in OUTCOMES, the values of the gateway's outcome label.
+ */
+export const PLANNED_CANCEL = 'cancelled';
+
+/** How a load generator's request ended: the shared vocabulary, or cancelled as planned. */
+export type ClientOutcome = Outcome | typeof PLANNED_CANCEL;
+
 /** The load generator's outcome words before 0.2, by the word that replaced each. */
 const RENAMED_OUTCOMES: Readonly<Record<string, Outcome>> = Object.freeze({
   timeout: 'upstream_timeout',
@@ -42,4 +52,9 @@ export function outcomeNamed(word: unknown): Outcome | undefined {
   if (typeof word !== 'string') return undefined;
   if ((OUTCOMES as readonly string[]).includes(word)) return word as Outcome;
   return RENAMED_OUTCOMES[word];
+}
+
+/** outcomeNamed, and the load generator's own `cancelled`. */
+export function clientOutcomeNamed(word: unknown): ClientOutcome | undefined {
+  return word === PLANNED_CANCEL ? PLANNED_CANCEL : outcomeNamed(word);
 }

@@ -4,6 +4,7 @@
 // instead of drawing guesses from three percentiles.
 
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
+import { withoutPlannedCancels } from '../../cancellation/cancelled-requests.js';
 import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
 import type { JsonObject } from '../read-result-file.js';
 import { stringField } from '../result-fields.js';
@@ -28,7 +29,9 @@ const INCOMPLETE =
 
 export function renderRunReport(data: RunReportData): string {
   const { result } = data;
-  const records = recordsFromResult(result);
+  // Drawn from the records the run's figures were computed on: planned cancellations left out, as in the report.
+  const saved = recordsFromResult(result);
+  const records = saved === null ? null : withoutPlannedCancels(saved);
   const verdicts = resultVerdicts(result, records);
   const splits = breakdownFromResult(result);
   const server = serverCharts(serverMetricsFromResult(result), records);
