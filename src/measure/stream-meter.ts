@@ -231,7 +231,8 @@ export class StreamMeter {
     if (tokens > 1) this.#multiTokenChunks++;
     if (tokens > this.#maxChunkUsageTokens) this.#maxChunkUsageTokens = tokens;
     if (this.#keptGaps === undefined) return;
-    const kept = (this.#keptChunkTokens ??= []);
+    this.#keptChunkTokens ??= [];
+    const kept = this.#keptChunkTokens;
     // One more than the gaps: the first content event has no gap before it.
     if (kept.length <= MAX_KEPT_GAPS) kept.push(tokens);
   }

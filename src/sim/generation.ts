@@ -115,7 +115,8 @@ export class Generation implements SeatOwner {
     this.lastPlannedMs = now + plannedMs;
     // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
     // With speculative decoding the prefill yields one token, its own chunk; drafting starts with the next step.
-    this.nextChunk = this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk();
+    this.nextChunk =
+      this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk();
     this.scheduleChunk(this.env.timing.speculativeTokens > 0 ? 0 : this.nextChunk - 1);
   }
 
