@@ -13,7 +13,7 @@ import {
   UNCONTROLLED,
 } from '../../src/measure/metered-handler.js';
 import { type ClientOutcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
-import { streamFigures } from '../../src/measure/stream-figures.js';
+import { type StreamFigures, streamFigures } from '../../src/measure/stream-figures.js';
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
@@ -24,6 +24,18 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { failureFromError, PlannedCancelError } from './failure-kind.js';
 
 const NO_HEADERS = Object.freeze({});
+
+/** --per-chunk-usage: each chunk's tokens by the running usage, when every content chunk carried one. */
+function chunkUsageFields(
+  figures: StreamFigures,
+): Pick<RequestRecord, 'chunkTokens' | 'multiTokenChunks' | 'perTokenItlMs'> {
+  if (!figures.chunkTokensKnown) return {};
+  return {
+    chunkTokens: [...(figures.chunkTokens ?? [])],
+    multiTokenChunks: figures.multiTokenChunks ?? 0,
+    ...(figures.perTokenItlMeanMs === undefined ? {} : { perTokenItlMs: figures.perTokenItlMeanMs }),
+  };
+}
 
 /** The one header the record needs, out of a raw list, without building the whole header object. */
 function gatewayHeaderOnly(rawHeaders: readonly string[]): IncomingHttpHeaders {
@@ -254,6 +266,7 @@ export class MeasuredRequest {
       promptTokens: o.promptTokens,
       cachedPromptTokens: figures?.cachedPromptTokens ?? null,
       contentChunks: figures?.contentChunks ?? 0,
+      ...(sent && figures !== undefined ? chunkUsageFields(figures) : {}),
       outcome,
       status: this.exchange.status === 0 ? null : this.exchange.status,
       error,

@@ -7,9 +7,12 @@
 // - where output token counts came from (server usage, or our tokenizer);
 // - for reasoning models, the time to first output token (TTFO: the first answer token, reasoning excluded), how
 //   long the model reasoned before answering, and its reasoning tokens: vLLM's TTFT stops at the first reasoning
-//   token, which is not when the user sees the answer begin.
+//   token, which is not when the user sees the answer begin;
+// - with --per-chunk-usage (a running usage on every chunk), the share of chunks that carried more than one token
+//   and the inter-token gaps per token (src/measure/per-token-gaps.ts), where vLLM's ITL counts one per chunk.
 
 import { type Outcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
+import { perTokenGaps } from '../../src/measure/per-token-gaps.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 
@@ -36,6 +39,13 @@ export interface ExtraMetrics {
   /** Reasoning tokens of the successful requests, and how many of them reasoned at all. */
   reasoning: { tokens: number; requests: number };
   tokensPerChunk: MetricStats;
+  /**
+   * Successful requests whose every content chunk carried a running usage (--per-chunk-usage), their chunks and
+   * those of more than one token; all 0 without such a usage.
+   */
+  chunkUsage: { requests: number; chunks: number; multiTokenChunks: number };
+  /** Their inter-token gaps per token, pooled over requests as vLLM pools its ITL. */
+  perTokenItl: MetricStats;
   scheduleLag: MetricStats;
   clientQueue: MetricStats;
   outputTokenSources: { usage: number; tokenizer: number };
@@ -72,6 +82,8 @@ export function extraMetrics(
   const reasoningTimes: number[] = [];
   const reasoning = { tokens: 0, requests: 0 };
   const perChunk: number[] = [];
+  const chunkUsage = { requests: 0, chunks: 0, multiTokenChunks: 0 };
+  const perTokenItls: number[] = [];
   const lags: number[] = [];
   const queues: number[] = [];
   const sources = { usage: 0, tokenizer: 0 };
@@ -94,7 +106,17 @@ export function extraMetrics(
       reasoning.tokens += record.reasoningTokens;
       reasoning.requests++;
     }
-    if (record.contentChunks > 0) perChunk.push(record.outputTokens / record.contentChunks);
+    const chunkTokens = record.chunkTokens;
+    if (chunkTokens !== undefined) {
+      chunkUsage.requests++;
+      chunkUsage.chunks += record.contentChunks;
+      chunkUsage.multiTokenChunks += record.multiTokenChunks ?? 0;
+      perTokenGaps(record.itlMs, chunkTokens, perTokenItls);
+    }
+    // With a running usage on every chunk, the chunks' own tokens (those counted after the last chunk excluded).
+    const chunkTokenSum = chunkTokens?.reduce((sum, tokens) => sum + tokens, 0);
+    if (record.contentChunks > 0)
+      perChunk.push((chunkTokenSum ?? record.outputTokens) / record.contentChunks);
   }
   return {
     total: records.length,
@@ -105,6 +127,8 @@ export function extraMetrics(
     reasoningTime: metricStats(reasoningTimes, wantedPercentiles),
     reasoning,
     tokensPerChunk: metricStats(perChunk, wantedPercentiles),
+    chunkUsage,
+    perTokenItl: metricStats(perTokenItls, wantedPercentiles),
     scheduleLag: metricStats(lags, wantedPercentiles),
     clientQueue: metricStats(queues, wantedPercentiles),
     outputTokenSources: sources,

@@ -30,6 +30,19 @@ export function formatExtraSummary(extra: ExtraMetrics): string {
           intRow('Total reasoning tokens:', extra.reasoning.tokens),
         ]),
     ...statRows('tokens per chunk', '', extra.tokensPerChunk),
+    // Only with a running usage on every chunk (--per-chunk-usage): otherwise each chunk's tokens are not known.
+    ...(extra.chunkUsage.requests === 0
+      ? []
+      : [
+          intRow('Requests with per-chunk usage:', extra.chunkUsage.requests),
+          floatRow(
+            'Multi-token chunks (%):',
+            extra.chunkUsage.chunks === 0
+              ? 0
+              : (extra.chunkUsage.multiTokenChunks / extra.chunkUsage.chunks) * 100,
+          ),
+          ...statRows('per-token ITL', 'ms', extra.perTokenItl),
+        ]),
     ...statRows('schedule lag', 'ms', extra.scheduleLag),
     ...statRows('client queue time', 'ms', extra.clientQueue),
     intRow('Requests with server usage counts:', extra.outputTokenSources.usage),

@@ -141,6 +141,24 @@ function rpsChangeEvents(run: RunDescription, records: readonly RequestRecord[])
   return events;
 }
 
+/** --per-chunk-usage's figures, only when some request had a running usage on every chunk. */
+function chunkUsageKeys(
+  extra: ExtraMetrics,
+  stats: (s: ExtraMetrics['ttfb']) => JsonValue,
+): Record<string, JsonValue> {
+  const usage = extra.chunkUsage;
+  if (usage.requests === 0) return {};
+  return {
+    per_chunk_usage: {
+      requests: usage.requests,
+      chunks: usage.chunks,
+      multi_token_chunks: usage.multiTokenChunks,
+      multi_token_chunk_share: usage.chunks === 0 ? 0 : usage.multiTokenChunks / usage.chunks,
+    },
+    per_token_itl: stats(extra.perTokenItl),
+  };
+}
+
 function extraKeys(
   run: RunDescription,
   extra: ExtraMetrics,
@@ -174,6 +192,7 @@ function extraKeys(
     reasoning_tokens: extra.reasoning.tokens,
     requests_with_reasoning: extra.reasoning.requests,
     tokens_per_chunk: stats(extra.tokensPerChunk),
+    ...chunkUsageKeys(extra, stats),
     schedule_lag: stats(extra.scheduleLag),
     client_queue: stats(extra.clientQueue),
     output_token_sources: extra.outputTokenSources,
@@ -189,6 +208,8 @@ function extraKeys(
     result['ttfos_ms'] = records.map((r) => r.ttfoMs ?? null);
     result['reasoning_tokens_per_request'] = records.map((r) => r.reasoningTokens ?? null);
     result['chunk_counts'] = records.map((r) => r.contentChunks);
+    if (extra.chunkUsage.requests > 0)
+      result['chunk_tokens'] = records.map((r) => (r.chunkTokens === undefined ? null : [...r.chunkTokens]));
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
     // --request-cancellation-rate: when each cancelled request was cut (ms after its send), null for the others.
     if (records.some((r) => r.cancelDelayMs !== undefined))

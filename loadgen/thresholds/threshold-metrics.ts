@@ -41,6 +41,7 @@ const TOKENMETER_STATS: Readonly<Record<string, MetricUnit>> = {
   schedule_lag: 'ms',
   client_queue: 'ms',
   tokens_per_chunk: 'tokens',
+  per_token_itl: 'ms',
 };
 
 const SUMMARY_STATS = ['mean', 'median', 'std'] as const;

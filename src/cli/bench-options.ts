@@ -301,6 +301,11 @@ export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: 'Do not send stream_options.include_usage (output tokens are then counted by the tokenizer)',
   },
+  {
+    name: 'per-chunk-usage',
+    type: 'boolean',
+    help: "Ask for vLLM's stream_options.continuous_usage_stats (usage on every chunk, OpenAI backends): tokens per chunk from it, per-token ITL and the share of multi-token chunks (AIPerf's name)",
+  },
 ];
 
 export const RESULT_OPTIONS: readonly OptionSpec[] = [

@@ -97,6 +97,23 @@ function sortPositionals(positionals: readonly string[]): { goodput: string[]; m
   return { goodput, metadata };
 }
 
+/**
+ * --per-chunk-usage: vLLM's continuous_usage_stats, which it honours only with include_usage and only on the OpenAI
+ * chat and completions APIs (the other protocols have no such field).
+ */
+function perChunkUsageOf(o: ParsedOptions, protocol: ProtocolName): boolean {
+  if (!flag(o, 'per-chunk-usage')) return false;
+  if (flag(o, 'no-stream-usage'))
+    throw new UsageError(
+      '--per-chunk-usage needs the usage chunk that --no-stream-usage turns off (vLLM sends usage on every chunk only with include_usage): drop one of them',
+    );
+  if (!protocolByName(protocol).usageOnRequest)
+    throw new UsageError(
+      `--per-chunk-usage asks for stream_options.continuous_usage_stats, which only the OpenAI chat and completions APIs have (this backend speaks ${protocol})`,
+    );
+  return true;
+}
+
 function parseHeaders(items: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const item of items) {
@@ -306,6 +323,7 @@ export function benchSettingsFrom(
       "--engine closed-loop cannot verify an https server's TLS certificate (autocannon never does): use the open-loop engine, or add --insecure to run unverified",
     );
   const isChat = target.protocol === 'openai-chat';
+  const perChunkUsage = perChunkUsageOf(o, target.protocol);
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
   const sharding = shardSettings(o, env, engine);
@@ -365,6 +383,7 @@ export function benchSettingsFrom(
         (isChat ? 'max_completion_tokens' : 'max_tokens')) as MaxTokensField,
       ignoreEos: flag(o, 'ignore-eos') || vllm.forceIgnoreEos,
       includeUsage: !flag(o, 'no-stream-usage'),
+      ...(perChunkUsage ? { continuousUsage: true } : {}),
       ...(vllm.temperature === undefined ? {} : { temperature: vllm.temperature }),
       // vLLM's order: the sampling flags, then --extra-body over them.
       extraBody: { ...vllm.sampling, ...parseExtraBody(str(o, 'extra-body')) },

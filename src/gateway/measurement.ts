@@ -182,6 +182,7 @@ export class RequestMeasurement {
       gapCounts: gapCountsOf(timing?.contentGaps),
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
+      ...(figures === undefined ? {} : chunkUsageFields(figures, recordGaps)),
       ...(this.body === null
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
@@ -189,6 +190,23 @@ export class RequestMeasurement {
       hint: this.#hint,
     };
   }
+}
+
+/**
+ * A stream whose every content chunk carried a running usage (the client asked for vLLM's continuous_usage_stats):
+ * its multi-token chunks and mean per-token gap, and with records.gaps each chunk's tokens beside itlMs.
+ */
+function chunkUsageFields(
+  figures: StreamFigures,
+  recordGaps: boolean,
+): Pick<RequestRecord, 'multiTokenChunks' | 'perTokenItlMs' | 'chunkTokens'> {
+  if (!figures.chunkTokensKnown) return {};
+  const mean = figures.perTokenItlMeanMs;
+  return {
+    multiTokenChunks: figures.multiTokenChunks ?? 0,
+    ...(mean === undefined ? {} : { perTokenItlMs: round3(mean) }),
+    ...(recordGaps && figures.chunkTokens !== undefined ? { chunkTokens: [...figures.chunkTokens] } : {}),
+  };
 }
 
 /** The gateway counts with the meter's estimate, never a tokenizer. */

@@ -54,6 +54,20 @@ export interface ExchangeFigures {
    * src/measure/stream-meter.ts): itlMs then holds the first ones. Absent otherwise, and from older records.
    */
   readonly itlMsCut?: boolean;
+  /**
+   * Tokens of each content chunk, from the running usage the upstream put on every one (vLLM's
+   * `stream_options.continuous_usage_stats`): the growth of `completion_tokens` since the previous chunk; entry
+   * i + 1 is the chunk after gap itlMs[i]. Written only when every content chunk carried a usage (the gateway:
+   * with records.gaps), like itlMs up to MAX_KEPT_GAPS + 1 entries. Absent otherwise, and from older records.
+   */
+  readonly chunkTokens?: readonly number[];
+  /**
+   * With a running usage on every content chunk: the chunks of more than one token (speculative decoding, a
+   * batching gateway) and the mean per-token inter-token gap (docs/metrics.md, "Per-token gaps"; absent when no
+   * token followed the first chunk). Absent without such a usage.
+   */
+  readonly multiTokenChunks?: number;
+  readonly perTokenItlMs?: number;
   /** One line saying what went wrong; null when ok. */
   readonly error: string | null;
 }

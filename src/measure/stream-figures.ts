@@ -9,6 +9,9 @@
 //   last token = last content event - start     (vLLM's E2EL; the usage chunk and `[DONE]` do not count)
 //   TPOT       = (last token - TTFT) / (output tokens - 1), only when output tokens > 1
 //   ITL        = gaps between consecutive content events: one sample per event (chunk), not per token
+//   per-token ITL, only when every content event carried a running usage (continuous_usage_stats): a gap of g
+//                before a chunk of k tokens is k gaps of g / k (per-token-gaps.ts); its mean per request is
+//                (last content event with tokens - first content event) / (tokens after the first chunk)
 
 import type { OutputTokenSource, StreamTiming } from './stream-timing.js';
 
@@ -47,8 +50,22 @@ export interface StreamFigures {
   /** The upstream's usage when reported, otherwise the estimate (or the caller's tokenizer). */
   readonly outputTokens: number;
   readonly outputTokensSource: OutputTokenSource;
-  /** Largest estimated token count of one content chunk; undefined without content chunks. */
+  /**
+   * Largest token count of one content chunk: by the running usage when every chunk carried one, otherwise the
+   * built-in estimate of its text; undefined without content chunks.
+   */
   readonly maxTokensPerChunk: number | undefined;
+  /**
+   * Whether every content chunk carried a running usage (vLLM's continuous_usage_stats), so that each chunk's
+   * tokens are known: the three figures below are defined only then.
+   */
+  readonly chunkTokensKnown: boolean;
+  /** Tokens of each content chunk by the running usage, when known and the meter kept per-chunk detail. */
+  readonly chunkTokens: readonly number[] | undefined;
+  /** Content chunks of more than one token, when the chunks' tokens are known. */
+  readonly multiTokenChunks: number | undefined;
+  /** Mean per-token inter-token gap, when the chunks' tokens are known and a token followed the first chunk. */
+  readonly perTokenItlMeanMs: number | undefined;
   readonly promptTokens: number | undefined;
   readonly cachedPromptTokens: number | undefined;
   readonly finishReason: string | undefined;
@@ -90,6 +107,17 @@ export function streamFigures(
   const hasGaps = gaps.count > 0;
   const kept = timing.keptGaps;
   const usageReasoning = timing.usageReasoningTokens;
+  const chunkUsage = timing.chunkUsage;
+  const chunkTokensKnown = timing.contentEvents > 0 && chunkUsage.chunks === timing.contentEvents;
+  const tokensAfterFirst = chunkUsage.lastCompletionTokens - chunkUsage.firstChunkTokens;
+  const perTokenItlMeanMs =
+    chunkTokensKnown && tokensAfterFirst > 0 && timing.firstContentMs !== undefined
+      ? (chunkUsage.lastTokensAtMs - timing.firstContentMs) / tokensAfterFirst
+      : undefined;
+  let maxTokensPerChunk: number | undefined;
+  if (timing.contentEvents > 0) {
+    maxTokensPerChunk = chunkTokensKnown ? chunkUsage.maxChunkTokens : timing.maxChunkEstimatedTokens;
+  }
   return {
     ttftMs,
     ttfoMs,
@@ -109,7 +137,11 @@ export function streamFigures(
     itlMaxMs: hasGaps ? gaps.maxMs : undefined,
     outputTokens,
     outputTokensSource,
-    maxTokensPerChunk: timing.contentEvents === 0 ? undefined : timing.maxChunkEstimatedTokens,
+    maxTokensPerChunk,
+    chunkTokensKnown,
+    chunkTokens: chunkTokensKnown ? chunkUsage.keptChunkTokens : undefined,
+    multiTokenChunks: chunkTokensKnown ? chunkUsage.multiTokenChunks : undefined,
+    perTokenItlMeanMs,
     promptTokens: timing.promptTokens,
     cachedPromptTokens: timing.cachedPromptTokens,
     finishReason: timing.finishReason,

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-pa
 import type { EventClassifier } from './event-classifier.js';
 import { GAP_BUCKET_BOUNDS_S, gapBucketIndex } from './gap-buckets.js';
 import { OutputTokenCounter } from './output-token-counter.js';
-import type { StreamTiming } from './stream-timing.js';
+import { NO_CHUNK_USAGE, type StreamTiming } from './stream-timing.js';
 
 /**
  * Most gaps kept per stream with keepChunkDetail: 100,000 numbers (under 1 MB, about 0.8 MB as a JSON list of
@@ -52,6 +52,9 @@ export class StreamMeter {
   readonly #tokens = new OutputTokenCounter();
   readonly #keptGaps: number[] | undefined;
   #gapsCut = false;
+  // Each content event's tokens by the running usage it carried (continuous_usage_stats), with keepChunkDetail;
+  // allocated at the first such event.
+  #keptChunkTokens: number[] | undefined;
   readonly #keepText: boolean;
 
   // Arrival time of the chunk being parsed: the time of every event it completes.
@@ -68,6 +71,13 @@ export class StreamMeter {
   // Allocated at the first gap: a stream without one (an error, a one-chunk answer) costs nothing here.
   #gapBucketCounts: number[] | undefined;
   #maxChunkTokens = 0;
+  // Content events that carried a running usage, the count on the first and last of them, those of more than one.
+  #usageChunks = 0;
+  #firstChunkUsage = 0;
+  #lastChunkUsage = 0;
+  #multiTokenChunks = 0;
+  #maxChunkUsageTokens = 0;
+  #lastTokensAtMs = 0;
   #contentChars = 0;
   #text = '';
   #promptTokens: number | undefined;
@@ -132,6 +142,18 @@ export class StreamMeter {
       },
       keptGaps: this.#keptGaps === undefined ? undefined : { gapsMs: this.#keptGaps, cut: this.#gapsCut },
       maxChunkEstimatedTokens: this.#maxChunkTokens,
+      chunkUsage:
+        this.#usageChunks === 0
+          ? NO_CHUNK_USAGE
+          : {
+              chunks: this.#usageChunks,
+              firstChunkTokens: this.#firstChunkUsage,
+              lastCompletionTokens: this.#lastChunkUsage,
+              multiTokenChunks: this.#multiTokenChunks,
+              maxChunkTokens: this.#maxChunkUsageTokens,
+              lastTokensAtMs: this.#lastTokensAtMs,
+              keptChunkTokens: this.#keptChunkTokens,
+            },
       contentChars: this.#contentChars,
       estimatedOutputTokens: this.#tokens.total,
       promptTokens: this.#promptTokens,
@@ -158,7 +180,10 @@ export class StreamMeter {
     if (facts.contentText !== undefined) this.#onContent(facts.contentText, facts.reasoning === true);
     if (facts.promptTokens !== undefined) this.#promptTokens = facts.promptTokens;
     if (facts.cachedPromptTokens !== undefined) this.#cachedPromptTokens = facts.cachedPromptTokens;
-    if (facts.completionTokens !== undefined) this.#usageOutputTokens = facts.completionTokens;
+    if (facts.completionTokens !== undefined) {
+      if (facts.contentText !== undefined) this.#onChunkUsage(facts.completionTokens);
+      this.#usageOutputTokens = facts.completionTokens;
+    }
     if (facts.reasoningTokens !== undefined) this.#usageReasoningTokens = facts.reasoningTokens;
     if (facts.finishReason !== undefined && this.#finishReason === undefined) {
       this.#finishReason = facts.finishReason;
@@ -191,6 +216,25 @@ export class StreamMeter {
     if (tokens > this.#maxChunkTokens) this.#maxChunkTokens = tokens;
     if (reasoning) this.#estimatedReasoningTokens += tokens;
     if (this.#keepText) this.#text += text;
+  }
+
+  /**
+   * A content event that carried a running usage (vLLM's continuous_usage_stats): its tokens are the growth of the
+   * count since the last content event that carried one (tokens counted on other events in between join it).
+   */
+  #onChunkUsage(completionTokens: number): void {
+    const tokens = Math.max(0, completionTokens - this.#lastChunkUsage);
+    if (this.#usageChunks === 0) this.#firstChunkUsage = tokens;
+    this.#usageChunks++;
+    this.#lastChunkUsage = Math.max(completionTokens, this.#lastChunkUsage);
+    if (tokens > 0) this.#lastTokensAtMs = this.#nowMs;
+    if (tokens > 1) this.#multiTokenChunks++;
+    if (tokens > this.#maxChunkUsageTokens) this.#maxChunkUsageTokens = tokens;
+    if (this.#keptGaps === undefined) return;
+    this.#keptChunkTokens ??= [];
+    const kept = this.#keptChunkTokens;
+    // One more than the gaps: the first content event has no gap before it.
+    if (kept.length <= MAX_KEPT_GAPS) kept.push(tokens);
   }
 
   #countGap(gap: number): void {

@@ -35,6 +35,41 @@ export interface KeptGaps {
   readonly cut: boolean;
 }
 
+/**
+ * What the running usage on content events said (vLLM's `stream_options.continuous_usage_stats`: cumulative
+ * `usage` on every chunk): a content event's tokens are the growth of `completion_tokens` since the previous
+ * content event that carried it. All 0 when no content event carried usage.
+ */
+export interface ChunkUsage {
+  /** Content events that carried a usage. Equal to contentEvents when every one did. */
+  readonly chunks: number;
+  /** Tokens of the first content event (its completion_tokens). */
+  readonly firstChunkTokens: number;
+  /** completion_tokens on the last content event that carried usage (tokens counted after it excluded). */
+  readonly lastCompletionTokens: number;
+  /** Content events of more than one token. */
+  readonly multiTokenChunks: number;
+  readonly maxChunkTokens: number;
+  /** Arrival of the last content event whose usage grew (0 when none did). */
+  readonly lastTokensAtMs: number;
+  /**
+   * Tokens of each content event in arrival order, with keepChunkDetail (undefined otherwise), up to
+   * MAX_KEPT_GAPS + 1 of them (one more than the kept gaps: entry i + 1 is the chunk after gap i).
+   */
+  readonly keptChunkTokens: readonly number[] | undefined;
+}
+
+/** The chunk usage of a stream whose content events carried none. Shared, never mutated. */
+export const NO_CHUNK_USAGE: ChunkUsage = Object.freeze({
+  chunks: 0,
+  firstChunkTokens: 0,
+  lastCompletionTokens: 0,
+  multiTokenChunks: 0,
+  maxChunkTokens: 0,
+  lastTokensAtMs: 0,
+  keptChunkTokens: undefined,
+});
+
 export interface StreamTiming {
   /** The classifier's protocol, e.g. `openai-chat`. */
   readonly protocol: string;
@@ -58,6 +93,8 @@ export interface StreamTiming {
   readonly keptGaps: KeptGaps | undefined;
   /** Most estimated tokens one content event added (0 without content): how batched the chunks were. */
   readonly maxChunkEstimatedTokens: number;
+  /** Tokens per content event from the running usage, when the upstream put one on content events. */
+  readonly chunkUsage: ChunkUsage;
   /** Length of all generated text, in UTF-16 code units. */
   readonly contentChars: number;
   /** Output tokens by the built-in estimate of the generated text. */

@@ -6,11 +6,19 @@ import { field, isJsonObject, type JsonObject, stringField } from '../shared/jso
 import { estimateFromText, readUsage } from './json-answer.js';
 import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
 
-/** OpenAI's stream tail: the usage chunk on request, and vLLM's ignore_eos. */
+/** OpenAI's stream tail: the usage chunk on request (on every chunk with continuousUsage), and vLLM's ignore_eos. */
 export function openAiStreamFields(options: BodyOptions): Body {
   return {
     stream: true,
-    ...(options.includeUsage ? { stream_options: { include_usage: true } } : {}),
+    ...(options.includeUsage
+      ? {
+          stream_options:
+            // vLLM honours continuous_usage_stats only beside include_usage.
+            options.continuousUsage === true
+              ? { include_usage: true, continuous_usage_stats: true }
+              : { include_usage: true },
+        }
+      : {}),
     ...(options.ignoreEos ? { ignore_eos: true } : {}),
   };
 }

@@ -48,6 +48,11 @@ export interface BodyOptions {
   readonly ignoreEos: boolean;
   /** stream_options.include_usage, where usage must be asked for (Protocol.usageOnRequest). */
   readonly includeUsage: boolean;
+  /**
+   * vLLM's `stream_options.continuous_usage_stats` beside include_usage: a running usage on every chunk, so each
+   * chunk's tokens are known (OpenAI chat and completions; bench --per-chunk-usage).
+   */
+  readonly continuousUsage?: boolean;
   /** Sent only when given (--temperature): otherwise the server's default applies, as with vLLM's client. */
   readonly temperature?: number;
 }

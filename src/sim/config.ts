@@ -17,6 +17,13 @@ export interface TimingModel {
   readonly jitter: number;
   /** Tokens carried by one SSE chunk: 1 like vLLM; more imitates hosted gateways that batch tokens. */
   readonly tokensPerChunk: number;
+  /**
+   * Speculative decoding, as vLLM's `num_speculative_tokens`: each decode step proposes this many draft tokens and
+   * writes one chunk of 1 + the accepted ones. 0 = off (one token per step).
+   */
+  readonly speculativeTokens: number;
+  /** With speculativeTokens: the chance that each draft token is accepted, given the ones before it were. */
+  readonly specAcceptanceRate: number;
   /** At most this many sequences run (prefill or decode) at once; the rest wait in a queue. */
   readonly maxNumSeqs: number;
   /** Every running sequence beyond the first slows each step by this fraction (batching cost). */
@@ -97,6 +104,8 @@ export const DEFAULT_TIMING: TimingModel = {
   itlMs: 15,
   jitter: 0.1,
   tokensPerChunk: 1,
+  speculativeTokens: 0,
+  specAcceptanceRate: 0.7,
   maxNumSeqs: 32,
   batchSlowdown: 0.03,
   eosMedianTokens: 300,
@@ -201,6 +210,16 @@ export function validateSimConfig(config: SimConfig): void {
   check(
     Number.isInteger(t.tokensPerChunk) && t.tokensPerChunk >= 1,
     'timing.tokensPerChunk must be an integer >= 1',
+  );
+  check(
+    Number.isInteger(t.speculativeTokens) && t.speculativeTokens >= 0,
+    'timing.speculativeTokens must be an integer >= 0',
+  );
+  check(fraction(t.specAcceptanceRate), 'timing.specAcceptanceRate must be between 0 and 1');
+  // A speculative step writes its tokens as one chunk; grouping steps into chunks on top would hide that.
+  check(
+    t.speculativeTokens === 0 || t.tokensPerChunk === 1,
+    'timing.speculativeTokens needs timing.tokensPerChunk 1 (each speculative step is one chunk)',
   );
   check(Number.isInteger(t.maxNumSeqs) && t.maxNumSeqs >= 1, 'timing.maxNumSeqs must be an integer >= 1');
   check(t.batchSlowdown >= 0, 'timing.batchSlowdown must not be negative');

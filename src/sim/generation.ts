@@ -38,6 +38,8 @@ export class Generation implements SeatOwner {
   private seat: Seat | undefined;
   private pending: ScheduledEmission | undefined;
   private sent = 0;
+  /** Tokens of the chunk planned next (drawn once per chunk: speculative steps vary). */
+  private nextChunk = 0;
   private lastPlannedMs = 0;
   private stalled = false;
   private done = false;
@@ -52,6 +54,8 @@ export class Generation implements SeatOwner {
     model: string,
     private readonly answer: PlannedAnswer,
     private readonly jitter: SeededRandom,
+    /** Draws each speculative step's accepted drafts; never drawn without speculative decoding. */
+    private readonly drafts: SeededRandom,
     private readonly faults: StreamFaults,
     private readonly truth: RequestTruth,
     private readonly res: ServerResponse,
@@ -110,7 +114,10 @@ export class Generation implements SeatOwner {
     truth.prefills.push({ atMs: now, contextTokens, cachedTokens, plannedMs });
     this.lastPlannedMs = now + plannedMs;
     // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
-    this.scheduleChunk(this.chunkTokens() - 1);
+    // With speculative decoding the prefill yields one token, its own chunk; drafting starts with the next step.
+    this.nextChunk =
+      this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk();
+    this.scheduleChunk(this.env.timing.speculativeTokens > 0 ? 0 : this.nextChunk - 1);
   }
 
   /** Preempted: the planned chunk is dropped; the tokens already sent stay sent and are recomputed on readmission. */
@@ -127,8 +134,24 @@ export class Generation implements SeatOwner {
     return baseMs * this.env.scheduler.slowdown() * noise;
   }
 
-  private chunkTokens(): number {
-    return Math.min(this.env.timing.tokensPerChunk, this.answer.tokens.length - this.sent);
+  private remaining(): number {
+    return this.answer.tokens.length - this.sent;
+  }
+
+  /** The next chunk without speculative decoding: tokensPerChunk steps of one token each. */
+  private groupedChunk(): number {
+    return Math.min(this.env.timing.tokensPerChunk, this.remaining());
+  }
+
+  /**
+   * One speculative step's chunk: the token the target model computes plus the drafts accepted before the first
+   * rejection (each accepted with specAcceptanceRate), as vLLM's rejection sampler keeps a prefix of the drafts.
+   */
+  private speculativeChunk(): number {
+    const { speculativeTokens, specAcceptanceRate } = this.env.timing;
+    let accepted = 0;
+    while (accepted < speculativeTokens && this.drafts.next() < specAcceptanceRate) accepted++;
+    return Math.min(1 + accepted, this.remaining());
   }
 
   private scheduleChunk(extraSteps: number): void {
@@ -145,7 +168,7 @@ export class Generation implements SeatOwner {
 
   private emit(now: number, plannedMs: number): void {
     this.pending = undefined;
-    const count = this.chunkTokens();
+    const count = this.nextChunk;
     if (count === 0) {
       // An answer cut to nothing by a stop string: straight to the finish.
       if (this.request.stream) this.res.write(this.wire.beforeFirstContent());
@@ -167,7 +190,13 @@ export class Generation implements SeatOwner {
       this.finish(now);
       return;
     }
-    this.scheduleChunk(this.chunkTokens());
+    if (this.env.timing.speculativeTokens > 0) {
+      this.nextChunk = this.speculativeChunk();
+      this.scheduleChunk(1);
+    } else {
+      this.nextChunk = this.groupedChunk();
+      this.scheduleChunk(this.nextChunk);
+    }
   }
 
   /** The next `count` planned tokens as wire events: reasoning, then answer (a chunk may straddle the two). */
@@ -180,12 +209,12 @@ export class Generation implements SeatOwner {
     if (from < reasoningTokens) {
       const part = tokens.slice(from, Math.min(to, reasoningTokens)).join('');
       this.reasoningText += part;
-      events += this.wire.reasoning(part);
+      events += this.wire.reasoning(part, Math.min(to, reasoningTokens));
     }
     if (to > reasoningTokens) {
       const part = tokens.slice(Math.max(from, reasoningTokens), to).join('');
       this.text += part;
-      events += this.wire.content(part);
+      events += this.wire.content(part, to);
       this.truth.firstAnswerTokenAtMs ??= now;
     }
     this.truth.reasoningTokens = Math.min(to, reasoningTokens);

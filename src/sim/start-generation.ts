@@ -99,7 +99,8 @@ export function startGeneration(
     reasoningTokens,
   );
   const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', ordinal));
-  new Generation(env, protocol, request, model, answer, jitter, config.faults, truth, res).start();
+  const drafts = new SeededRandom(hashSeed(config.seed, 'speculative', ordinal));
+  new Generation(env, protocol, request, model, answer, jitter, drafts, config.faults, truth, res).start();
 }
 
 function answerWithFault(

@@ -124,6 +124,16 @@ const usageRows: Row[] = [
     EXIT_USAGE,
     /bom\.json: unknown key "num_promts"\. Did you mean "num_prompts"/,
   ],
+  [
+    [...bench, '--per-chunk-usage', '--no-stream-usage'],
+    EXIT_USAGE,
+    /--per-chunk-usage needs the usage chunk that --no-stream-usage turns off/,
+  ],
+  [
+    [...bench, '--per-chunk-usage', '--backend', 'openai-responses'],
+    EXIT_USAGE,
+    /--per-chunk-usage .* only the OpenAI chat and completions APIs have \(this backend speaks openai-responses\)/,
+  ],
 ];
 
 const runRows: Row[] = [
@@ -194,6 +204,11 @@ const runRows: Row[] = [
     /TOKENMETER_TEST_UNSET_KEY is not set/,
   ],
   [['sim', '--config', missing], EXIT_RUN_FAILED, /cannot read simulator config .*: no such file$/],
+  [
+    ['sim', '--num-speculative-tokens', '3', '--tokens-per-chunk', '2'],
+    EXIT_RUN_FAILED,
+    /timing\.speculativeTokens needs timing\.tokensPerChunk 1/,
+  ],
   [['compare', missing, missing], EXIT_RUN_FAILED, /no such file/],
 ];
 

@@ -174,6 +174,8 @@ test('every metric name a threshold can use reads a value from the run', async (
   const all = await run(healthy.url, [
     '--goodput',
     'ttft:1000',
+    // per_token_itl is in the result only when the chunks carried a running usage.
+    '--per-chunk-usage',
     ...names.flatMap((name) => ['--threshold', `${name} >= 0`]),
   ]);
   assert.equal(all.checks.length, names.length + 1, all.cli.stderr);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { streamFigures } from '../../src/measure/stream-figures.js';
-import type { StreamTiming } from '../../src/measure/stream-timing.js';
+import { NO_CHUNK_USAGE, type StreamTiming } from '../../src/measure/stream-timing.js';
 
 // Start 1000; first byte 1240; content events at 1250, 1260, 1275, 1300; 10 output tokens from usage; end 1310.
 const TIMING: StreamTiming = {
@@ -15,6 +15,7 @@ const TIMING: StreamTiming = {
   contentGaps: { count: 3, sumMs: 50, minMs: 10, maxMs: 25, bucketCounts: [] },
   keptGaps: { gapsMs: [10, 15, 25], cut: false },
   maxChunkEstimatedTokens: 3,
+  chunkUsage: NO_CHUNK_USAGE,
   contentChars: 12,
   estimatedOutputTokens: 9,
   promptTokens: 20,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { MAX_KEPT_GAPS, StreamMeter } from '../../src/measure/stream-meter.js';
+import { NO_CHUNK_USAGE } from '../../src/measure/stream-timing.js';
 import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 import { estimateTokens } from '../../src/shared/token-estimate.js';
 import { bytes } from '../sse/collect-events.js';
@@ -51,6 +52,7 @@ test('the recorded chat stream gives the hand-checked record', () => {
     keptGaps: { gapsMs: [10, 20, 10], cut: false },
     // Per event: Hello 1, 世界 3 (two ideographs and the space), 👍 3, Done 1.
     maxChunkEstimatedTokens: 3,
+    chunkUsage: NO_CHUNK_USAGE,
     contentChars: CHAT_TEXT.length,
     estimatedOutputTokens: estimateTokens(CHAT_TEXT),
     promptTokens: 12,
@@ -235,4 +237,66 @@ test('reasoning first: TTFT at the first reasoning delta, TTFO at the first answ
   assert.equal(unanswered.ttfoMs, undefined);
   assert.equal(unanswered.reasoningTokens, 2, 'without usage, the estimate of the reasoning text');
   assert.equal(unanswered.reasoningTokensSource, 'estimate');
+});
+
+// vLLM's continuous_usage_stats: a running usage on every chunk, here on the role chunk (0), on content chunks
+// of 1, 3, 0 and 2 tokens, on the finish chunk, then the usage-only chunk.
+const running = (completion: number): object => ({
+  usage: { prompt_tokens: 5, completion_tokens: completion, total_tokens: 5 + completion },
+});
+const CONTINUOUS_PARTS = [
+  sse(chatChunk([delta({ role: 'assistant', content: '' })], running(0))),
+  sse(chatChunk([delta({ content: 'A' })], running(1))),
+  sse(chatChunk([delta({ content: ' b c d' })], running(4))),
+  sse(chatChunk([delta({ content: ' ' })], running(4))),
+  sse(chatChunk([delta({ content: ' e f' })], running(6))),
+  sse(chatChunk([delta({}, 'stop')], running(7))),
+  sse(chatChunk([], running(7))),
+  sse('[DONE]'),
+];
+
+test('a running usage on every content chunk gives each chunk its tokens: the growth since the previous chunk', () => {
+  // Content at 110 (1 token), 120 (3), 130 (0), 140 (2).
+  const timing = meterParts(CONTINUOUS_PARTS, true).result();
+  assert.deepEqual(timing.chunkUsage, {
+    chunks: 4,
+    firstChunkTokens: 1,
+    lastCompletionTokens: 6,
+    multiTokenChunks: 2,
+    maxChunkTokens: 3,
+    lastTokensAtMs: 140,
+    keptChunkTokens: [1, 3, 0, 2],
+  });
+  // The usage chunk's 7 stays the output count; the token counted on the finish chunk joins no chunk.
+  assert.equal(timing.outputTokens, 7);
+  const figures = streamFigures(timing, 0);
+  assert.equal(figures.chunkTokensKnown, true);
+  assert.deepEqual(figures.chunkTokens, [1, 3, 0, 2]);
+  assert.equal(figures.multiTokenChunks, 2);
+  assert.equal(figures.maxTokensPerChunk, 3);
+  // (140 - 110) ms over the 5 tokens after the first chunk.
+  assert.equal(figures.perTokenItlMeanMs, 6);
+  // vLLM's ITL stays per chunk.
+  assert.deepEqual(figures.itlMs, [10, 10, 10]);
+  // Without kept detail the counts and the mean are the same, the list absent.
+  const lean = streamFigures(meterParts(CONTINUOUS_PARTS).result(), 0);
+  assert.equal(lean.chunkTokens, undefined);
+  assert.equal(lean.multiTokenChunks, 2);
+  assert.equal(lean.perTokenItlMeanMs, 6);
+});
+
+test('per-chunk figures need a usage on every content chunk: one chunk without it and they are unknown', () => {
+  const parts = [...CONTINUOUS_PARTS];
+  parts[3] = sse(chatChunk([delta({ content: ' ' })]));
+  const figures = streamFigures(meterParts(parts, true).result(), 0);
+  assert.equal(figures.chunkTokensKnown, false);
+  assert.equal(figures.chunkTokens, undefined);
+  assert.equal(figures.multiTokenChunks, undefined);
+  assert.equal(figures.perTokenItlMeanMs, undefined);
+  // The largest chunk falls back to the estimate of its text.
+  assert.equal(figures.maxTokensPerChunk, 3);
+  // Usage only at the end (include_usage alone): nothing per chunk either.
+  const plain = meterParts(CHAT_STREAM_PARTS, true).result();
+  assert.equal(plain.chunkUsage.chunks, 0);
+  assert.equal(streamFigures(plain, 0).chunkTokensKnown, false);
 });

@@ -40,6 +40,7 @@ function parse(body: unknown): GenerationRequest {
     blocks: prompt.blocks,
     stream: b['stream'] === true,
     includeUsage: true,
+    continuousUsage: false,
     maxTokens,
     ignoreEos: false,
     stop: stopStrings(b['stop_sequences'], 'stop_sequences'),

@@ -53,10 +53,8 @@ export function parseOpenAIRequest(
   const n = optionalNumber(b, 'n') ?? 1;
   if (n !== 1) throw new RequestRejection(400, 'n must be 1: the simulator generates one choice', 'n');
   const streamOptions = b['stream_options'];
-  const includeUsage =
-    typeof streamOptions === 'object' &&
-    streamOptions !== null &&
-    (streamOptions as Json)['include_usage'] === true;
+  const options = typeof streamOptions === 'object' && streamOptions !== null ? (streamOptions as Json) : {};
+  const includeUsage = options['include_usage'] === true;
   return {
     protocol,
     model,
@@ -65,6 +63,8 @@ export function parseOpenAIRequest(
     blocks: prompt.blocks,
     stream: b['stream'] === true,
     includeUsage,
+    // vLLM: include_continuous_usage = include_usage and continuous_usage_stats.
+    continuousUsage: includeUsage && options['continuous_usage_stats'] === true,
     maxTokens,
     ignoreEos: b['ignore_eos'] === true,
     stop: stopStrings(b['stop'], 'stop'),

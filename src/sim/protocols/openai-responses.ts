@@ -38,6 +38,7 @@ function parse(body: unknown): GenerationRequest {
     blocks: prompt.blocks,
     stream: b['stream'] === true,
     includeUsage: true,
+    continuousUsage: false,
     maxTokens: maxTokensField(b, 'max_output_tokens'),
     ignoreEos: false,
     stop: [],

@@ -26,7 +26,18 @@ export class OpenAIWire implements AnswerWire {
   }
 
   private roleEvent(): string {
-    return `${this.head}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`;
+    return `${this.head}"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${this.runningUsage(0)}}\n\n`;
+  }
+
+  /**
+   * vLLM's continuous_usage_stats: the usage so far after the choices of every chunk (the role chunk's says 0
+   * completion tokens), with the three counts only, as vLLM writes it; '' when not asked for.
+   */
+  private runningUsage(completionTokens: number): string {
+    const request = this.context.request;
+    if (!request.continuousUsage) return '';
+    const prompt = request.promptTokens;
+    return `,"usage":{"prompt_tokens":${prompt},"completion_tokens":${completionTokens},"total_tokens":${prompt + completionTokens}}`;
   }
 
   opening(): string {
@@ -38,23 +49,25 @@ export class OpenAIWire implements AnswerWire {
   }
 
   /** Chat only: completions has no reasoning field, and the simulator plans no reasoning for it. */
-  reasoning(text: string): string {
+  reasoning(text: string, completionTokens: number): string {
     const field = this.context.chatReasoningField;
-    return `${this.head}"choices":[{"index":0,"delta":{"${field}":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]}\n\n`;
+    return `${this.head}"choices":[{"index":0,"delta":{"${field}":${JSON.stringify(text)}},"logprobs":null,"finish_reason":null}]${this.runningUsage(completionTokens)}}\n\n`;
   }
 
-  content(text: string): string {
+  content(text: string, completionTokens: number): string {
     const quoted = JSON.stringify(text);
+    const usage = this.runningUsage(completionTokens);
     return this.isChat
-      ? `${this.head}"choices":[{"index":0,"delta":{"content":${quoted}},"logprobs":null,"finish_reason":null}]}\n\n`
-      : `${this.head}"choices":[{"index":0,"text":${quoted},"logprobs":null,"finish_reason":null}]}\n\n`;
+      ? `${this.head}"choices":[{"index":0,"delta":{"content":${quoted}},"logprobs":null,"finish_reason":null}]${usage}}\n\n`
+      : `${this.head}"choices":[{"index":0,"text":${quoted},"logprobs":null,"finish_reason":null}]${usage}}\n\n`;
   }
 
   closing(finish: FinishReason, usage: TokenUsage): string {
     const reason = JSON.stringify(finish);
+    const running = this.runningUsage(usage.completionTokens);
     const finishEvent = this.isChat
-      ? `${this.head}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":${reason},"stop_reason":null}]}\n\n`
-      : `${this.head}"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":${reason},"stop_reason":null}]}\n\n`;
+      ? `${this.head}"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":${reason},"stop_reason":null}]${running}}\n\n`
+      : `${this.head}"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":${reason},"stop_reason":null}]${running}}\n\n`;
     // The usage-only chunk (empty choices) only when the client asked for stream_options.include_usage.
     const usageEvent = this.context.request.includeUsage
       ? `${this.head}"choices":[],"usage":${JSON.stringify(openAIUsage(usage))}}\n\n`

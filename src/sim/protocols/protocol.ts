@@ -18,6 +18,11 @@ export interface GenerationRequest {
   readonly stream: boolean;
   /** OpenAI's `stream_options.include_usage`; protocols whose streams always carry usage set it true. */
   readonly includeUsage: boolean;
+  /**
+   * vLLM's `stream_options.continuous_usage_stats`, honoured only with include_usage as vLLM does: every chunk
+   * carries the running usage (completion tokens so far). OpenAI only; the other protocols set it false.
+   */
+  readonly continuousUsage: boolean;
   readonly maxTokens: number | undefined;
   readonly ignoreEos: boolean;
   readonly stop: readonly string[];
@@ -41,10 +46,13 @@ export interface AnswerWire {
   opening(): string;
   /** Events written just before the first generated chunk (the OpenAI chat role delta; '' elsewhere). */
   beforeFirstContent(): string;
-  /** A reasoning delta (only when the context says the answer has a reasoning part; always before content). */
-  reasoning(text: string): string;
+  /**
+   * A reasoning delta (only when the context says the answer has a reasoning part; always before content).
+   * `completionTokens`: the tokens generated so far, this delta's included (for a running usage where asked).
+   */
+  reasoning(text: string, completionTokens: number): string;
   /** An answer delta; the first one after reasoning also closes the reasoning part where the protocol has one. */
-  content(text: string): string;
+  content(text: string, completionTokens: number): string;
   /** Events after the last content chunk: finish, usage where asked for, end marker. */
   closing(finish: FinishReason, usage: TokenUsage): string;
   /** An error event inside a stream that already answered 200. */
