@@ -67,7 +67,8 @@ const SCAN_SLICE_BYTES = 64 * 1024;
 /** A body given whole (a test, a tool): scanned in the slices a socket would have delivered. */
 export function parseBodyBytes(raw: Buffer): ParsedBody {
   const scanner = new BodyScanner();
-  for (let at = 0; at < raw.length; at += SCAN_SLICE_BYTES) scanner.push(raw.subarray(at, at + SCAN_SLICE_BYTES));
+  for (let at = 0; at < raw.length; at += SCAN_SLICE_BYTES)
+    scanner.push(raw.subarray(at, at + SCAN_SLICE_BYTES));
   return parseBody(raw, scanner);
 }
 
@@ -177,7 +178,11 @@ export function upstreamBody(body: ParsedBody, upstreamModel: string, injectUsag
   const added: string[] = [];
   if (rename) setMember(object, 'model', JSON.stringify(upstreamModel), edits, added);
   if (inject) {
-    const merged = JSON.stringify({ ...object.streamOptions, include_usage: true });
+    // vLLM honours `continuous_usage_stats` only beside `include_usage`: a client that sent it alone gets no usage,
+    // so asking for usage on its behalf must not switch on usage in every chunk it receives.
+    const continuous =
+      object.streamOptions?.['continuous_usage_stats'] === true ? { continuous_usage_stats: false } : {};
+    const merged = JSON.stringify({ ...object.streamOptions, include_usage: true, ...continuous });
     setMember(object, 'stream_options', merged, edits, added);
   }
   return { bytes: edited(body.raw, object.shape, edits, added), usageInjected: inject, made: 'edited' };

@@ -40,7 +40,12 @@ function expected(text: string, model: string, inject: boolean): unknown {
   const options = value['stream_options'];
   const asked = isObject(options) && options['include_usage'] === true;
   if (inject && value['stream'] === true && !asked) {
-    out['stream_options'] = { ...(isObject(options) ? options : {}), include_usage: true };
+    const continuous = isObject(options) && options['continuous_usage_stats'] === true;
+    out['stream_options'] = {
+      ...(isObject(options) ? options : {}),
+      include_usage: true,
+      ...(continuous ? { continuous_usage_stats: false } : {}),
+    };
   }
   return out;
 }
@@ -100,6 +105,17 @@ test('the awkward bodies are edited too, to the same value with the changes', ()
     assert.equal(out.made, 'edited', text);
     assert.deepEqual(JSON.parse(out.bytes.toString('utf8')), expected(text, model, inject), text);
   }
+});
+
+test('usage asked for on behalf of a client that sent continuous_usage_stats alone keeps it off, as vLLM reads it', () => {
+  const out = send('{"model":"m","stream":true,"stream_options":{"continuous_usage_stats":true}}', '', true);
+  assert.deepEqual(JSON.parse(out.bytes.toString()).stream_options, {
+    continuous_usage_stats: false,
+    include_usage: true,
+  });
+  const asked =
+    '{"model":"m","stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}';
+  assert.equal(send(asked, '', true).made, 'as_sent');
 });
 
 test('a body that is not a JSON object goes as it came', () => {
