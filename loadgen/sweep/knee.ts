@@ -83,6 +83,16 @@ export function findKnee(levels: readonly SweepLevel[]): Knee {
         `${followEvidence(lastGood)}; but ${unclearNote(unclear)}; run longer levels or more ${many} around it.`,
     );
   }
+  if (lastGood.concurrency !== undefined) {
+    // A closed loop is sent only what it completes, so the follow rule cannot break: say what can.
+    return knee(
+      'no-knee',
+      `No knee by the follow rule: at every concurrency up to ${rps(lastGood)} the server completed what it ` +
+        'was sent (a concurrency level sends a request only when one finishes, so it falls behind only on ' +
+        'success or --goodput); the throughput limit is where the achieved rate stops growing with the ' +
+        'concurrency, and --slo EXPR --search concurrency finds the highest concurrency within an SLO.',
+    );
+  }
   return knee(
     'no-knee',
     `No knee: the server kept up with every ${one} up to ${rps(lastGood)}, ${followEvidence(lastGood)}; ` +

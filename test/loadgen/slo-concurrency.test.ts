@@ -171,6 +171,8 @@ test('fixed concurrency levels give a table by concurrency, each level steady at
     assert.ok(level.warmup_requests > 0 && level.steady_requests >= 20, JSON.stringify(level));
     assert.ok(level.achieved_rate <= level.max_concurrency * 10 * 1.05, JSON.stringify(level));
   }
+  // Nothing fell behind (a closed loop is sent what it completes), and the knee sentence says what that means.
+  assert.match(run.stdout, /^No knee by the follow rule: at every concurrency up to concurrency 4 /m);
   // Twice the seats complete more (nothing queues up to 4).
   assert.ok((summary.levels[1]?.achieved_rate ?? 0) > (summary.levels[0]?.achieved_rate ?? 0) * 1.5);
 });
