@@ -1,9 +1,11 @@
 // `sweep --slo EXPR`: the highest request rate (or, with --search concurrency, the highest concurrency) at which
 // every SLO holds. The load grows (doubling from the synchronous probe's rate, or from one request in flight) until
 // a level breaks an SLO, then the bracket between the last level that held and the first that broke is bisected
-// --slo-bisections times (over whole numbers for a concurrency, so it stops early once the bracket is 1 wide); each level is a sweep level (sized to be steady, judged from
-// its steady window). A level holds when every SLO holds on its figures (the threshold code, on its result JSON)
-// and it kept up with what it was offered: a level that fell behind has no steady state to meet an SLO in.
+// --slo-bisections times (over whole numbers for a concurrency, so it stops early once the bracket is 1 wide); the
+// search is the same for both, its SearchSpace says where to start and how to halve. Each level is a sweep level
+// (sized to be steady, judged from its steady window). A level holds when every SLO holds on its figures (the
+// threshold code, on its result JSON) and it kept up with what it was offered: a level that fell behind has no
+// steady state to meet an SLO in.
 // The answer is the last level that held, with the bracket (one bisection step wide) and, from the bootstrap of
 // its requests and time windows (loadgen/compare/bootstrap.ts), the interval of its achieved rate and of each SLO's
 // figure there; and which SLO broke first above it.
@@ -83,7 +85,7 @@ export function rateSpace(startRps: number): SearchSpace {
   };
 }
 
-/** Concurrencies: from `start` in flight (1, or the shards' count), halved over whole numbers. */
+/** Concurrencies: from `start` in flight, halved over whole numbers. */
 export function concurrencySpace(start: number): SearchSpace {
   return {
     parameter: 'concurrency',

@@ -1,5 +1,5 @@
-// The sweep table: one line per level (a rate, or a concurrency), aligned for reading in a terminal. Rates and latencies are the
-// steady window's; "achieved" shows its spread over the window's bins.
+// The sweep table: one line per level (a rate, or a concurrency), aligned for reading in a terminal. Rates and
+// latencies are the steady window's; "achieved" shows its spread over the window's bins.
 
 import type { SweepLevel } from './sweep-level.js';
 

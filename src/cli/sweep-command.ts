@@ -50,7 +50,7 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     name: 'slo',
     type: 'list',
     valueName: 'EXPR',
-    help: "Search for the highest rate at which this holds, e.g. 'ttft_p99 < 500ms' (threshold syntax; repeatable)",
+    help: "Search for the highest rate (or concurrency, with --search) at which this holds, e.g. 'ttft_p99 < 500ms' (threshold syntax; repeatable)",
   },
   {
     name: 'search',
@@ -66,7 +66,7 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     max: 12,
     default: DEFAULT_SLO_BISECTIONS,
     valueName: 'N',
-    help: 'With --slo: bisections of the bracket between the last rate that held and the first that broke',
+    help: 'With --slo: bisections of the bracket between the last level that held and the first that broke',
   },
   ...BENCH_OPTIONS.filter(
     (o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_OPTIONS.includes(o),
@@ -143,7 +143,8 @@ function refuseConcurrencySettings(settings: BenchSettings): void {
 
 export const sweepCommand: Command = {
   name: 'sweep',
-  summary: 'Run the bench at several request rates and find where the server stops keeping up',
+  summary:
+    'Run the bench at several request rates (or concurrencies) and find where the server stops keeping up',
   usage: [
     'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
     "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",
