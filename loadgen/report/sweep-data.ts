@@ -11,6 +11,8 @@ import { numberField, rateField, stringField, successRate } from './result-field
 export interface SweepReportLevel {
   /** Offered request rate (req/s); Infinity for "all at once". */
   offeredRate: number;
+  /** The level's --max-concurrency (vLLM's max_concurrency); null when it had none. */
+  maxConcurrency: number | null;
   /** Completed requests per second actually achieved. */
   achievedRate: number | null;
   /** 0..1. */
@@ -22,7 +24,10 @@ export interface SweepReportLevel {
 }
 
 export interface SweepKnee {
-  /** The rate marked as the knee; null when the sentence names none (no knee, or not enough data). */
+  /**
+   * The rate (or, on a concurrency axis, the concurrency) marked as the knee; null when the sentence names none
+   * (no knee, or not enough data).
+   */
   offeredRate: number | null;
   /** The first level that fell behind, marked beside it when known. */
   firstBadRate: number | null;
@@ -30,10 +35,29 @@ export interface SweepKnee {
   sentence: string;
 }
 
-/** `sweep --slo`: the highest rate at which every SLO held, and the sweep's sentence about it. */
+/** `sweep --slo`: the highest rate (or concurrency) at which every SLO held, and the sweep's sentence about it. */
 export interface SweepCapacity {
+  /** In the unit of the sweep's axis. */
   rate: number | null;
   sentence: string;
+}
+
+/** What the levels moved: their offered rate, or (every level at rate inf) their --max-concurrency. */
+export type SweepAxis = 'rate' | 'concurrency';
+
+/** A concurrency sweep: every level at rate inf, each with its own cap (bench runs or `sweep --concurrencies`). */
+export function sweepAxis(levels: readonly SweepReportLevel[]): SweepAxis {
+  const caps = new Set(levels.map((l) => l.maxConcurrency));
+  return levels.length > 0 &&
+    levels.every((l) => !Number.isFinite(l.offeredRate) && l.maxConcurrency !== null) &&
+    caps.size === levels.length
+    ? 'concurrency'
+    : 'rate';
+}
+
+/** The level's place on the axis. */
+export function axisValue(axis: SweepAxis, level: SweepReportLevel): number {
+  return axis === 'concurrency' ? (level.maxConcurrency ?? Number.NaN) : level.offeredRate;
 }
 
 export interface SweepReportData {
@@ -62,6 +86,7 @@ export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
   const success = isResultJson(json) ? successRate(json) : first(json, ['success_rate']);
   return {
     offeredRate,
+    maxConcurrency: first(json, ['max_concurrency']),
     achievedRate: first(json, ['achieved_rate', 'request_throughput']),
     successRate: success !== null && success > 1 ? success / 100 : success,
     ttftP50Ms: first(json, ['median_ttft_ms', 'p50_ttft_ms', 'ttft_p50_ms']),
@@ -71,15 +96,18 @@ export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
   };
 }
 
-function kneeFrom(value: JsonValue | undefined): SweepKnee | null {
+function kneeFrom(value: JsonValue | undefined, axis: SweepAxis): SweepKnee | null {
   if (typeof value === 'number')
     return { offeredRate: value, firstBadRate: null, sentence: `Knee at ${value} req/s.` };
   if (!isJsonObject(value)) return null;
-  const rate = first(value, ['offered_rate', 'rate', 'request_rate']);
+  const rate =
+    axis === 'concurrency'
+      ? numberField(value, 'max_concurrency')
+      : first(value, ['offered_rate', 'rate', 'request_rate']);
   const sentence =
     stringField(value, 'sentence') ?? stringField(value, 'message') ?? stringField(value, 'reason');
   if (rate === null && sentence === null) return null;
-  const firstBad = numberField(value, 'first_bad_rps');
+  const firstBad = numberField(value, axis === 'concurrency' ? 'first_bad_max_concurrency' : 'first_bad_rps');
   return {
     offeredRate: rate,
     firstBadRate: firstBad !== null && firstBad !== rate ? firstBad : null,
@@ -98,8 +126,9 @@ export function sweepFromSummary(path: string, json: JsonObject): SweepReportDat
   const levels = list
     .filter((entry): entry is JsonObject => isJsonObject(entry))
     .map(sweepLevelFrom)
-    .filter((level): level is SweepReportLevel => level !== null)
-    .sort((a, b) => a.offeredRate - b.offeredRate);
+    .filter((level): level is SweepReportLevel => level !== null);
+  const axis = sweepAxis(levels);
+  levels.sort((a, b) => axisValue(axis, a) - axisValue(axis, b));
   if (levels.length === 0) {
     throw new UserFacingError(`'${path}' is a sweep summary without any level that names its offered rate`);
   }
@@ -109,13 +138,16 @@ export function sweepFromSummary(path: string, json: JsonObject): SweepReportDat
     if (typeof value === 'string' || typeof value === 'number') settings[key] = value;
   }
   const knee =
-    kneeFrom(json['knee']) ??
-    kneeFrom({ rate: json['knee_rate'] ?? null, sentence: json['knee_sentence'] ?? null });
+    kneeFrom(json['knee'], axis) ??
+    kneeFrom({ rate: json['knee_rate'] ?? null, sentence: json['knee_sentence'] ?? null }, 'rate');
   const cause = isJsonObject(json['knee']) ? json['knee']['cause'] : undefined;
   const kneeCause = isJsonObject(cause) ? stringField(cause, 'sentence') : null;
   const saved = json['slo_capacity'];
   const capacity = isJsonObject(saved)
-    ? { rate: numberField(saved, 'capacity_rps'), sentence: stringField(saved, 'sentence') ?? '' }
+    ? {
+        rate: numberField(saved, axis === 'concurrency' ? 'capacity_concurrency' : 'capacity_rps'),
+        sentence: stringField(saved, 'sentence') ?? '',
+      }
     : undefined;
   return {
     levels,

@@ -18,16 +18,19 @@ export interface Knee {
   sentence: string;
 }
 
-const rps = (level: SweepLevel): string => `${level.offeredRps.toFixed(2)} req/s`;
+// A level by what it held fixed: its rate, or its concurrency (a concurrency sweep's levels all run at rate inf).
+const rps = (level: SweepLevel): string =>
+  level.concurrency === undefined
+    ? `${level.offeredRps.toFixed(2)} req/s`
+    : `concurrency ${level.concurrency}`;
+const loadOf = (level: SweepLevel): number => level.concurrency ?? level.offeredRps;
 
 function unclearNote(levels: readonly SweepLevel[]): string {
   return levels.map((l) => `at ${rps(l)} ${l.reason}`).join('; ');
 }
 
 export function findKnee(levels: readonly SweepLevel[]): Knee {
-  const ordered = levels
-    .filter((l) => Number.isFinite(l.offeredRps))
-    .sort((a, b) => a.offeredRps - b.offeredRps);
+  const ordered = levels.filter((l) => Number.isFinite(loadOf(l))).sort((a, b) => loadOf(a) - loadOf(b));
   const badAt = ordered.findIndex((l) => l.status === 'fell-behind');
   const below = badAt === -1 ? ordered : ordered.slice(0, badAt);
   const goodAt = below.map((l) => l.status).lastIndexOf('kept-up');
@@ -43,6 +46,9 @@ export function findKnee(levels: readonly SweepLevel[]): Knee {
   });
 
   if (ordered.length === 0) return knee('no-levels', 'No rate level ran, so there is no knee to report.');
+  // What the sentences call the levels: their rates, or their concurrencies.
+  const [one, many] =
+    ordered[0]?.concurrency === undefined ? ['rate', 'rates'] : ['concurrency', 'concurrencies'];
   if (firstBad !== undefined && lastGood !== undefined) {
     const between = unclear.length === 0 ? '' : ` (between them, ${unclearNote(unclear)})`;
     return knee(
@@ -56,12 +62,12 @@ export function findKnee(levels: readonly SweepLevel[]): Knee {
     return unclear.length === 0
       ? knee(
           'past-knee',
-          `The server was already past its knee at the lowest rate, ${rps(firstBad)}: ${firstBad.reason}; sweep lower rates.`,
+          `The server was already past its knee at the lowest ${one}, ${rps(firstBad)}: ${firstBad.reason}; sweep lower ${many}.`,
         )
       : knee(
           'not-enough-data',
           `Not enough data to place the knee: at ${rps(firstBad)} ${firstBad.reason}, and no level below ` +
-            `showed the server keeping up (${unclearNote(unclear)}); sweep lower rates or run longer levels.`,
+            `showed the server keeping up (${unclearNote(unclear)}); sweep lower ${many} or run longer levels.`,
         );
   }
   if (lastGood === undefined) {
@@ -74,12 +80,22 @@ export function findKnee(levels: readonly SweepLevel[]): Knee {
     return knee(
       'not-enough-data',
       `Not enough data to say where the knee is: the server kept up to ${rps(lastGood)}, ` +
-        `${followEvidence(lastGood)}; but ${unclearNote(unclear)}; run longer levels or more rates around it.`,
+        `${followEvidence(lastGood)}; but ${unclearNote(unclear)}; run longer levels or more ${many} around it.`,
+    );
+  }
+  if (lastGood.concurrency !== undefined) {
+    // A closed loop is sent only what it completes, so the follow rule cannot break: say what can.
+    return knee(
+      'no-knee',
+      `No knee by the follow rule: at every concurrency up to ${rps(lastGood)} the server completed what it ` +
+        'was sent (a concurrency level sends a request only when one finishes, so it falls behind only on ' +
+        'success or --goodput); the throughput limit is where the achieved rate stops growing with the ' +
+        'concurrency, and --slo EXPR --search concurrency finds the highest concurrency within an SLO.',
     );
   }
   return knee(
     'no-knee',
-    `No knee: the server kept up with every rate up to ${rps(lastGood)}, ${followEvidence(lastGood)}; ` +
-      'sweep higher rates to find it.',
+    `No knee: the server kept up with every ${one} up to ${rps(lastGood)}, ${followEvidence(lastGood)}; ` +
+      `sweep higher ${many} to find it.`,
   );
 }

@@ -18,9 +18,16 @@ import { sweepFromSummary } from '../report/sweep-data.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import { findKnee, type Knee } from './knee.js';
 import { kneeCause } from './knee-cause.js';
-import { DEFAULT_SLO_BISECTIONS, type SloCapacity, searchSloCapacity } from './slo-search.js';
+import {
+  concurrencySpace,
+  DEFAULT_SLO_BISECTIONS,
+  rateSpace,
+  type SloCapacity,
+  searchSloCapacity,
+} from './slo-search.js';
 import { steadyWindow } from './steady-window.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
+import type { SweepParameter } from './sweep-load.js';
 import {
   levelRequests,
   levelSecondsFromLatency,
@@ -42,9 +49,13 @@ export interface SweepInput {
   readonly signal: AbortSignal;
   readonly say: Say;
   readonly progressStream: ProgressStream;
-  /** --slo: search for the highest rate at which every one holds, instead of running `rates`. */
+  /** --concurrencies: run these concurrencies (each at rate inf, at most N in flight) instead of rates. */
+  readonly concurrencies?: readonly number[];
+  /** --slo: search for the highest rate (or concurrency) at which every one holds, instead of running `rates`. */
   readonly slos?: readonly Threshold[];
   readonly sloBisections?: number;
+  /** --search: what the SLO search moves; the rate unless told. */
+  readonly search?: SweepParameter;
 }
 
 /** One request at a time: the median end-to-end latency and the completed rate. */
@@ -167,13 +178,17 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
       : settings.save.dir;
   say(`sweep results: ${dir}`);
   const probes: SweepProbes = {};
-  // The SLO search starts from the rate one user gets.
-  const needsLatency = input.levelSeconds === undefined || input.slos !== undefined;
+  const parameter: SweepParameter =
+    input.concurrencies !== undefined || input.search === 'concurrency' ? 'concurrency' : 'rate';
+  // The SLO search starts from the rate one user gets, and a concurrency level's length in requests comes from
+  // the rate its seats would give at the latency of one request alone.
+  const needsLatency =
+    input.levelSeconds === undefined || input.slos !== undefined || parameter === 'concurrency';
   if (needsLatency || input.rates === undefined) probes.synchronous = await synchronousProbe(input, dir);
   const levelSeconds =
     input.levelSeconds ?? levelSecondsFromLatency(probes.synchronous?.medianLatencyMs ?? 0);
   let rates = input.rates;
-  if (rates === undefined && input.slos === undefined && !signal.aborted) {
+  if (rates === undefined && input.slos === undefined && parameter === 'rate' && !signal.aborted) {
     probes.throughput = await throughputProbe(input, dir);
     rates = ratesFromProbes(probes.synchronous?.rps ?? 0, probes.throughput.rps, input.steps);
     say(`levels: ${rates.join(', ')} req/s`);
@@ -181,37 +196,46 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
   const minRequests = input.prepared.dataset.requests.length;
   say(`each level runs at least ${levelSeconds.toFixed(1)} s and ${minRequests} requests`);
   const levels: SweepLevel[] = [];
-  const runLevel = async (rate: number) => {
-    const count = levelRequests(rate, levelSeconds, minRequests);
+  // Seats over the time one request takes alone: what N in flight complete at most while nothing queues, so a
+  // concurrency level is never shorter than --level-seconds below the knee (above it, it runs longer).
+  const seatRps = (n: number): number => (n * 1000) / Math.max(probes.synchronous?.medianLatencyMs ?? 0, 1);
+  const runLevel = async (load: number) => {
+    const concurrency = parameter === 'concurrency' ? load : undefined;
+    const count = levelRequests(concurrency === undefined ? load : seatRps(load), levelSeconds, minRequests);
     // Each level's requests get ids of their own (x-request-id), so a server's or gateway's records of two levels
     // never share one.
     const requestIdPrefix = `${settings.requestIdPrefix}L${levels.length}-`;
     const { result, file, description } = await run(
       input,
       dir,
-      { requestRate: rate, requestIdPrefix },
+      concurrency === undefined
+        ? { requestRate: load, requestIdPrefix }
+        : { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: concurrency, requestIdPrefix },
       count,
     );
-    const level = sweepLevel(rate, result, basename(file), settings.goodput);
+    const rate = concurrency === undefined ? load : Number.POSITIVE_INFINITY;
+    const level = sweepLevel(rate, result, basename(file), settings.goodput, concurrency);
     levels.push(level);
     say(
-      `rate ${rate}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`,
+      `${parameter} ${load}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`,
     );
     return { result, level, description };
   };
   let capacity: SloCapacity | undefined;
   if (input.slos !== undefined && input.slos.length > 0) {
     const slos = input.slos;
-    say(`searching for the highest rate within ${slos.map((t) => t.text).join(', ')}`);
+    say(`searching for the highest ${parameter} within ${slos.map((t) => t.text).join(', ')}`);
     capacity = await searchSloCapacity(
       slos,
-      // A round start, so the levels' rates read well (9.07 -> 9.1).
-      Number((probes.synchronous?.rps ?? 1).toPrecision(2)),
+      parameter === 'concurrency'
+        ? concurrencySpace(1)
+        : // A round start, so the levels' rates read well (9.07 -> 9.1).
+          rateSpace(Number((probes.synchronous?.rps ?? 1).toPrecision(2))),
       input.sloBisections ?? DEFAULT_SLO_BISECTIONS,
-      async (rate) => {
-        const { result, level, description } = await runLevel(rate);
+      async (load) => {
+        const { result, level, description } = await runLevel(load);
         // The SLOs are held against the level's steady window, as its other figures are: not its warm-up.
-        const window = steadyWindow(result.records);
+        const window = steadyWindow(result.records, parameter === 'concurrency' ? 'sends' : 'schedule');
         const steady = { ...result, records: window.requests, durationMs: window.endMs - window.startMs };
         const checks = runChecks(steady, { ...settings, thresholds: slos, successFloor: false }, description);
         return { result: steady, windowStartMs: window.startMs, level, checks };
@@ -219,9 +243,9 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
       () => signal.aborted,
     );
   } else {
-    for (const rate of rates ?? []) {
+    for (const load of (parameter === 'concurrency' ? input.concurrencies : rates) ?? []) {
       if (signal.aborted) break;
-      await runLevel(rate);
+      await runLevel(load);
     }
   }
   const knee = findKnee(levels);

@@ -1,8 +1,11 @@
-// `sweep --slo EXPR`: the highest request rate at which every SLO holds. The load grows (doubling from the
-// synchronous probe's rate) until a level breaks an SLO, then the bracket between the last level that held and the
-// first that broke is bisected --slo-bisections times; each level is a sweep level (sized to be steady, judged from
-// its steady window). A level holds when every SLO holds on its figures (the threshold code, on its result JSON)
-// and it kept up with what it was offered: a level that fell behind has no steady state to meet an SLO in.
+// `sweep --slo EXPR`: the highest request rate (or, with --search concurrency, the highest concurrency) at which
+// every SLO holds. The load grows (doubling from the synchronous probe's rate, or from one request in flight) until
+// a level breaks an SLO, then the bracket between the last level that held and the first that broke is bisected
+// --slo-bisections times (over whole numbers for a concurrency, so it stops early once the bracket is 1 wide); the
+// search is the same for both, its SearchSpace says where to start and how to halve. Each level is a sweep level
+// (sized to be steady, judged from its steady window). A level holds when every SLO holds on its figures (the
+// threshold code, on its result JSON) and it kept up with what it was offered: a level that fell behind has no
+// steady state to meet an SLO in.
 // The answer is the last level that held, with the bracket (one bisection step wide) and, from the bootstrap of
 // its requests and time windows (loadgen/compare/bootstrap.ts), the interval of its achieved rate and of each SLO's
 // figure there; and which SLO broke first above it.
@@ -18,6 +21,7 @@ import { requestValues, type SampleName, windowSums } from '../compare/request-s
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { SweepLevel } from './sweep-level.js';
+import { loadText, type SweepParameter } from './sweep-load.js';
 
 /** Bisections after the bracket is found unless --slo-bisections says otherwise. */
 export const DEFAULT_SLO_BISECTIONS = 4;
@@ -30,7 +34,8 @@ const RATE_SEED = 0x510;
 const REQUEST_SEED = 0x511;
 
 export interface SloTrial {
-  readonly rateRps: number;
+  /** The level's request rate (req/s) or concurrency, as the search's parameter says. */
+  readonly load: number;
   readonly phase: 'grow' | 'bisect';
   readonly held: boolean;
   /** Each SLO with the level's value and whether it held. */
@@ -47,12 +52,14 @@ export interface SloFigureInterval {
 
 export interface SloCapacity {
   readonly slos: readonly string[];
+  /** What the levels moved: their request rate, or their concurrency at an unbounded rate. */
+  readonly parameter: SweepParameter;
   /** In the order they ran. */
   readonly trials: readonly SloTrial[];
-  /** The highest rate that held; null when even the first broke. */
-  readonly capacityRps: number | null;
-  /** The lowest rate that broke; null when none did up to the last doubling. */
-  readonly brokeAtRps: number | null;
+  /** The highest load that held; null when even the first broke. */
+  readonly capacity: number | null;
+  /** The lowest load that broke; null when none did up to the last doubling. */
+  readonly brokeAt: number | null;
   /** What broke first above the capacity: an SLO's text, or "kept up" when the level fell behind. */
   readonly brokeFirst: string | null;
   readonly achieved: { readonly rps: number; readonly interval: Interval | null } | null;
@@ -60,8 +67,35 @@ export interface SloCapacity {
   readonly sentence: string;
 }
 
-/** One level at a rate: its run and how it was judged. */
-export type RunSloLevel = (rateRps: number) => Promise<{
+/** Where the search starts and how it halves a bracket: the parameter's own rules. */
+export interface SearchSpace {
+  readonly parameter: SweepParameter;
+  readonly start: number;
+  /** A load between the two, or null when none is left to try. */
+  midpoint(held: number, broke: number): number | null;
+}
+
+/** Request rates: from the rate one user gets (at least MIN_START_RPS), halved to four significant digits. */
+export function rateSpace(startRps: number): SearchSpace {
+  return {
+    parameter: 'rate',
+    start: Math.max(startRps, MIN_START_RPS),
+    // Four significant digits: the rate names the level's files.
+    midpoint: (held, broke) => Number(((held + broke) / 2).toPrecision(4)),
+  };
+}
+
+/** Concurrencies: from `start` in flight, halved over whole numbers. */
+export function concurrencySpace(start: number): SearchSpace {
+  return {
+    parameter: 'concurrency',
+    start,
+    midpoint: (held, broke) => (broke - held > 1 ? Math.floor((held + broke) / 2) : null),
+  };
+}
+
+/** One level at a load (a rate or a concurrency): its run and how it was judged. */
+export type RunSloLevel = (load: number) => Promise<{
   /** The level's steady window as a run: its requests, and the window's length as its duration. */
   result: BenchRunResult;
   /** Where the window starts, ms after the level's t = 0. */
@@ -69,8 +103,6 @@ export type RunSloLevel = (rateRps: number) => Promise<{
   level: SweepLevel;
   checks: ThresholdCheck[];
 }>;
-
-const rps = (rate: number): string => `${Number(rate.toFixed(3))} req/s`;
 
 /** The SLO a broken level broke furthest (value over limit, either way round), or "kept up". */
 function worstBroken(trial: SloTrial): string {
@@ -135,26 +167,26 @@ function achievedInterval(result: BenchRunResult, windowStartMs: number): Interv
 
 export async function searchSloCapacity(
   slos: readonly Threshold[],
-  startRps: number,
+  space: SearchSpace,
   bisections: number,
   runLevel: RunSloLevel,
   stopped: () => boolean,
 ): Promise<SloCapacity> {
   const trials: SloTrial[] = [];
   const results = new Map<number, { result: BenchRunResult; windowStartMs: number }>();
-  const trial = async (rateRps: number, phase: SloTrial['phase']): Promise<SloTrial> => {
-    const { result, windowStartMs, level, checks } = await runLevel(rateRps);
+  const trial = async (load: number, phase: SloTrial['phase']): Promise<SloTrial> => {
+    const { result, windowStartMs, level, checks } = await runLevel(load);
     const held = level.status !== 'fell-behind' && checks.every((c) => c.passed);
-    const done = { rateRps, phase, held, checks, level };
+    const done = { load, phase, held, checks, level };
     trials.push(done);
-    results.set(rateRps, { result, windowStartMs });
+    results.set(load, { result, windowStartMs });
     return done;
   };
   let held: SloTrial | undefined;
   let broke: SloTrial | undefined;
-  let rate = Math.max(startRps, MIN_START_RPS);
-  for (let i = 0; i < MAX_GROWTH_LEVELS && !stopped(); i++, rate *= 2) {
-    const t = await trial(rate, 'grow');
+  let load = space.start;
+  for (let i = 0; i < MAX_GROWTH_LEVELS && !stopped(); i++, load *= 2) {
+    const t = await trial(load, 'grow');
     if (!t.held) {
       broke = t;
       break;
@@ -162,12 +194,13 @@ export async function searchSloCapacity(
     held = t;
   }
   for (let i = 0; i < bisections && held !== undefined && broke !== undefined && !stopped(); i++) {
-    // Four significant digits: the rate names the level's files.
-    const t = await trial(Number(((held.rateRps + broke.rateRps) / 2).toPrecision(4)), 'bisect');
+    const between = space.midpoint(held.load, broke.load);
+    if (between === null) break;
+    const t = await trial(between, 'bisect');
     if (t.held) held = t;
     else broke = t;
   }
-  const heldRun = held === undefined ? undefined : results.get(held.rateRps);
+  const heldRun = held === undefined ? undefined : results.get(held.load);
   const figures =
     held === undefined || heldRun === undefined ? [] : figureIntervals(heldRun.result, held.checks);
   const achieved =
@@ -177,13 +210,14 @@ export async function searchSloCapacity(
   const brokeFirst = broke === undefined ? null : worstBroken(broke);
   return {
     slos: slos.map((s) => s.text),
+    parameter: space.parameter,
     trials,
-    capacityRps: held?.rateRps ?? null,
-    brokeAtRps: broke?.rateRps ?? null,
+    capacity: held?.load ?? null,
+    brokeAt: broke?.load ?? null,
     brokeFirst,
     achieved,
     figures,
-    sentence: capacitySentence(slos, trials, held, broke, brokeFirst, achieved, figures),
+    sentence: capacitySentence(space.parameter, slos, trials, held, broke, brokeFirst, achieved, figures),
   };
 }
 
@@ -192,6 +226,7 @@ function intervalText(interval: Interval | null, digits: number): string {
 }
 
 function capacitySentence(
+  parameter: SweepParameter,
   slos: readonly Threshold[],
   trials: readonly SloTrial[],
   held: SloTrial | undefined,
@@ -200,10 +235,11 @@ function capacitySentence(
   achieved: SloCapacity['achieved'],
   figures: readonly SloFigureInterval[],
 ): string {
+  const named = (load: number): string => loadText(parameter, load);
   const within = `within ${slos.map((s) => s.text).join(', ')}`;
-  const tried = `Levels tried: ${trials.map((t) => `${rps(t.rateRps)} ${t.held ? 'held' : 'broke'}`).join(', ')}.`;
+  const tried = `Levels tried: ${trials.map((t) => `${named(t.load)} ${t.held ? 'held' : 'broke'}`).join(', ')}.`;
   if (held === undefined) {
-    return `No rate held ${within}: at the lowest tried, ${rps(broke?.rateRps ?? 0)}, ${brokeFirst ?? 'nothing'} broke; lower the load or loosen the SLOs. ${tried}`;
+    return `No ${parameter} held ${within}: at the lowest tried, ${named(broke?.load ?? 0)}, ${brokeFirst ?? 'nothing'} broke; lower the load or loosen the SLOs. ${tried}`;
   }
   const at = figures
     .map(
@@ -212,13 +248,15 @@ function capacitySentence(
     )
     .join('; ');
   const heldText =
-    `Capacity ${within}: ${rps(held.rateRps)}, the highest rate tried where every SLO held (achieved ` +
+    `Capacity ${within}: ${named(held.load)}, the highest ${parameter} tried where every SLO held (achieved ` +
     `${achieved?.rps.toFixed(2) ?? '?'} req/s${intervalText(achieved?.interval ?? null, 2)}${at === '' ? '' : `; ${at}`})`;
   if (broke === undefined) {
-    return `${heldText}; no rate up to it broke an SLO: the limit is higher (sweep higher rates). ${tried}`;
+    return `${heldText}; no ${parameter} up to it broke an SLO: the limit is higher (sweep higher). ${tried}`;
   }
-  return (
-    `${heldText}; at ${rps(broke.rateRps)} ${brokeFirst} broke first. The limit lies between them ` +
-    `(one bisection step, ${Number((broke.rateRps - held.rateRps).toFixed(3))} req/s). ${tried}`
-  );
+  const step = Number((broke.load - held.load).toFixed(3));
+  const bracket =
+    parameter === 'concurrency' && step === 1
+      ? 'The limit is exactly there: one more in flight broke it'
+      : `The limit lies between them (one bisection step, ${parameter === 'concurrency' ? `${step} in flight` : named(step)})`;
+  return `${heldText}; at ${named(broke.load)} ${brokeFirst} broke first. ${bracket}. ${tried}`;
 }

@@ -4,6 +4,9 @@
 // level's figures come from the window between. Achieved and offered are counted in that window (completions
 // by the time they completed, requests by the time they were due), and the window is cut in BINS equal parts
 // so each rate comes with its spread.
+// A concurrency level (every request due at once, at most N in flight) has no schedule: its requests are due when a
+// seat frees, so its window is laid on the times they were sent instead (the 'sends' clock), and what it was
+// offered is what it sent.
 
 import { std } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
@@ -68,18 +71,22 @@ function spread(counts: readonly number[], binMs: number): RateSpread {
   };
 }
 
-export function steadyWindow(records: readonly RequestRecord[]): SteadyWindow {
-  const lastDueMs = records.reduce((last, r) => Math.max(last, r.intendedOffsetMs), 0);
+/** When a request was due: on its schedule, or (a concurrency level) when it was sent. */
+export type WindowClock = 'schedule' | 'sends';
+
+export function steadyWindow(
+  records: readonly RequestRecord[],
+  clock: WindowClock = 'schedule',
+): SteadyWindow {
+  const dueAt = (r: RequestRecord): number =>
+    clock === 'sends' ? (r.sentAtMs ?? r.intendedOffsetMs) : r.intendedOffsetMs;
+  const lastDueMs = records.reduce((last, r) => Math.max(last, dueAt(r)), 0);
   const startMs = lastDueMs * WARMUP_SHARE;
   const binMs = Math.max((lastDueMs - startMs) / BINS, Number.MIN_VALUE);
   const inWindow = (t: number): boolean => t >= startMs && t <= lastDueMs;
-  const requests = records.filter((r) => inWindow(r.intendedOffsetMs));
+  const requests = records.filter((r) => inWindow(dueAt(r)));
   const completions = records.map(completedAt).filter((t): t is number => t !== undefined);
-  const due = binCounts(
-    records.map((r) => r.intendedOffsetMs),
-    startMs,
-    binMs,
-  );
+  const due = binCounts(records.map(dueAt), startMs, binMs);
   const sent = binCounts(
     records.map((r) => r.sentAtMs).filter((t): t is number => t !== null),
     startMs,
@@ -99,7 +106,7 @@ export function steadyWindow(records: readonly RequestRecord[]): SteadyWindow {
     startMs,
     endMs: lastDueMs,
     requests,
-    warmupRequests: records.filter((r) => r.intendedOffsetMs < startMs).length,
+    warmupRequests: records.filter((r) => dueAt(r) < startMs).length,
     drainMs: drain.reduce((last, t) => Math.max(last, t), lastDueMs) - lastDueMs,
     drainCompletions: drain.length,
     offered: spread(due, binMs),

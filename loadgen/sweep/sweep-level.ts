@@ -20,8 +20,10 @@ export const MIN_STEADY_REQUESTS = 20;
 export type LevelStatus = 'kept-up' | 'fell-behind' | 'unclear';
 
 export interface SweepLevel {
-  /** Offered rate (req/s) as configured. */
+  /** Offered rate (req/s) as configured: Infinity for a concurrency level. */
   offeredRps: number;
+  /** A concurrency level's --max-concurrency (its load, at an unbounded rate); absent for a rate level. */
+  concurrency?: number;
   requests: number;
   /** Requests due in the steady window, and before it (warm-up). */
   steadyRequests: number;
@@ -120,8 +122,9 @@ export function sweepLevel(
   result: BenchRunResult,
   resultFile: string,
   slos: GoodputSlos | undefined,
+  concurrency?: number,
 ): SweepLevel {
-  const window = steadyWindow(result.records);
+  const window = steadyWindow(result.records, concurrency === undefined ? 'schedule' : 'sends');
   const steady = window.requests;
   const ok = steady.filter((r) => r.outcome === 'ok');
   const ttfts = ok.map((r) => r.ttftMs).filter((v): v is number => v !== null);
@@ -140,6 +143,7 @@ export function sweepLevel(
   const windowS = (window.endMs - window.startMs) / 1000;
   return {
     offeredRps,
+    ...(concurrency === undefined ? {} : { concurrency }),
     requests: result.records.length,
     steadyRequests: steady.length,
     warmupRequests: window.warmupRequests,

@@ -24,6 +24,8 @@ const rate = (value: number): number | 'inf' => (Number.isFinite(value) ? value 
 function levelJson(level: SweepLevel) {
   return {
     offered_rate: rate(level.offeredRps),
+    // A concurrency level's load (vLLM's result key for the cap); null for a rate level.
+    max_concurrency: level.concurrency ?? null,
     requests: level.requests,
     success_rate: level.successRate,
     sent_rate: rate(level.sent.rps),
@@ -65,20 +67,25 @@ function levelJson(level: SweepLevel) {
   };
 }
 
-/** --slo: the capacity, its bracket and intervals, and every level tried with each SLO's value there. */
+/**
+ * --slo: the capacity, its bracket and intervals, and every level tried with each SLO's value there. The load's
+ * keys name its unit: capacity_rps and a trial's rate, or capacity_concurrency and a trial's concurrency.
+ */
 function sloCapacityJson(capacity: SloCapacity) {
   const interval = (i: { low: number; high: number } | null) =>
     i === null ? null : { low: i.low, high: i.high };
+  const unit = capacity.parameter === 'rate' ? 'rps' : 'concurrency';
   return {
     slos: capacity.slos,
-    capacity_rps: capacity.capacityRps,
-    broke_at_rps: capacity.brokeAtRps,
+    searched: capacity.parameter,
+    [`capacity_${unit}`]: capacity.capacity,
+    [`broke_at_${unit}`]: capacity.brokeAt,
     broke_first: capacity.brokeFirst,
     achieved_rps: capacity.achieved?.rps ?? null,
     achieved_rps_interval: interval(capacity.achieved?.interval ?? null),
     figures: capacity.figures.map((f) => ({ slo: f.slo, value: f.value, interval: interval(f.interval) })),
     trials: capacity.trials.map((t) => ({
-      rate: t.rateRps,
+      [capacity.parameter]: t.load,
       phase: t.phase,
       held: t.held,
       status: t.level.status,
@@ -99,6 +106,8 @@ export function sweepSummaryJson(
   const lastGood = knee.lastGood?.offeredRps ?? null;
   const firstBad = knee.firstBad?.offeredRps ?? null;
   const marked = knee.finding === 'knee' ? lastGood : knee.finding === 'past-knee' ? firstBad : null;
+  const markedLevel =
+    knee.finding === 'knee' ? knee.lastGood : knee.finding === 'past-knee' ? knee.firstBad : undefined;
   return {
     date: context.date,
     base_url: context.target,
@@ -107,6 +116,8 @@ export function sweepSummaryJson(
     num_prompts_per_level: context.promptsPerLevel,
     level_seconds: context.levelSeconds,
     max_concurrency: context.maxConcurrency,
+    // What the levels moved: their request rate, or their concurrency at an unbounded rate.
+    swept: levels.some((l) => l.concurrency !== undefined) ? 'concurrency' : 'rate',
     goodput: context.goodput,
     probes,
     levels: levels.map(levelJson),
@@ -118,6 +129,9 @@ export function sweepSummaryJson(
       offered_rate: marked,
       last_good_rps: knee.finding === 'knee' || knee.finding === 'no-knee' ? lastGood : null,
       first_bad_rps: firstBad,
+      // A concurrency sweep's knee by its levels' concurrency (their rates are all inf).
+      max_concurrency: markedLevel?.concurrency ?? null,
+      first_bad_max_concurrency: knee.firstBad?.concurrency ?? null,
       // What the server's metrics say bounded it at the first level that fell behind; null without them.
       cause: kneeCause(knee),
     },

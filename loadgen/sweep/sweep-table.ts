@@ -1,5 +1,5 @@
-// The sweep table: one line per rate level, aligned for reading in a terminal. Rates and latencies are the
-// steady window's; "achieved" shows its spread over the window's bins.
+// The sweep table: one line per level (a rate, or a concurrency), aligned for reading in a terminal. Rates and
+// latencies are the steady window's; "achieved" shows its spread over the window's bins.
 
 import type { SweepLevel } from './sweep-level.js';
 
@@ -18,9 +18,15 @@ const COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
   ['status', (l) => l.status],
 ];
 
+/** A concurrency sweep's levels all run at rate inf: their first column is what they held fixed. */
+const CONCURRENCY: [string, (l: SweepLevel) => string] = ['concurrency', (l) => String(l.concurrency ?? '')];
+
 export function formatSweepTable(levels: readonly SweepLevel[]): string {
-  const rows = [COLUMNS.map(([title]) => title), ...levels.map((l) => COLUMNS.map(([, cell]) => cell(l)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  const columns = levels.some((l) => l.concurrency !== undefined)
+    ? [CONCURRENCY, ...COLUMNS.slice(1)]
+    : COLUMNS;
+  const rows = [columns.map(([title]) => title), ...levels.map((l) => columns.map(([, cell]) => cell(l)))];
+  const widths = columns.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   const line = (row: string[]): string => row.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
   const [header, ...body] = rows;
   return `${[line(header ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n')}\n`;

@@ -1,6 +1,9 @@
 // `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up. This file turns
 // the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
+
+import type { BenchSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
+import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/sweep-load.js';
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { UsageError } from '../shared/usage-error.js';
@@ -22,6 +25,12 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     help: 'Request rates to run, e.g. 1,2,4,8; auto = probe one-at-a-time and saturation, then step up to 125% of it',
   },
   {
+    name: 'concurrencies',
+    type: 'string',
+    valueName: 'LIST',
+    help: 'Run these concurrencies instead of rates, e.g. 1,2,4,8: each level at rate inf with --max-concurrency N',
+  },
+  {
     name: 'level-seconds',
     type: 'number',
     min: 0,
@@ -41,7 +50,14 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     name: 'slo',
     type: 'list',
     valueName: 'EXPR',
-    help: "Search for the highest rate at which this holds, e.g. 'ttft_p99 < 500ms' (threshold syntax; repeatable)",
+    help: "Search for the highest rate (or concurrency, with --search) at which this holds, e.g. 'ttft_p99 < 500ms' (threshold syntax; repeatable)",
+  },
+  {
+    name: 'search',
+    type: 'string',
+    default: 'rate',
+    valueName: 'WHAT',
+    help: 'With --slo: rate = the highest request rate; concurrency = the highest --max-concurrency at rate inf',
   },
   {
     name: 'slo-bisections',
@@ -50,7 +66,7 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     max: 12,
     default: DEFAULT_SLO_BISECTIONS,
     valueName: 'N',
-    help: 'With --slo: bisections of the bracket between the last rate that held and the first that broke',
+    help: 'With --slo: bisections of the bracket between the last level that held and the first that broke',
   },
   ...BENCH_OPTIONS.filter(
     (o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_OPTIONS.includes(o),
@@ -78,10 +94,61 @@ function slosFrom(value: unknown): Threshold[] {
   });
 }
 
+/**
+ * What the levels move, and the flag combinations that cannot mean anything: a sweep moves one parameter, and a
+ * concurrency level sets --max-concurrency itself.
+ */
+function sweptParameter(
+  commandLine: { options: Record<string, unknown>; given: ReadonlySet<string> },
+  hasSlos: boolean,
+  hasRates: boolean,
+): { parameter: SweepParameter; concurrencies: number[] | undefined } {
+  const search = String(commandLine.options['search'] ?? 'rate');
+  if (search !== 'rate' && search !== 'concurrency')
+    throw new UsageError(`--search takes rate or concurrency (got '${search}')`);
+  const listed = commandLine.options['concurrencies'];
+  let concurrencies: number[] | undefined;
+  try {
+    concurrencies = typeof listed === 'string' ? parseConcurrencies(listed) : undefined;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (search === 'concurrency' && !hasSlos)
+    throw new UsageError(
+      '--search concurrency needs --slo EXPR (it searches for the highest concurrency within it); for fixed levels give --concurrencies 1,2,4,8',
+    );
+  if (concurrencies !== undefined && hasSlos)
+    throw new UsageError(
+      '--slo searches for the concurrency itself: leave out --concurrencies and give --search concurrency',
+    );
+  if (commandLine.given.has('search') && !hasSlos)
+    throw new UsageError('--search says what --slo moves: give --slo EXPR with it');
+  const byConcurrency = concurrencies !== undefined || search === 'concurrency';
+  if (byConcurrency && hasRates)
+    throw new UsageError('a sweep moves the rate or the concurrency, not both: leave out --rates');
+  return { parameter: byConcurrency ? 'concurrency' : 'rate', concurrencies };
+}
+
+/** Settings a concurrency sweep sets itself or cannot split (from flags, environment or config alike). */
+function refuseConcurrencySettings(settings: BenchSettings): void {
+  if (settings.maxConcurrency !== undefined)
+    throw new UsageError(
+      'each concurrency level sets its own --max-concurrency (at rate inf): leave out --max-concurrency',
+    );
+  // A cap is the whole run's and split across the shards: levels below the shards' count would be refused one
+  // by one, mid-sweep.
+  if (settings.shard !== undefined)
+    throw new UsageError('a concurrency sweep runs in one process: leave out --shard (or sweep --rates)');
+}
+
 export const sweepCommand: Command = {
   name: 'sweep',
-  summary: 'Run the bench at several request rates and find where the server stops keeping up',
-  usage: ['sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5] [bench flags]'],
+  summary:
+    'Run the bench at several request rates (or concurrencies) and find where the server stops keeping up',
+  usage: [
+    'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
+    "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",
+  ],
   options: SWEEP_OPTIONS,
   allowPositionals: true,
   details:
@@ -97,6 +164,7 @@ export const sweepCommand: Command = {
     const slos = slosFrom(commandLine.options['slo']);
     if (slos.length > 0 && rates !== undefined)
       throw new UsageError('--slo searches for the rate itself: leave out --rates (or give --rates auto)');
+    const { parameter, concurrencies } = sweptParameter(commandLine, slos.length > 0, rates !== undefined);
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
     const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
     const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
@@ -104,6 +172,7 @@ export const sweepCommand: Command = {
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
+    if (parameter === 'concurrency') refuseConcurrencySettings(settings);
     const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;
@@ -119,9 +188,14 @@ export const sweepCommand: Command = {
         signal,
         say,
         progressStream: process.stderr,
+        ...(concurrencies === undefined ? {} : { concurrencies }),
         ...(slos.length === 0
           ? {}
-          : { slos, sloBisections: Number(commandLine.options['slo-bisections'] ?? DEFAULT_SLO_BISECTIONS) }),
+          : {
+              slos,
+              search: parameter,
+              sloBisections: Number(commandLine.options['slo-bisections'] ?? DEFAULT_SLO_BISECTIONS),
+            }),
       }),
     );
     process.stdout.write(outcome.report);

@@ -2,82 +2,95 @@
 // each chart with the knee the sweep's sentence states (the last level that kept up, and the first that fell
 // behind), so the saturation point is seen rather than computed by the reader; no knee is drawn when the sentence
 // names none. The dashed diagonal on the achieved-rate chart is "achieved = offered": where the line leaves it,
-// the server stopped keeping up.
+// the server stopped keeping up. A concurrency sweep (every level at rate inf, each with its own --max-concurrency)
+// is drawn against its levels' concurrency instead, without the diagonal: a closed loop is offered what it completes.
 
 import { fixed2 } from '../python-format.js';
-import type { SweepReportData, SweepReportLevel } from '../sweep-data.js';
+import {
+  axisValue,
+  type SweepAxis,
+  type SweepReportData,
+  type SweepReportLevel,
+  sweepAxis,
+} from '../sweep-data.js';
 import { escapeHtml } from './escape.js';
 import { keyValueTable, renderPage, section } from './page.js';
 import { type ChartSpec, type Marker, type Point, renderChart } from './svg-chart.js';
 
 function series(
+  axis: SweepAxis,
   levels: readonly SweepReportLevel[],
   pick: (level: SweepReportLevel) => number | null,
 ): Point[] {
   return levels
-    .filter((level) => Number.isFinite(level.offeredRate) && pick(level) !== null)
-    .map((level) => [level.offeredRate, pick(level) as number]);
+    .filter((level) => Number.isFinite(axisValue(axis, level)) && pick(level) !== null)
+    .map((level) => [axisValue(axis, level), pick(level) as number]);
 }
 
-function charts(data: SweepReportData, levels: readonly SweepReportLevel[]): ChartSpec[] {
+function charts(data: SweepReportData, levels: readonly SweepReportLevel[], axis: SweepAxis): ChartSpec[] {
   const markers: Marker[] = [];
   if (data.knee?.offeredRate != null) markers.push({ x: data.knee.offeredRate, label: 'knee' });
   if (data.knee?.firstBadRate != null) markers.push({ x: data.knee.firstBadRate, label: 'fell behind' });
   if (data.capacity?.rate != null) markers.push({ x: data.capacity.rate, label: 'SLO capacity' });
-  const xLabel = 'offered request rate (req/s)';
+  const byConcurrency = axis === 'concurrency';
+  const xLabel = byConcurrency ? 'concurrency (--max-concurrency, rate inf)' : 'offered request rate (req/s)';
+  const versus = byConcurrency ? 'concurrency' : 'offered rate';
   const top = Math.max(...levels.map((l) => l.offeredRate));
+  const diagonal = {
+    name: 'achieved = offered',
+    kind: 'line' as const,
+    points: [
+      [0, 0],
+      [top, top],
+    ] as Point[],
+    colour: 6,
+  };
   return [
     {
       id: 'sweep-achieved',
-      title: 'Achieved vs offered request rate',
+      title: byConcurrency ? 'Achieved request rate vs concurrency' : 'Achieved vs offered request rate',
       xLabel,
       yLabel: 'achieved (completed req/s)',
       series: [
-        { name: 'achieved', kind: 'line', points: series(levels, (l) => l.achievedRate) },
-        {
-          name: 'achieved = offered',
-          kind: 'line',
-          points: [
-            [0, 0],
-            [top, top],
-          ],
-          colour: 6,
-        },
+        { name: 'achieved', kind: 'line', points: series(axis, levels, (l) => l.achievedRate) },
+        ...(byConcurrency ? [] : [diagonal]),
       ],
       markers,
       xMin: 0,
     },
     {
       id: 'sweep-ttft',
-      title: 'TTFT p99 and median vs offered rate',
+      title: `TTFT p99 and median vs ${versus}`,
       xLabel,
       yLabel: 'TTFT (ms)',
       series: [
-        { name: 'TTFT p99', kind: 'line', points: series(levels, (l) => l.ttftP99Ms) },
-        { name: 'TTFT median', kind: 'line', points: series(levels, (l) => l.ttftP50Ms) },
+        { name: 'TTFT p99', kind: 'line', points: series(axis, levels, (l) => l.ttftP99Ms) },
+        { name: 'TTFT median', kind: 'line', points: series(axis, levels, (l) => l.ttftP50Ms) },
       ],
       markers,
       xMin: 0,
     },
     {
       id: 'sweep-throughput',
-      title: 'Output token throughput vs offered rate',
+      title: `Output token throughput vs ${versus}`,
       xLabel,
       yLabel: 'output tokens/s (tok/s)',
-      series: [{ name: 'output tok/s', kind: 'line', points: series(levels, (l) => l.outputThroughput) }],
+      series: [
+        { name: 'output tok/s', kind: 'line', points: series(axis, levels, (l) => l.outputThroughput) },
+      ],
       markers,
       xMin: 0,
     },
     {
       id: 'sweep-success',
-      title: 'Success rate vs offered rate',
+      title: `Success rate vs ${versus}`,
       xLabel,
       yLabel: 'requests completed (%)',
       series: [
         {
           name: 'success',
           kind: 'line',
-          points: series(levels, (l) => (l.successRate === null ? null : l.successRate * 100)),
+          points: series(axis, levels, (l) => (l.successRate === null ? null : l.successRate * 100)),
         },
       ],
       markers,
@@ -91,8 +104,9 @@ function cell(value: number | null, scale = 1): string {
   return `<td class="num">${value === null ? '—' : escapeHtml(fixed2(value * scale))}</td>`;
 }
 
-function levelTable(levels: readonly SweepReportLevel[]): string {
+function levelTable(levels: readonly SweepReportLevel[], axis: SweepAxis): string {
   const head = [
+    ...(axis === 'concurrency' ? ['concurrency'] : []),
     'offered (req/s)',
     'achieved (req/s)',
     'success (%)',
@@ -103,7 +117,7 @@ function levelTable(levels: readonly SweepReportLevel[]): string {
   ];
   const rows = levels.map(
     (l) =>
-      `<tr><td class="num">${Number.isFinite(l.offeredRate) ? escapeHtml(String(l.offeredRate)) : 'inf'}</td>` +
+      `<tr>${axis === 'concurrency' ? `<td class="num">${escapeHtml(String(l.maxConcurrency))}</td>` : ''}<td class="num">${Number.isFinite(l.offeredRate) ? escapeHtml(String(l.offeredRate)) : 'inf'}</td>` +
       `${cell(l.achievedRate)}${cell(l.successRate, 100)}${cell(l.ttftP50Ms)}${cell(l.ttftP99Ms)}` +
       `${cell(l.itlP99Ms)}${cell(l.outputThroughput)}</tr>`,
   );
@@ -111,8 +125,9 @@ function levelTable(levels: readonly SweepReportLevel[]): string {
 }
 
 export function renderSweepReport(data: SweepReportData): string {
-  const levels = [...data.levels].sort((a, b) => a.offeredRate - b.offeredRate);
-  const unlimited = levels.some((l) => !Number.isFinite(l.offeredRate));
+  const axis = sweepAxis(data.levels);
+  const levels = [...data.levels].sort((a, b) => axisValue(axis, a) - axisValue(axis, b));
+  const unlimited = axis === 'rate' && levels.some((l) => !Number.isFinite(l.offeredRate));
   const kneeText =
     (data.knee === null
       ? '<p class="message">The summary states no knee.</p>'
@@ -131,11 +146,11 @@ export function renderSweepReport(data: SweepReportData): string {
     sections: [
       section(
         'Sweep',
-        `${kneeText}<div class="panels">${settings.length > 0 ? keyValueTable('Settings', settings) : ''}${levelTable(levels)}</div>`,
+        `${kneeText}<div class="panels">${settings.length > 0 ? keyValueTable('Settings', settings) : ''}${levelTable(levels, axis)}</div>`,
       ),
       section(
         'Charts',
-        `${infNote}<div class="charts">${charts(data, levels).map(renderChart).join('\n')}</div>`,
+        `${infNote}<div class="charts">${charts(data, levels, axis).map(renderChart).join('\n')}</div>`,
       ),
     ],
   });
