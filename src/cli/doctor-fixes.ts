@@ -2,6 +2,7 @@
 // answered with the settings corrected (and, with --apply, the corrected config written beside the old one).
 
 import { type CheckResult, check } from '../doctor/check.js';
+import type { BenchFlagKinds } from '../doctor/command-line/bench-invocation.js';
 import { applyToCommand, formatCommand, readCommand } from '../doctor/command-line/command-source.js';
 import {
   applyToConfig,
@@ -24,10 +25,13 @@ export interface FixesInput extends Omit<PlanOptions, 'baseUrl'> {
   readonly baseUrl: string | undefined;
 }
 
-/** bench's switches, from its option table: the flags of a benchmark command that take no value. */
-export const BENCH_SWITCHES: ReadonlySet<string> = new Set(
-  BENCH_OPTIONS.filter((option) => option.type === 'boolean').map((option) => option.name),
-);
+/** How a benchmark command's flags take values, from bench's option table: none, several, or one. */
+export const BENCH_FLAG_KINDS: BenchFlagKinds = {
+  switches: new Set(BENCH_OPTIONS.filter((option) => option.type === 'boolean').map((option) => option.name)),
+  multiValue: new Set(
+    BENCH_OPTIONS.filter((option) => option.multipleValues === true).map((option) => option.name),
+  ),
+};
 
 const FILE_TITLES = { tokenizer: 'Tokenizer file', dataset: 'Dataset file' } as const;
 
@@ -72,7 +76,7 @@ export async function runFixes(input: FixesInput): Promise<number> {
   let written: string | undefined;
   let plan: Awaited<ReturnType<typeof planFixes>>;
   if (input.command !== undefined) {
-    const source = readCommand(input.command, process.env, BENCH_SWITCHES);
+    const source = readCommand(input.command, process.env, BENCH_FLAG_KINDS);
     plan = await planFixes(source, options);
     corrected = formatCommand(applyToCommand(source.invocation, plan.changes));
     reasons = plan.changes.map((c) => c.why);

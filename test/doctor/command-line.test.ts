@@ -3,7 +3,7 @@
 // flag forms, and what follows the command; and the corrected command reprinting unchanged words as typed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BENCH_SWITCHES } from '../../src/cli/doctor-fixes.js';
+import { BENCH_FLAG_KINDS } from '../../src/cli/doctor-fixes.js';
 import { flagValue, parseBenchCommand } from '../../src/doctor/command-line/bench-invocation.js';
 import { applyToCommand, formatCommand } from '../../src/doctor/command-line/command-source.js';
 import { splitShellWords } from '../../src/doctor/command-line/shell-words.js';
@@ -15,7 +15,7 @@ const ARTICLE_ORIGINAL =
   'python benchmark_serving.py --backend vllm \\ --tokenizer /root/autodl-tmp/Qwen/Qwen2___5-Coder-32B-Instruct-GPTQ-Int8 \\ --dataset /root/LLaMA-Factory/ShareGPT_V3_unfiltered_cleaned_split.json \\ --num-prompts 500 \\ --request-rate 1 \\ --host 127.0.0.1 \\ --port 8080';
 
 test("the article's original command: every flag and value", () => {
-  const invocation = parseBenchCommand(ARTICLE_ORIGINAL, {}, BENCH_SWITCHES);
+  const invocation = parseBenchCommand(ARTICLE_ORIGINAL, {}, BENCH_FLAG_KINDS);
   assert.equal(invocation.form, 'benchmark_serving.py');
   assert.deepEqual(
     invocation.flags.map((f) => [f.name, f.values.map((v) => v.text).join(' ')]),
@@ -36,7 +36,7 @@ test('variables expand from the environment and are remembered; an unset one exp
   const invocation = parseBenchCommand(
     `python benchmark_serving.py --base-url "$TAOTOKEN_BASE_URL" --api-key "\${TAOTOKEN_API_KEY}" --model 'a b' --trust-remote-code --goodput ttft:200 tpot:50 --label="x y"`,
     env,
-    BENCH_SWITCHES,
+    BENCH_FLAG_KINDS,
   );
   assert.deepEqual(flagValue(invocation, 'base-url'), {
     raw: '"$TAOTOKEN_BASE_URL"',
@@ -58,7 +58,7 @@ test('assignments and env -u in front, vllm bench serve, and a pipe after', () =
   const invocation = parseBenchCommand(
     'env -u HTTP_PROXY OPENAI_API_KEY="$K" vllm bench serve --model m 2>&1 | tee "bench_$(date +%Y%m%d_%H%M).log"',
     { K: 'secret' },
-    BENCH_SWITCHES,
+    BENCH_FLAG_KINDS,
   );
   assert.equal(invocation.form, 'vllm bench serve');
   assert.deepEqual(invocation.unset, ['HTTP_PROXY']);
@@ -88,7 +88,7 @@ test('what cannot be read is refused with a reason, never run', () => {
     ['python benchmark_serving.py stray', /'stray' is not a flag/],
   ] as const) {
     assert.throws(
-      () => parseBenchCommand(line, {}, BENCH_SWITCHES),
+      () => parseBenchCommand(line, {}, BENCH_FLAG_KINDS),
       (error: unknown) => {
         assert.ok(error instanceof UsageError);
         assert.match(error.message, reason);
@@ -122,7 +122,7 @@ test('the doctor refuses flags the command itself carries, and --apply without -
 });
 
 test("bench's switches come from its option table: --estimate (once missing from a list kept by hand) takes no value", () => {
-  const invocation = parseBenchCommand('vllm bench serve --estimate --model m --smoke', {}, BENCH_SWITCHES);
+  const invocation = parseBenchCommand('vllm bench serve --estimate --model m --smoke', {}, BENCH_FLAG_KINDS);
   assert.deepEqual(
     invocation.flags.map((f) => [f.name, f.values.map((v) => v.text)]),
     [
@@ -131,4 +131,18 @@ test("bench's switches come from its option table: --estimate (once missing from
       ['smoke', []],
     ],
   );
+});
+
+test('flags taking several values come from the option table too: --lora-modules reads every adapter', () => {
+  const invocation = parseBenchCommand(
+    'vllm bench serve --lora-modules a b c --model m --goodput ttft:500 tpot:50 --num-prompts 5',
+    {},
+    BENCH_FLAG_KINDS,
+  );
+  const values = (name: string) =>
+    invocation.flags.filter((f) => f.name === name).flatMap((f) => f.values.map((v) => v.text));
+  assert.deepEqual(values('lora-modules'), ['a', 'b', 'c']);
+  assert.deepEqual(values('goodput'), ['ttft:500', 'tpot:50']);
+  assert.deepEqual(values('model'), ['m']);
+  assert.deepEqual(values('num-prompts'), ['5']);
 });

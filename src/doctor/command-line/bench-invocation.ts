@@ -29,13 +29,16 @@ export interface BenchInvocation {
   readonly tail: string;
 }
 
-/** The flags that take no value (vLLM's store_true ones, and tokenmeter bench's own): bench's boolean options, a
- *  superset of vLLM's, handed in by the CLI from bench's option table (src/cli/bench-options.ts), so a switch
- *  bench gains is read as one here too. */
-export type BenchSwitches = ReadonlySet<string>;
-
-/** vLLM's flags that take several values (nargs='+'). */
-const MULTI_VALUE = new Set(['goodput', 'metadata', 'header']);
+/**
+ * How bench's flags take their values, handed in by the CLI from bench's option table (src/cli/bench-options.ts,
+ * a superset of vLLM's), so a flag bench gains is read right here too: `switches` take none (vLLM's store_true
+ * ones and bench's own), `multiValue` take every word up to the next flag (vLLM's nargs='+': --goodput,
+ * --metadata, --header, --lora-modules), the rest take one.
+ */
+export interface BenchFlagKinds {
+  readonly switches: ReadonlySet<string>;
+  readonly multiValue: ReadonlySet<string>;
+}
 
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
 
@@ -53,7 +56,7 @@ function launcherEnd(words: readonly ShellWord[]): { form: BenchForm; end: numbe
 export function parseBenchCommand(
   line: string,
   env: NodeJS.ProcessEnv,
-  switches: BenchSwitches,
+  kinds: BenchFlagKinds,
 ): BenchInvocation {
   const { words, tail } = splitShellWords(line, env);
   const found = launcherEnd(words);
@@ -106,11 +109,11 @@ export function parseBenchCommand(
     const name = word.text.slice(2);
     const values: ShellWord[] = [];
     j++;
-    if (!switches.has(name)) {
+    if (!kinds.switches.has(name)) {
       while (j < words.length && !(words[j] as ShellWord).text.startsWith('--')) {
         values.push(words[j] as ShellWord);
         j++;
-        if (!MULTI_VALUE.has(name)) break;
+        if (!kinds.multiValue.has(name)) break;
       }
     }
     flags.push({ name, values });

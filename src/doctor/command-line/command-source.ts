@@ -2,8 +2,8 @@
 // what was not changed is reprinted as typed, one flag per line; a key is only ever printed as a variable reference.
 import {
   type Assignment,
+  type BenchFlagKinds,
   type BenchInvocation,
-  type BenchSwitches,
   type Flag,
   flagValue,
   parseBenchCommand,
@@ -29,9 +29,9 @@ export function commandSource(invocation: BenchInvocation, shellEnv: NodeJS.Proc
 export function readCommand(
   line: string,
   env: NodeJS.ProcessEnv,
-  switches: BenchSwitches,
+  kinds: BenchFlagKinds,
 ): BenchSource & { invocation: BenchInvocation } {
-  const invocation = parseBenchCommand(line, env, switches);
+  const invocation = parseBenchCommand(line, env, kinds);
   return { ...commandSource(invocation, env), invocation };
 }
 
