@@ -9,17 +9,16 @@
 // Memory bound: one read chunk plus the bytes of the element being scanned. An element bigger than
 // `maxElementBytes` is not kept: its bytes are dropped as they arrive and it is reported as oversized.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-
-function isJsonWhitespace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  isJsonSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from '../../src/shared/json-bytes.js';
 
 /** One element of the top-level array: its bytes, or why they could not be kept. */
 export type ArrayElement =
@@ -137,7 +136,7 @@ export async function* splitJsonArray(
         }
         const byte = chunk[i] as number;
         if (scalar) {
-          if (byte === COMMA || byte === CLOSE_BRACKET || isJsonWhitespace(byte)) {
+          if (byte === COMMA || byte === CLOSE_BRACKET || isJsonSpace(byte)) {
             scalar = false;
             keep(chunk, pieceStart, i);
             yield finish(position + i);
@@ -169,7 +168,7 @@ export async function* splitJsonArray(
           i++;
           continue;
         }
-        if (isJsonWhitespace(byte)) {
+        if (isJsonSpace(byte)) {
           i++;
           continue;
         }
@@ -185,7 +184,7 @@ export async function* splitJsonArray(
       }
 
       if (phase === 'after-array') {
-        if (!isJsonWhitespace(byte)) {
+        if (!isJsonSpace(byte)) {
           notify({ offset: position + i, message: 'text after the closing bracket was ignored' });
           return;
         }
@@ -194,7 +193,7 @@ export async function* splitJsonArray(
       }
 
       // phase === 'between'
-      if (isJsonWhitespace(byte)) {
+      if (isJsonSpace(byte)) {
         i++;
         continue;
       }

@@ -343,6 +343,7 @@ export const RESULT_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'metadata',
     type: 'list',
+    multipleValues: true,
     valueName: 'K=V',
     help: 'Extra KEY=VALUE pairs saved in the result JSON',
   },
@@ -363,6 +364,7 @@ export const RESULT_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'goodput',
     type: 'list',
+    multipleValues: true,
     valueName: 'NAME:MS',
     help: 'SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10000',
   },

@@ -12,6 +12,18 @@
 // the shape `{ "key": value, ... }` followed by nothing but whitespace. A body failing that is "not an object"
 // and goes upstream as it came, as a body JSON.parse rejects always did. Literals (numbers, true, false, null)
 // are not validated: a body with a bad one still has its model read, and the upstream says what is wrong.
+
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isJsonSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from '../shared/json-bytes.js';
 import { MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { GatewayError } from './errors.js';
 
@@ -27,19 +39,6 @@ export interface MemberSpan {
 export interface ObjectShape {
   readonly members: readonly MemberSpan[];
   readonly closeAt: number;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /** Where the scan is at the top level (inside the outer object). */
@@ -229,7 +228,7 @@ export class BodyScanner {
 
   /** A byte other than a quote or a bracket, at the top level of the outer object (or outside it). */
   #topByte(c: number, at: number): void {
-    if (isSpace(c)) return;
+    if (isJsonSpace(c)) return;
     switch (this.#top) {
       case Top.Colon:
         if (c === COLON) this.#top = Top.Value;

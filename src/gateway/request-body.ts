@@ -10,6 +10,7 @@
 // Duplicate keys: JSON.parse keeps the last, other parsers the first, so the gateway reads the last (as the
 // upstream most likely does) and edits all of them, which leaves no reading under which the upstream sees the
 // client's alias or a stream without usage.
+import { CLOSE_BRACKET, isJsonSpace, OPEN_BRACKET } from '../shared/json-bytes.js';
 import { isJsonObject, type JsonObject } from '../shared/json-object.js';
 import { BodyScanner, type MemberSpan, type ObjectShape } from './body-scan.js';
 import { GatewayError } from './errors.js';
@@ -135,17 +136,13 @@ function offers(raw: Buffer, members: readonly MemberSpan[] | undefined): boolea
   const last = members?.at(-1);
   if (last === undefined) return false;
   const first = raw[last.valueStart];
-  if (first === 0x5b) {
+  if (first === OPEN_BRACKET) {
     // `[` then, spaces aside, anything but `]`.
     let i = last.valueStart + 1;
-    while (i < last.valueEnd && isSpace(raw[i])) i++;
-    return raw[i] !== 0x5d;
+    while (i < last.valueEnd && isJsonSpace(raw[i])) i++;
+    return raw[i] !== CLOSE_BRACKET;
   }
   return raw.toString('latin1', last.valueStart, last.valueEnd) !== 'null';
-}
-
-function isSpace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
 export function bodyModel(body: ParsedBody | undefined): string | undefined {

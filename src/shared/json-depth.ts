@@ -6,14 +6,17 @@
 // Request bodies nest a few levels (messages, content parts, a tool's JSON schema); MAX_JSON_DEPTH leaves ample
 // room for deep schemas and stays far below where JSON.stringify's recursion gives out (about 10,000).
 
-export const MAX_JSON_DEPTH = 64;
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  isJsonSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
+export const MAX_JSON_DEPTH = 64;
 
 /** True when the text opens more than `limit` objects or arrays inside one another (brackets in strings aside). */
 export function jsonNestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
@@ -53,7 +56,7 @@ function afterString(bytes: Uint8Array, from: number): number {
 /** Whether the bytes start, after whitespace, like a JSON object or array (other bodies are not JSON's to judge). */
 export function looksLikeJsonContainer(bytes: Uint8Array): boolean {
   for (const c of bytes) {
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (isJsonSpace(c)) continue;
     return c === OPEN_BRACE || c === OPEN_BRACKET;
   }
   return false;
