@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
+import { UNUSED_AFTER_MS } from '../../src/gateway/admission.js';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { GatewayShutdown } from '../../src/gateway/shutdown.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
@@ -140,6 +141,54 @@ test('SIGTERM during 300 streams: every stream completes, 300 records, exit 0 so
   }
 });
 
+test('SIGTERM with idle kept-alive connections and one that never sent a request: exit 0 at once, not when the grace period ends', async (t) => {
+  const sent = 5;
+  const served = await serve('idle-connections');
+  const { hostname, port } = new URL(served.url);
+  // A connection that sends nothing (an HTTP client's pool opens such ones; the soak left one behind). Opened
+  // first, so the gateway has accepted it by the time the requests below are answered.
+  const silent = connect({ host: hostname, port: Number(port) });
+  let silentBytes = 0;
+  silent.on('data', (chunk: Buffer) => {
+    silentBytes += chunk.length;
+  });
+  silent.on('error', () => {}); // a reset is as good as a close here
+  const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+  await new Promise<void>((resolve) => silent.once('connect', () => resolve()));
+  const client = new Agent({ keepAliveTimeout: 60_000 });
+  try {
+    // Concurrent streams leave as many kept-alive connections, idle once they end.
+    const responses = await Promise.all(
+      Array.from({ length: sent }, () => streamed(served.url, client, { 'x-chunks': '2', 'x-gap-ms': '10' })),
+    );
+    await Promise.all(responses.map((r) => r.body.text()));
+    const signalledAt = performance.now();
+    served.child.kill('SIGTERM');
+    const { code, atMs } = await served.exited;
+    assert.equal(code, 0);
+    const tookMs = atMs - signalledAt;
+    t.diagnostic(`exited ${tookMs.toFixed(0)} ms after SIGTERM`);
+    // The silent connection is closed once it is UNUSED_AFTER_MS old (it was opened a few hundred ms before the
+    // signal). Measured on 2 shared cores (6 runs): 729-941 ms, records written and the process torn down; the
+    // teardown alone, closing it at once, 109-376 ms. Before the drain closed connections that never sent a byte,
+    // the silent one held the process for the whole 15 s grace period (15,014 ms).
+    const limitMs = UNUSED_AFTER_MS + 1000;
+    assert.ok(tookMs < limitMs, `exited ${tookMs.toFixed(0)} ms after SIGTERM, limit ${limitMs} ms`);
+    await silentClosed;
+    assert.equal(silentBytes, 0, 'the silent connection was closed without an answer: it asked nothing');
+    const records = await recordsIn(served.recordsFile);
+    assertOneRecordPerRequest(records, sent);
+    assert.ok(
+      records.every((r) => r.outcome === 'ok'),
+      'every record says ok',
+    );
+  } finally {
+    served.child.kill('SIGKILL');
+    silent.destroy();
+    await client.close();
+  }
+});
+
 test('second SIGTERM: every connection is cut at once, and every cut stream is recorded as truncated', async (t) => {
   const sent = 20;
   const served = await serve('second-sigterm');
@@ -229,4 +278,42 @@ test('a request on a kept-alive connection while draining gets the 503 shutting_
   const records = await closeAndAccount(gateway, 2);
   const outcomes = Object.fromEntries(records.map((r) => [r.requestId, `${r.outcome} ${r.status}`]));
   assert.deepEqual(outcomes, { 'before-drain': 'ok 200', 'during-drain': 'rejected 503' });
+});
+
+test('a connection accepted just before the drain that sends its request after it began gets the 503 and a record', async () => {
+  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
+  const { hostname, port } = new URL(gateway.url);
+  const accepted = new Promise<void>((resolve) => gateway.app.server.once('connection', () => resolve()));
+  const socket = connect({ host: hostname, port: Number(port) });
+  const received: Buffer[] = [];
+  socket.on('data', (c: Buffer) => received.push(c));
+  let failure = '';
+  socket.on('error', (error) => {
+    failure = error.message; // a connection the drain closed as unused: no answer, checked below
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await accepted;
+  const connectedAt = performance.now();
+  const closing = new GatewayShutdown(gateway).begin();
+  await assert.rejects(request(`${gateway.url}/healthz`, { reset: true }), /ECONNREFUSED|ECONNRESET/);
+  // Well inside UNUSED_AFTER_MS of the accept: the drain took it for a client about to ask, not an unused one.
+  assert.ok(
+    performance.now() - connectedAt < UNUSED_AFTER_MS / 2,
+    'the request goes out soon after connecting',
+  );
+  const body = '{"model":"m","stream":true}';
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\n` +
+      `x-request-id: just-connected\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+  );
+  await closed;
+  await closing;
+  const text = Buffer.concat(received).toString('utf8');
+  assert.match(text, /^HTTP\/1\.1 503 /, `answered: ${JSON.stringify(text.slice(0, 80))} ${failure}`);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  const records = await closeAndAccount(gateway, 1);
+  assert.deepEqual(
+    records.map((r) => `${r.requestId} ${r.outcome} ${r.status}`),
+    ['just-connected rejected 503'],
+  );
 });
