@@ -6,6 +6,12 @@
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
 import { measuredRecords } from '../bench/interruption.js';
+import {
+  cancellationCounts,
+  cancellationKeys,
+  cancellationLine,
+  type RunCancellations,
+} from '../cancellation/cancelled-requests.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
@@ -44,6 +50,22 @@ export interface MergedRun {
   readonly notes: string[];
   /** The shards' server metrics joined by time (each read the same server on a shared t = 0). */
   readonly serverMetrics?: ServerMetricsRun;
+  /** --request-cancellation-rate, as the shards ran it (one plan, split among them), and its counts merged. */
+  readonly cancellation?: RunCancellations;
+}
+
+/** The shards' planned cancellations: their settings (the same in every shard) and the union's counts. */
+function mergedCancellation(
+  runs: readonly ShardRun[],
+  records: readonly RequestRecord[],
+): RunCancellations | undefined {
+  const tokenmeter = runs[0]?.result.json['tokenmeter'];
+  const asked = isJsonObject(tokenmeter) ? tokenmeter['cancellation'] : undefined;
+  if (!isJsonObject(asked)) return undefined;
+  const ratePercent = numberField(asked, 'rate_percent');
+  const delayS = numberField(asked, 'delay_s');
+  if (ratePercent === null || delayS === null) return undefined;
+  return { settings: { ratePercent, delayMs: delayS * 1000 }, counts: cancellationCounts(records) };
 }
 
 function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date): RunDescription {
@@ -77,6 +99,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
   const serverMetrics = mergedServerMetrics(runs);
   const found = verdicts(measured, extra);
   const server = serverVerdict(serverMetrics, found, clientTtftOf(measured));
+  const cancellation = mergedCancellation(runs, records);
   return {
     run: describe(runs, settings, date),
     records,
@@ -91,6 +114,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
     shards: runs.map(shardFigures),
     notes,
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    ...(cancellation === undefined ? {} : { cancellation }),
   };
 }
 
@@ -104,6 +128,7 @@ export function formatMergedReport(merged: MergedRun): string {
       percentileMetrics: run.percentileMetrics,
       ...(run.maxConcurrency === undefined ? {} : { maxConcurrency: run.maxConcurrency }),
     }),
+    cancellationLine(merged.cancellation),
     formatExtraSummary(merged.extra),
     formatShardTable(merged.shards, merged.notes),
     lines(formatServerSection(merged.serverMetrics, clientTtftOf(merged.records))),
@@ -118,15 +143,10 @@ export function mergedResultJson(
   recordsFile?: string,
 ): Record<string, JsonValue> {
   const run = recordsFile === undefined ? merged.run : { ...merged.run, recordsFile };
-  const json = buildResultJson(
-    run,
-    merged.metrics,
-    merged.extra,
-    merged.records,
-    detailed,
-    [],
-    serverMetricsKeys(merged),
-  );
+  const json = buildResultJson(run, merged.metrics, merged.extra, merged.records, detailed, [], {
+    ...serverMetricsKeys(merged),
+    ...cancellationKeys(merged.cancellation),
+  });
   const tokenmeter = json['tokenmeter'];
   if (isJsonObject(tokenmeter)) tokenmeter['shards'] = shardsJson(merged.shards);
   return json;

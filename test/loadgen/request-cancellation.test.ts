@@ -5,11 +5,12 @@
 // --seed chooses the same requests and leaves vLLM's seeded schedule as it was, rate 0 chooses none, and bad values
 // are refused with exit 2.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
+import { runCli } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
 
@@ -243,6 +244,41 @@ test('cancellations are no errors: neither --max-error-rate nor the success floo
   assert.equal(records.length, 150);
   assert.equal(json['tokenmeter']['early_stop'], undefined);
   assert.ok(json['tokenmeter']['thresholds'].every((c: Json) => c['passed'] === true));
+});
+
+test("shards split one plan, and merge says what became of it: the shards' counts summed, the line printed", async () => {
+  const n = 40;
+  const shardDirs = [scratchDir(), scratchDir()];
+  const shards: Json[] = [];
+  for (const [i, dir] of shardDirs.entries()) {
+    const run = await bench(args(sim.url, dir, n, [...cancelFlags(50, 3), '--shard', `${i}/2`]), cleanEnv());
+    assert.equal(run.code, 0, run.stderr);
+    shards.push(saved(dir).json['tokenmeter']['cancellation']);
+  }
+  const mergedDir = scratchDir();
+  const merge = await runCli(
+    ['merge', ...shardDirs.map((dir) => join(dir, 'run.json')), '--save-result', '--result-dir', mergedDir],
+    cleanEnv(),
+  );
+  assert.equal(merge.code, 0, merge.stderr);
+  const sum = (key: string): number => shards.reduce((total, shard) => total + (shard[key] as number), 0);
+  assert.ok(sum('cancelled') > 0);
+  assert.match(
+    merge.stdout,
+    new RegExp(
+      `Cancelled requests: ${sum('cancelled')} \\(of ${sum('chosen')} chosen at 50%, ${DELAY_S} s after`,
+    ),
+  );
+  const [file] = readdirSync(mergedDir).filter((name) => name.endsWith('.json'));
+  const merged = JSON.parse(readFileSync(join(mergedDir, file as string), 'utf8')) as Json;
+  assert.deepEqual(merged['tokenmeter']['cancellation'], {
+    rate_percent: 50,
+    delay_s: DELAY_S,
+    chosen: sum('chosen'),
+    cancelled: sum('cancelled'),
+    ended_before_delay: sum('ended_before_delay'),
+  });
+  assert.equal(merged['completed'] + merged['failed'] + sum('cancelled'), n);
 });
 
 test('rate 0 chooses none', async () => {
