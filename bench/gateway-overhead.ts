@@ -11,7 +11,7 @@
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
 //     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N] [--cpu-prof-dir DIR] \
-//     [--baseline-build DIR] [--only leanest,gateway,baseline]
+//     [--baseline-build DIR[,DIR...]] [--only leanest,gateway,baseline]
 //
 // `--cpu-prof-dir DIR` writes a CPU profile (node --cpu-prof) of the leanest proxy, the Fastify floor and the
 // gateway into DIR (leanest.cpuprofile, floor.cpuprofile, gateway.cpuprofile, gateway-otlp.cpuprofile), to see
@@ -20,7 +20,8 @@
 // `--baseline-build DIR` adds one more target, "gateway baseline": the gateway as another compiled tree builds it
 // (DIR is that tree's `dist` folder, with its package.json beside it and node_modules reachable from it, e.g. a
 // `git worktree` of the commit before a change, built), started the same way and measured in the same rounds, so
-// a change's before and after are side by side on the same noisy machine. `--only` keeps the named targets
+// a change's before and after are side by side on the same noisy machine. Several DIRs, comma-separated, are
+// "gateway baseline 1", "gateway baseline 2", ... in that order. `--only` keeps the named targets
 // (leanest, floor, bare, nginx, gateway, otlp, baseline; direct always runs), for shorter runs.
 //
 // `--cores N` pins every process of the run (this client, the upstream, every proxy) to CPUs 0..N-1 with taskset
@@ -303,16 +304,18 @@ async function drive(): Promise<void> {
   const gwOtlp = await startChild(['gateway', upstreamUrl, dir, `http://127.0.0.1:${collector.port}`]);
   const nginxPort = 20000 + Math.floor(Math.random() * 20000);
   const nginx = startNginx(dir, up.port, nginxPort);
-  const baselineBuild = args['baseline-build'];
-  const baselineDir = join(dir, 'baseline');
-  mkdirSync(baselineDir);
-  const baseline =
-    baselineBuild === undefined
-      ? undefined
-      : await startChild(
-          ['gateway', upstreamUrl, baselineDir],
-          resolve(baselineBuild, 'bench', 'gateway-overhead.js'),
-        );
+  const baselineBuilds = args['baseline-build']?.split(',') ?? [];
+  const baselines: { name: string; child: ChildProcess; port: number }[] = [];
+  for (const [i, build] of baselineBuilds.entries()) {
+    const own = join(dir, `baseline-${i + 1}`);
+    mkdirSync(own);
+    const started = await startChild(
+      ['gateway', upstreamUrl, own],
+      resolve(build, 'bench', 'gateway-overhead.js'),
+    );
+    const name = baselineBuilds.length === 1 ? 'gateway baseline' : `gateway baseline ${i + 1}`;
+    baselines.push({ name, ...started });
+  }
   await new Promise((r) => setTimeout(r, 500));
   const tree = (child: ChildProcess | undefined): number[] =>
     child?.pid === undefined ? [] : processTree(child.pid);
@@ -324,7 +327,7 @@ async function drive(): Promise<void> {
     ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
     { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
     { name: 'gateway + OTLP export', port: gwOtlp.port, pids: tree(gwOtlp.child) },
-    ...(baseline ? [{ name: 'gateway baseline', port: baseline.port, pids: tree(baseline.child) }] : []),
+    ...baselines.map(({ name, port, child }) => ({ name, port, pids: tree(child) })),
   ];
   const keys: Record<string, string> = {
     direct: 'direct',
@@ -337,7 +340,9 @@ async function drive(): Promise<void> {
     'gateway baseline': 'baseline',
   };
   const only = args.only === undefined ? null : new Set(['direct', 'leanest', ...args.only.split(',')]);
-  const measured = targets.filter(({ name }) => only === null || only.has(keys[name] ?? name));
+  const keyOf = (name: string): string =>
+    keys[name] ?? (name.startsWith('gateway baseline') ? 'baseline' : name);
+  const measured = targets.filter(({ name }) => only === null || only.has(keyOf(name)));
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
   );
@@ -398,7 +403,7 @@ async function drive(): Promise<void> {
     gwOtlp.child,
     collector.child,
     nginx,
-    baseline?.child,
+    ...baselines.map(({ child }) => child),
   ])
     child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
