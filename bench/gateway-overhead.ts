@@ -176,6 +176,8 @@ async function runGateway(upstream: string, dir: string, otlpEndpoint?: string):
 }
 
 const PROFILED = new Set(['leanest', 'floor', 'gateway']);
+/** Every child started, so none outlives a run that failed half-way (a target that would not start). */
+const children: ChildProcess[] = [];
 
 /** Starts `argv`'s role in a child process running `script` (this file, or the baseline build's copy of it). */
 function startChild(argv: string[], script = SELF): Promise<{ child: ChildProcess; port: number }> {
@@ -194,6 +196,7 @@ function startChild(argv: string[], script = SELF): Promise<{ child: ChildProces
   const child = spawn('taskset', ['-c', CPUS, process.execPath, ...profile, script, ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       const port = /PORT (\d+)/.exec(d.toString())?.[1];
@@ -291,6 +294,9 @@ const loadAverage = (): string =>
     .join(' ');
 
 async function drive(): Promise<void> {
+  process.once('exit', () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  });
   spawnSync('taskset', ['-a', '-cp', CPUS, String(process.pid)], { stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bench-'));
   const seconds = Number(args.seconds);
