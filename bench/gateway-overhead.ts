@@ -10,11 +10,19 @@
 // install nginx`):
 //
 //   npm run build && node dist/bench/gateway-overhead.js [--seconds 5] [--rounds 3] [--tokens 10] \
-//     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N] [--cpu-prof-dir DIR]
+//     [--itl-ms 16:40,256:100] [--concurrency 16,256] [--cores N] [--cpu-prof-dir DIR] \
+//     [--baseline-build DIR[,DIR...]] [--only leanest,gateway,baseline]
 //
 // `--cpu-prof-dir DIR` writes a CPU profile (node --cpu-prof) of the leanest proxy, the Fastify floor and the
 // gateway into DIR (leanest.cpuprofile, floor.cpuprofile, gateway.cpuprofile, gateway-otlp.cpuprofile), to see
 // where a proxy's time goes under the benchmark's load (open them in Chrome's DevTools).
+//
+// `--baseline-build DIR` adds one more target, "gateway baseline": the gateway as another compiled tree builds it
+// (DIR is that tree's `dist` folder, with its package.json beside it and node_modules reachable from it, e.g. a
+// `git worktree` of the commit before a change, built), started the same way and measured in the same rounds, so
+// a change's before and after are side by side on the same noisy machine. Several DIRs, comma-separated, are
+// "gateway baseline 1", "gateway baseline 2", ... in that order. `--only` keeps the named targets
+// (leanest, floor, bare, nginx, gateway, otlp, baseline; direct always runs), for shorter runs.
 //
 // `--cores N` pins every process of the run (this client, the upstream, every proxy) to CPUs 0..N-1 with taskset
 // (default: every CPU of the machine), so a run on a bigger machine can be made to look like a small one, or
@@ -39,7 +47,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -59,6 +67,9 @@ const { values: args, positionals } = parseArgs({
     cores: { type: 'string', default: String(availableParallelism()) },
     // Profiles the leanest proxy, the Fastify floor and the gateway (node --cpu-prof) into this folder.
     'cpu-prof-dir': { type: 'string' },
+    // Another compiled tree's dist folder: its gateway is measured beside this one's ("gateway baseline").
+    'baseline-build': { type: 'string' },
+    only: { type: 'string' },
   },
 });
 const CPUS = `0-${Math.max(0, Math.min(availableParallelism(), Number(args.cores) || 1) - 1)}`;
@@ -165,8 +176,11 @@ async function runGateway(upstream: string, dir: string, otlpEndpoint?: string):
 }
 
 const PROFILED = new Set(['leanest', 'floor', 'gateway']);
+/** Every child started, so none outlives a run that failed half-way (a target that would not start). */
+const children: ChildProcess[] = [];
 
-function startChild(argv: string[]): Promise<{ child: ChildProcess; port: number }> {
+/** Starts `argv`'s role in a child process running `script` (this file, or the baseline build's copy of it). */
+function startChild(argv: string[], script = SELF): Promise<{ child: ChildProcess; port: number }> {
   const dir = args['cpu-prof-dir'];
   const role = argv[0] ?? '';
   const profile =
@@ -176,12 +190,13 @@ function startChild(argv: string[]): Promise<{ child: ChildProcess; port: number
           '--cpu-prof-dir',
           dir,
           '--cpu-prof-name',
-          `${role}${argv[3] === undefined ? '' : '-otlp'}.cpuprofile`,
+          `${role}${argv[3] === undefined ? '' : '-otlp'}${script === SELF ? '' : '-baseline'}.cpuprofile`,
         ]
       : [];
-  const child = spawn('taskset', ['-c', CPUS, process.execPath, ...profile, SELF, ...argv], {
+  const child = spawn('taskset', ['-c', CPUS, process.execPath, ...profile, script, ...argv], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
       const port = /PORT (\d+)/.exec(d.toString())?.[1];
@@ -279,6 +294,9 @@ const loadAverage = (): string =>
     .join(' ');
 
 async function drive(): Promise<void> {
+  process.once('exit', () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  });
   spawnSync('taskset', ['-a', '-cp', CPUS, String(process.pid)], { stdio: 'ignore' });
   const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bench-'));
   const seconds = Number(args.seconds);
@@ -292,6 +310,18 @@ async function drive(): Promise<void> {
   const gwOtlp = await startChild(['gateway', upstreamUrl, dir, `http://127.0.0.1:${collector.port}`]);
   const nginxPort = 20000 + Math.floor(Math.random() * 20000);
   const nginx = startNginx(dir, up.port, nginxPort);
+  const baselineBuilds = args['baseline-build']?.split(',') ?? [];
+  const baselines: { name: string; child: ChildProcess; port: number }[] = [];
+  for (const [i, build] of baselineBuilds.entries()) {
+    const own = join(dir, `baseline-${i + 1}`);
+    mkdirSync(own);
+    const started = await startChild(
+      ['gateway', upstreamUrl, own],
+      resolve(build, 'bench', 'gateway-overhead.js'),
+    );
+    const name = baselineBuilds.length === 1 ? 'gateway baseline' : `gateway baseline ${i + 1}`;
+    baselines.push({ name, ...started });
+  }
   await new Promise((r) => setTimeout(r, 500));
   const tree = (child: ChildProcess | undefined): number[] =>
     child?.pid === undefined ? [] : processTree(child.pid);
@@ -303,7 +333,22 @@ async function drive(): Promise<void> {
     ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
     { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
     { name: 'gateway + OTLP export', port: gwOtlp.port, pids: tree(gwOtlp.child) },
+    ...baselines.map(({ name, port, child }) => ({ name, port, pids: tree(child) })),
   ];
+  const keys: Record<string, string> = {
+    direct: 'direct',
+    'leanest Node proxy': 'leanest',
+    'Fastify floor': 'floor',
+    'bare http-proxy': 'bare',
+    nginx: 'nginx',
+    'tokenmeter gateway': 'gateway',
+    'gateway + OTLP export': 'otlp',
+    'gateway baseline': 'baseline',
+  };
+  const only = args.only === undefined ? null : new Set(['direct', 'leanest', ...args.only.split(',')]);
+  const keyOf = (name: string): string =>
+    keys[name] ?? (name.startsWith('gateway baseline') ? 'baseline' : name);
+  const measured = targets.filter(({ name }) => only === null || only.has(keyOf(name)));
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
   );
@@ -313,11 +358,11 @@ async function drive(): Promise<void> {
   console.log(`load average (1, 5, 15 min) at start: ${loadAverage()}`);
   for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
     const itl = itlByConcurrency.get(concurrency) ?? 40;
-    const results = new Map(targets.map(({ name }) => [name, noSamples()]));
+    const results = new Map(measured.map(({ name }) => [name, noSamples()]));
     // Warm-up (JIT, connection pools) is not counted.
-    for (const { port } of targets) await load(port, concurrency, itl, 1, noSamples(), []);
+    for (const { port } of measured) await load(port, concurrency, itl, 1, noSamples(), []);
     for (let round = 0; round < Number(args.rounds); round++) {
-      const order = targets.map((_, i) => targets[(i + round) % targets.length]);
+      const order = measured.map((_, i) => measured[(i + round) % measured.length]);
       for (const target of order) {
         if (target)
           await load(
@@ -364,6 +409,7 @@ async function drive(): Promise<void> {
     gwOtlp.child,
     collector.child,
     nginx,
+    ...baselines.map(({ child }) => child),
   ])
     child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));

@@ -1,6 +1,6 @@
 // The gateway's sink for a metered exchange: the client's own HTTP response. The upstream's status and headers
-// are written and flushed the moment they arrive (the client's TTFB is the upstream's), then every chunk as
-// undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
+// are written the moment they arrive, with the first chunk or flushed alone in the same tick (the client's TTFB
+// is the upstream's), then every chunk as undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
 // drains, so a slow client slows the upstream read instead of growing memory. A failure before the response
 // started becomes the gateway's coded error; after it started, the client's stream is cut too, so the client
 // never mistakes a partial answer for a complete one. Headers and bodies reach the client with the gateway's keys
@@ -15,6 +15,10 @@ import type { LineLog } from './logger.js';
 import type { RequestMeasurement } from './measurement.js';
 import { sendGatewayError } from './send-error.js';
 
+function flushHead(sink: ClientSink): void {
+  sink.flushHead();
+}
+
 export class ClientSink implements ExchangeSink {
   readonly #m: RequestMeasurement;
   readonly #raw: ServerResponse;
@@ -24,6 +28,8 @@ export class ClientSink implements ExchangeSink {
   readonly #log: LineLog;
   /** Set in head() when this response's bytes are scrubbed. */
   #scrubbed: ScrubbedStream | null = null;
+  /** Something was written after the head (which then went with it). */
+  #bodyStarted = false;
 
   constructor(
     m: RequestMeasurement,
@@ -54,12 +60,24 @@ export class ClientSink implements ExchangeSink {
       delete headers['content-length'];
     }
     this.#raw.writeHead(status, headers);
-    this.#raw.flushHeaders();
+    // Sent with the first chunk when it came in the same read as the headers (undici hands both over in one
+    // tick, as an upstream writing its head and first event together sends them): one write to the client's
+    // socket instead of two. Otherwise they go alone before anything else runs, so the client's TTFB is still
+    // the upstream's.
+    process.nextTick(flushHead, this);
   }
+
+  /** The head still waits for a first chunk (see head()): it goes alone. */
+  flushHead(): void {
+    if (!this.#bodyStarted && !this.#raw.destroyed) this.#raw.flushHeaders();
+  }
+
   write(bytes: Buffer): boolean {
     const out = this.#scrubbed === null ? bytes : this.#scrubbed.push(bytes);
     // Nothing to write (all of it held back) is not a full socket.
-    return out.length === 0 || this.#raw.write(out);
+    if (out.length === 0) return true;
+    this.#bodyStarted = true;
+    return this.#raw.write(out);
   }
 
   onDrain(resume: () => void): void {
@@ -67,6 +85,7 @@ export class ClientSink implements ExchangeSink {
   }
 
   end(): void {
+    this.#bodyStarted = true;
     const held = this.#scrubbed === null ? null : this.#scrubbed.flush();
     if (held === null) this.#raw.end();
     else this.#raw.end(held);

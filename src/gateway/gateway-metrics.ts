@@ -2,7 +2,7 @@
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
 
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import {
   FIRST_TOKEN_BUCKETS_S,
   OVERHEAD_BUCKETS_S,
@@ -14,15 +14,14 @@ import type { SpanExport } from '../tracing/span-export.js';
 import { CLIENT_ERROR_REASONS, type ClientErrorReason } from './client-errors.js';
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
-import { CountedHistogram, type CountedSeries } from './counted-histogram.js';
+import { CountedHistogram, type CountedSeries, type SeriesObserver } from './counted-histogram.js';
 import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
-/** Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts). */
-const UMR = ['upstream', 'model', 'role'] as const;
+// Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts).
 
 export interface GatewayMetricsOptions {
   /** Model names from the configuration: always their own label value. */
@@ -84,20 +83,19 @@ export class GatewayMetrics {
     'Received to response closed (E2E)',
     REQUEST_BUCKETS_S,
   );
-  readonly #overhead = new Histogram({
-    name: 'tokenmeter_gateway_overhead_seconds',
-    help: 'Time spent inside the gateway rather than waiting on the upstream',
-    labelNames: ['upstream'],
-    buckets: OVERHEAD_BUCKETS_S,
-    registers: [this.registry],
-  });
-  readonly #connectWait = new Histogram({
-    name: 'tokenmeter_upstream_connection_wait_seconds',
-    help: 'Request handed to the HTTP client until written to a socket (connection set-up and pool queueing)',
-    labelNames: ['upstream'],
-    buckets: OVERHEAD_BUCKETS_S,
-    registers: [this.registry],
-  });
+  // By upstream only.
+  readonly #overhead = histogram(
+    this.registry,
+    'tokenmeter_gateway_overhead_seconds',
+    'Time spent inside the gateway rather than waiting on the upstream',
+    OVERHEAD_BUCKETS_S,
+  );
+  readonly #connectWait = histogram(
+    this.registry,
+    'tokenmeter_upstream_connection_wait_seconds',
+    'Request handed to the HTTP client until written to a socket (connection set-up and pool queueing)',
+    OVERHEAD_BUCKETS_S,
+  );
   readonly #tokens = new Counter({
     name: 'tokenmeter_tokens_total',
     help: 'Tokens by direction (input = prompt, output = completion; reasoning = the part of output that was reasoning), from usage or estimated',
@@ -251,8 +249,9 @@ export class GatewayMetrics {
     }
   }
 
-  // prom-client hashes a label set on every call; a request's series are looked up once by upstream, model and
-  // role instead, from a map as bounded as the labels themselves (configured upstreams, ModelLabels' cap, 2 roles).
+  // prom-client hashes a label set on every call, a child's too; a request's series are looked up once by upstream,
+  // model and role instead, from a map as bounded as the labels themselves (configured upstreams, ModelLabels'
+  // cap, 2 roles), and the histograms' observers hold their series (counted-histogram.ts).
   #seriesOf(upstream: string, model: string, role: RequestRole): Series {
     const key = `${upstream}\n${model}\n${role}`;
     let series = this.#series.get(key);
@@ -262,14 +261,14 @@ export class GatewayMetrics {
         model,
         role,
         byOutcome: new Map(),
-        e2e: this.#e2e.labels(upstream, model, role),
-        ttfb: this.#ttfb.labels(upstream, model, role),
-        ttft: this.#ttft.labels(upstream, model, role),
-        ttfo: this.#ttfo.labels(upstream, model, role),
-        tpot: this.#tpot.labels(upstream, model, role),
+        e2e: this.#e2e.observer({ upstream, model, role }),
+        ttfb: this.#ttfb.observer({ upstream, model, role }),
+        ttft: this.#ttft.observer({ upstream, model, role }),
+        ttfo: this.#ttfo.observer({ upstream, model, role }),
+        tpot: this.#tpot.observer({ upstream, model, role }),
         gap: this.#gap.series({ upstream, model, role }),
-        overhead: this.#overhead.labels(upstream),
-        connectWait: this.#connectWait.labels(upstream),
+        overhead: this.#overhead.observer({ upstream }),
+        connectWait: this.#connectWait.observer({ upstream }),
         inputTokens: this.#tokens.labels(upstream, model, role, 'input'),
         outputTokens: this.#tokens.labels(upstream, model, role, 'output'),
         reasoningTokens: this.#tokens.labels(upstream, model, role, 'reasoning'),
@@ -290,7 +289,6 @@ export class GatewayMetrics {
   }
 }
 
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
 type CounterChild = ReturnType<Counter<string>['labels']>;
 
 /** One upstream, model and role's series, looked up once per request. */
@@ -300,24 +298,25 @@ interface Series {
   readonly role: RequestRole;
   /** The request counter's child per outcome and status class. */
   readonly byOutcome: Map<string, CounterChild>;
-  readonly e2e: HistogramChild;
-  readonly ttfb: HistogramChild;
-  readonly ttft: HistogramChild;
-  readonly ttfo: HistogramChild;
-  readonly tpot: HistogramChild;
+  readonly e2e: SeriesObserver;
+  readonly ttfb: SeriesObserver;
+  readonly ttft: SeriesObserver;
+  readonly ttfo: SeriesObserver;
+  readonly tpot: SeriesObserver;
   readonly gap: CountedSeries;
-  readonly overhead: HistogramChild;
-  readonly connectWait: HistogramChild;
+  readonly overhead: SeriesObserver;
+  readonly connectWait: SeriesObserver;
   readonly inputTokens: CounterChild;
   readonly outputTokens: CounterChild;
   readonly reasoningTokens: CounterChild;
 }
 
+/** A histogram observed once per request, shown as prom-client shows one (counted-histogram.ts). */
 function histogram(
   registry: Registry,
   name: string,
   help: string,
   buckets: readonly number[],
-): Histogram<(typeof UMR)[number]> {
-  return new Histogram({ name, help, labelNames: UMR, buckets: [...buckets], registers: [registry] });
+): CountedHistogram {
+  return new CountedHistogram(name, help, [...buckets.map(String), '+Inf'], registry);
 }

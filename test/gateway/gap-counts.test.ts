@@ -83,3 +83,34 @@ test('a histogram fed gap counts shows what prom-client shows for the same gaps 
   for (const [i, sum] of sa.entries())
     assert.ok(Math.abs(sum - (sb[i] as number)) < 1e-9, `${sum} vs ${sb[i]}`);
 });
+
+test('observed one at a time, the histogram shows what prom-client shows; an unobserved label set is absent', async () => {
+  const bounds = [0.005, 0.01, 0.1, 1];
+  const observations: [string, number][] = [
+    ['a', 0.005], // on a bound: that bucket
+    ['a', 0.0051],
+    ['b', 0],
+    ['a', 1],
+    ['b', 7.5], // above the last bound: +Inf only
+    ['a', 0.02],
+  ];
+  const ours = new Registry();
+  const single = new Registry();
+  const name = 'tokenmeter_time_to_first_byte_seconds';
+  const histogram = new CountedHistogram(name, 'ttfb', [...bounds.map(String), '+Inf'], ours);
+  const theirs = new Histogram({
+    name,
+    help: 'ttfb',
+    labelNames: ['upstream'],
+    buckets: bounds,
+    registers: [single],
+  });
+  const observers = new Map(['a', 'b', 'never'].map((u) => [u, histogram.observer({ upstream: u })]));
+  for (const [upstream, value] of observations) {
+    observers.get(upstream)?.observe(value);
+    theirs.labels(upstream).observe(value);
+  }
+  assert.equal(await ours.metrics(), await single.metrics());
+  assert.doesNotMatch(await ours.metrics(), /never/);
+  assert.throws(() => observers.get('a')?.observe(Number.NaN), TypeError);
+});

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { workerRecordsPath } from '../../src/measure/record-files.js';
+import { DEFAULT_ROTATION_CHECK_MS } from '../../src/shared/records-writer.js';
 import {
   chatStreamSteps,
   playScript,
@@ -127,8 +128,11 @@ test('item 8, rename + SIGHUP, then deletion: the path is created anew each time
   await untilExists([file]); // created by the reopen itself, before any new record
   const second = await sendStreams(served.url, 'second', 20);
   await untilRecorded([file], 20);
-  // Deleted with no signal at all: the next batch notices the path no longer names its file.
+  // Deleted with no signal at all: the first batch once the writer's last look at the path is a second old
+  // (DEFAULT_ROTATION_CHECK_MS, a monotonic clock's interval) notices the path no longer names its file. Lines of
+  // that second would go to the deleted file, so the third twenty are sent once it has passed.
   await unlink(file);
+  await new Promise((resolve) => setTimeout(resolve, DEFAULT_ROTATION_CHECK_MS + 20));
   const third = await sendStreams(served.url, 'third', 20);
   await untilRecorded([file], 20);
   assert.equal(await stop(served), 0);

@@ -1,13 +1,14 @@
 // Records survive operations: logrotate's copytruncate (no NUL bytes, no torn line: the next line goes at the new
-// end), a file renamed away or deleted (the path is opened anew at the next batch), reopen() on SIGHUP, and a
-// close that gives up on a file that takes nothing (a FIFO nobody reads), counting what it held as lost.
+// end, noticed or not), a file renamed away or deleted (the path is opened anew at the first batch once the last
+// look at it is rotationCheckMs old; 0 in the rows that check the look itself), reopen() on SIGHUP, and a close
+// that gives up on a file that takes nothing (a FIFO nobody reads), counting what it held as lost.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rename, rm, stat, truncate, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { lostCount, RecordsWriter } from '../../src/shared/records-writer.js';
+import { DEFAULT_ROTATION_CHECK_MS, lostCount, RecordsWriter } from '../../src/shared/records-writer.js';
 import { idsInFile } from '../helpers/record-file-ids.js';
 
 function fakeRecord(i: number): { requestId: string; padding: string } {
@@ -35,6 +36,9 @@ function ids(from: number, to: number): string[] {
   return Array.from({ length: to - from }, (_, i) => `r-${from + i}`);
 }
 
+/** The rows that check what a look at the path finds look before every batch. */
+const LOOK_EVERY_BATCH = { rotationCheckMs: 0 };
+
 function noWriterError(error: Error): never {
   assert.fail(error);
 }
@@ -58,7 +62,7 @@ test('copytruncate: the next lines go at the new end, no NUL bytes, no torn line
 
 test('a file truncated to a partial line: the partial line is cut before the next line', async (t) => {
   const file = join(await tempDir(t), 'records.jsonl');
-  const writer = new RecordsWriter(file, noWriterError);
+  const writer = new RecordsWriter(file, noWriterError, LOOK_EVERY_BATCH);
   for (let i = 0; i < 10; i++) writer.add(fakeRecord(i));
   await settled(writer, 10);
   const { size } = await stat(file);
@@ -72,7 +76,7 @@ test('a file truncated to a partial line: the partial line is cut before the nex
 
 test('renamed away: the next batch creates the path anew; the renamed file keeps what it had', async (t) => {
   const file = join(await tempDir(t), 'records.jsonl');
-  const writer = new RecordsWriter(file, noWriterError);
+  const writer = new RecordsWriter(file, noWriterError, LOOK_EVERY_BATCH);
   for (let i = 0; i < 10; i++) writer.add(fakeRecord(i));
   await settled(writer, 10);
   await rename(file, `${file}.1`);
@@ -85,13 +89,30 @@ test('renamed away: the next batch creates the path anew; the renamed file keeps
 
 test('deleted: the next batch creates the path anew instead of writing to the deleted file', async (t) => {
   const file = join(await tempDir(t), 'records.jsonl');
-  const writer = new RecordsWriter(file, noWriterError);
+  const writer = new RecordsWriter(file, noWriterError, LOOK_EVERY_BATCH);
   for (let i = 0; i < 10; i++) writer.add(fakeRecord(i));
   await settled(writer, 10);
   await unlink(file);
   for (let i = 10; i < 20; i++) writer.add(fakeRecord(i));
   await writer.close();
   assert.deepEqual(idsInFile(await readFile(file, 'utf8')), ids(10, 20));
+});
+
+test('by default a batch looks at the path once its last look is a second old: until then lines go to the file held', async (t) => {
+  const file = join(await tempDir(t), 'records.jsonl');
+  const writer = new RecordsWriter(file, noWriterError);
+  for (let i = 0; i < 10; i++) writer.add(fakeRecord(i));
+  await settled(writer, 10); // opened (a look) just now
+  await rename(file, `${file}.1`);
+  for (let i = 10; i < 15; i++) writer.add(fakeRecord(i));
+  await settled(writer, 15);
+  // Only the time since the look decides (monotonic clock), so waiting it out is exact, not a guess.
+  await new Promise((resolve) => setTimeout(resolve, DEFAULT_ROTATION_CHECK_MS + 20));
+  for (let i = 15; i < 20; i++) writer.add(fakeRecord(i));
+  await writer.close();
+  assert.deepEqual(idsInFile(await readFile(`${file}.1`, 'utf8')), ids(0, 15));
+  assert.deepEqual(idsInFile(await readFile(file, 'utf8')), ids(15, 20));
+  assert.equal(writer.stats.written, 20);
 });
 
 test('reopen() (SIGHUP) lets the old file go at once and creates the path, before any new record', async (t) => {
@@ -122,7 +143,7 @@ test('a truncating writer (a merge) empties the file on its first open only', as
   const first = new RecordsWriter(file, noWriterError);
   first.add(fakeRecord(0));
   await first.close();
-  const writer = new RecordsWriter(file, noWriterError, { firstOpen: 'truncate' });
+  const writer = new RecordsWriter(file, noWriterError, { firstOpen: 'truncate', ...LOOK_EVERY_BATCH });
   for (let i = 1; i < 4; i++) writer.add(fakeRecord(i));
   await settled(writer, 3);
   await truncate(file, 0); // copytruncate: later lines are appended, not a second emptying
