@@ -1,12 +1,23 @@
 // Runs `tokenmeter bench` as a child process in a fresh temporary folder (results and records land there).
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CliResult, runCli } from '../../helpers/run-cli.js';
 
+/** This test file's scratch folders: removed when its process ends well, kept to look at when a test failed. */
+const scratchDirs: string[] = [];
+
 export function scratchDir(): string {
-  return mkdtempSync(join(tmpdir(), 'tokenmeter-bench-test-'));
+  const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bench-test-'));
+  if (scratchDirs.length === 0) {
+    process.on('exit', (code) => {
+      if (code !== 0) return;
+      for (const made of scratchDirs) rmSync(made, { recursive: true, force: true });
+    });
+  }
+  scratchDirs.push(dir);
+  return dir;
 }
 
 /** The environment of a child bench: no proxies or keys inherited from the developer's shell. */
