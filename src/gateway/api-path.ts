@@ -15,7 +15,7 @@ import type { Admission } from './admission.js';
 import { DRAIN_RETRY_AFTER_S } from './admission.js';
 import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
-import type { BodyScanner } from './body-scan.js';
+import { BodyScanner } from './body-scan.js';
 import { parserRefusal } from './client-errors.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
 import { ClientSink } from './client-sink.js';
@@ -28,7 +28,7 @@ import { RequestMeasurement } from './measurement.js';
 import { listModels } from './models-list.js';
 import { PathFixLog } from './path-fix-log.js';
 import { recordedBody } from './recorded-body.js';
-import { bodyModel, bodyScanner, bodyStreams, type ParsedBody, parseBody } from './request-body.js';
+import { bodyModel, bodyStreams, type ParsedBody, parseBody } from './request-body.js';
 import { requestIdFrom } from './request-id.js';
 import { sendGatewayError } from './send-error.js';
 
@@ -117,7 +117,8 @@ export class ApiPath {
       this.#route(request, response, m, query, undefined);
       return;
     }
-    const scanner = bodyScanner();
+    // Fed each chunk as it arrives; throws the 400 for a body nested too deep before the rest is read.
+    const scanner = new BodyScanner();
     readBody(
       request,
       context.config.maxBodyBytes,

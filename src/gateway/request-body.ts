@@ -27,7 +27,7 @@ export interface BodyObject {
   /** `"store": false` (the Responses API's opt-out of storing the answer). */
   readonly storeOff: boolean;
   readonly shape: ObjectShape;
-  /** The keys of the members above, as the body spelled them (escapes decoded), one span each, in order. */
+  /** Where each member above lies, by key (escapes decoded), every occurrence in the body's order. */
   readonly spans: ReadonlyMap<ReadKey, readonly MemberSpan[]>;
 }
 
@@ -50,11 +50,6 @@ const LONGEST_SPELLED_KEY = LONGEST_READ_KEY * 6 + 2;
  * bound keeps a body built to make the gateway parse megabytes in one turn of its loop from doing so.
  */
 export const MAX_READ_MEMBER_BYTES = 64 * 1024;
-
-/** A scanner for one body, fed chunk by chunk by body-read.ts; throws the 400 for a body nested too deep. */
-export function bodyScanner(): BodyScanner {
-  return new BodyScanner();
-}
 
 /** The body's facts from its bytes and the scan of them (one scanner per body, every chunk pushed). */
 export function parseBody(raw: Buffer, scanned: BodyScanner): ParsedBody {
