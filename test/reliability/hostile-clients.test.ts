@@ -205,3 +205,26 @@ test('a 15 MB body within the bounds never holds the loop: scanned chunk by chun
     Array.from({ length: sent }, () => 'ok m'),
   );
 });
+
+test('a body past the first MiB, declared or chunked, reaches the upstream byte for byte', async (t) => {
+  const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
+  t.after(() => upstream.close());
+  const gateway = await startGateway({ upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }] });
+  t.after(() => gateway.close());
+  // 3 MB of text whose chunks land anywhere in it, multi-byte characters included; not streamed, so the gateway
+  // has nothing to add to it (it asks for usage on streamed requests).
+  const content = 'héllo wörld 😀 '.repeat(180_000);
+  const body = Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }));
+  for (const chunked of [false, true]) {
+    const response = await request(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chunked ? Readable.from(slices(body, 50_000)) : body,
+    });
+    await response.body.text();
+    assert.equal(response.statusCode, 200);
+    const got = upstream.requests.at(-1)?.body;
+    assert.ok(got?.equals(body), `chunked ${chunked}: ${got?.length} bytes upstream, ${body.length} sent`);
+  }
+  await closeAndAccount(gateway, 2);
+});
