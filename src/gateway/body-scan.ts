@@ -24,8 +24,26 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from '../shared/json-bytes.js';
-import { MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { GatewayError } from './errors.js';
+
+/**
+ * The deepest nesting accepted. Request bodies nest a few levels (messages, content parts, a tool's JSON schema):
+ * 64 leaves ample room for deep schemas. Past it a body is refused at the first bracket too many: V8's JSON.parse
+ * is iterative, so a body nested millions deep would not overflow any parser but block whatever parses it for
+ * seconds, and JSON.stringify, which recurses, gives out at about 10,000.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** A socket's largest read: what one push of bytes given whole covers, as if they had arrived. */
+const SCAN_SLICE_BYTES = 64 * 1024;
+
+/** Bytes given whole (an upstream's answer read in full, a test) scanned in the slices a socket would deliver. */
+export function scanWhole(bytes: Uint8Array): BodyScanner {
+  const scanner = new BodyScanner();
+  for (let at = 0; at < bytes.length; at += SCAN_SLICE_BYTES)
+    scanner.push(bytes.subarray(at, at + SCAN_SLICE_BYTES));
+  return scanner;
+}
 
 /** Where one top-level member lies in the body: its key's bytes (quotes included) and its value's. */
 export interface MemberSpan {

@@ -10,8 +10,8 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import { decodableEncoding } from '../measure/body-decoding.js';
 import { boundedBytes } from '../shared/bounded-text.js';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { isJsonObject } from '../shared/json-object.js';
+import { scanWhole } from './body-scan.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { GatewayContext } from './context.js';
 
@@ -75,7 +75,9 @@ async function upstreamModels(
     }
     const raw = await boundedBytes(response.body, MAX_LIST_BYTES);
     const bytes = raw === null ? null : await decoded(raw, response.headers['content-encoding']);
-    if (bytes === null || jsonNestsDeeperThan(bytes, MAX_JSON_DEPTH)) return [];
+    // The request bodies' scan first: a list nested past MAX_JSON_DEPTH throws (caught below), and only an object
+    // is parsed.
+    if (bytes === null || scanWhole(bytes).finish() === null) return [];
     const body: unknown = JSON.parse(bytes.toString('utf8'));
     if (!isJsonObject(body) || !Array.isArray(body['data'])) return [];
     return body['data'].filter((m): m is ModelEntry => isJsonObject(m) && typeof m['id'] === 'string');

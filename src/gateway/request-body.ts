@@ -12,7 +12,7 @@
 // client's alias or a stream without usage.
 import { CLOSE_BRACKET, isJsonSpace, OPEN_BRACKET } from '../shared/json-bytes.js';
 import { isJsonObject, type JsonObject } from '../shared/json-object.js';
-import { BodyScanner, type MemberSpan, type ObjectShape } from './body-scan.js';
+import { type BodyScanner, type MemberSpan, type ObjectShape, scanWhole } from './body-scan.js';
 import { GatewayError } from './errors.js';
 
 /** The top-level facts of a body that is one JSON object. */
@@ -57,15 +57,9 @@ export function parseBody(raw: Buffer, scanned: BodyScanner): ParsedBody {
   return { raw, object: shape === null ? undefined : bodyObject(raw, shape) };
 }
 
-/** A socket's largest read: what one push of a body given whole covers, as if it had arrived. */
-const SCAN_SLICE_BYTES = 64 * 1024;
-
-/** A body given whole (a test, a tool): scanned in the slices a socket would have delivered. */
+/** A body given whole (a test, a tool): scanned as if it had arrived. */
 export function parseBodyBytes(raw: Buffer): ParsedBody {
-  const scanner = new BodyScanner();
-  for (let at = 0; at < raw.length; at += SCAN_SLICE_BYTES)
-    scanner.push(raw.subarray(at, at + SCAN_SLICE_BYTES));
-  return parseBody(raw, scanner);
+  return parseBody(raw, scanWhole(raw));
 }
 
 function bodyObject(raw: Buffer, shape: ObjectShape): BodyObject {
