@@ -1,5 +1,5 @@
-// The bytes of JSON's structure, for the scanners that read JSON without parsing it (request bodies, the depth
-// check, the streaming array splitter): one table, so no scanner spells a bracket differently.
+// The bytes of JSON's structure, for the scanners that read JSON without parsing it (the gateway's body scan, the
+// dataset reader's streaming array splitter): one table, so no scanner spells a bracket differently.
 
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
