@@ -16,6 +16,12 @@
 // test/doctor/command-fixes took over 120 s. 300 s leaves that loaded run room to grow by half again, and a hung
 // file still fails in minutes. A test's own `timeout` option still applies inside it.
 // TEST_TIMEOUT_MS overrides the value (a slower machine; the test of this deadline itself).
+//
+// `--test-force-exit` ends a file's process once its tests are done, even if something it started still holds the
+// event loop (a child process, an interval). Without it, on Node 24, whose timeout bounds tests and not files, one
+// such handle kept a finished file, and so the whole run, waiting until CI's job limit (70 minutes, once).
+// As a last bound the whole run is killed after SUITE_TIMEOUT_MS (default 40 minutes; the suite takes about 12 on
+// the 2-core machine), so CI always gets to report.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +43,7 @@ if (files.length === 0) {
 }
 
 const PER_TEST_TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS ?? 300_000);
+const SUITE_TIMEOUT_MS = Number(process.env.SUITE_TIMEOUT_MS ?? 40 * 60_000);
 
 const run = spawnSync(
   process.execPath,
@@ -44,9 +51,13 @@ const run = spawnSync(
     '--enable-source-maps',
     '--test',
     '--test-concurrency=1',
+    '--test-force-exit',
     `--test-timeout=${PER_TEST_TIMEOUT_MS}`,
     ...files,
   ],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', timeout: SUITE_TIMEOUT_MS, killSignal: 'SIGKILL' },
 );
+if (run.error?.code === 'ETIMEDOUT') {
+  console.error(`the test run was killed after ${SUITE_TIMEOUT_MS / 1000} s (SUITE_TIMEOUT_MS)`);
+}
 process.exit(run.status ?? 1);
