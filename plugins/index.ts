@@ -16,7 +16,13 @@ import { Admission } from '../src/gateway/admission.js';
 import { ApiPath } from '../src/gateway/api-path.js';
 import { watchClientErrors } from '../src/gateway/client-errors.js';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
-import type { Gateway, GatewayContext, GatewayState, RecordSink } from '../src/gateway/context.js';
+import {
+  type Gateway,
+  type GatewayContext,
+  type GatewayState,
+  RECORDS_SETTLE_MS,
+  type RecordSink,
+} from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
@@ -67,9 +73,6 @@ function ownEndpointError(reply: FastifyReply, error: GatewayError): void {
   const body = error.toBody();
   reply.code(error.status).headers(errorHeaders(body)).send(body);
 }
-
-/** How long closing waits for the last records; far more than the one event-loop turn they take. */
-const RECORDS_SETTLE_MS = 1000;
 
 /**
  * The server reports itself closed as soon as its last connection is destroyed, but a destroyed socket emits

@@ -18,6 +18,12 @@ import type { SpanReceiving } from './span-receiving.js';
 /** Receives each finished request's record: frozen, complete, and all a sink gets (exchange.ts finishes it). */
 export type RecordSink = (record: RequestRecord) => void;
 
+/**
+ * How long closing waits, past the grace period, for the records of what it cut: a destroyed socket or a cut copy
+ * is finalized a phase or two of the event loop later, so this is far more than it takes and bounds a stuck one.
+ */
+export const RECORDS_SETTLE_MS = 1000;
+
 /** The gateway's run state, written by the API path (api-path.ts), the metrics port and shutdown. */
 export interface GatewayState {
   /**

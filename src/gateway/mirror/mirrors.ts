@@ -12,7 +12,7 @@
 import type { Dispatcher } from 'undici';
 import { newSpan } from '../../shared/trace-context.js';
 import type { GatewayConfig, ResolvedUpstream } from '../config-resolve.js';
-import type { GatewayState, RecordSink } from '../context.js';
+import { type GatewayState, RECORDS_SETTLE_MS, type RecordSink } from '../context.js';
 import { type ClientRequest, finishExchange, startExchange } from '../exchange.js';
 import type { KeyScrubber } from '../key-scrubber.js';
 import { RequestMeasurement } from '../measurement.js';
@@ -41,8 +41,6 @@ export interface MirrorsOptions {
   readonly sinks: readonly RecordSink[];
 }
 
-/** Past the grace period, how long closing waits for cut copies to be recorded (one event-loop turn is enough). */
-const RECORDS_SETTLE_MS = 1000;
 const CLOSED = 'cut by the gateway: it closed while the mirror copy was still running (shutdownGraceMs)';
 
 function cutBy(reason: string): Error {
