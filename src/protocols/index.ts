@@ -7,6 +7,8 @@ import { openAiCompletions } from './openai-completions.js';
 import { openAiResponses } from './openai-responses.js';
 import { BEARER_AUTH, type Protocol, type UpstreamAuth } from './protocol.js';
 
+export { BEARER_AUTH, keyHeader, keyHeaderShown } from './protocol.js';
+
 export const PROTOCOLS = Object.freeze([
   openAiChat,
   openAiCompletions,
@@ -58,6 +60,7 @@ export type {
   ChatContentFormat,
   JsonAnswerFacts,
   KeyHeader,
+  KeyHeaderField,
   MaxTokensField,
   PayloadSample,
   Protocol,
