@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { type ExchangeSink, MeteredHandler, UNCONTROLLED } from '../measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../measure/network-failure.js';
-import { BEARER_AUTH, type KnownProtocol } from '../protocols/index.js';
+import { type KnownProtocol, upstreamAuthOf } from '../protocols/index.js';
 import { traceparentOf } from '../shared/trace-context.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { RecordSink } from './context.js';
@@ -74,7 +74,7 @@ export function startExchange(
   const { body } = request;
   // The protocol whose stream is metered and whose answer is read; the family's auth applies either way.
   const protocol = request.timed ? request.protocol : undefined;
-  const auth = request.protocol?.auth ?? BEARER_AUTH;
+  const auth = upstreamAuthOf(request.protocol);
   m.upstream = upstream.name;
   m.protocol = protocol?.name ?? null;
   const prepared =
