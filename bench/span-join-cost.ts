@@ -41,6 +41,7 @@ function record(): RequestRecord {
     pathAsked: '/v1/chat/completions',
     pathSent: '/v1/chat/completions',
     pathFixes: [],
+    protocol: 'openai-chat',
     stream: true,
     status: 200,
     outcome: 'ok',

@@ -2,10 +2,9 @@
 // (in flight, recorded `client_abort`; or never sent, with no record) are the operator's doing, not failures of
 // the server: the run's figures leave them out, and the result JSON (`tokenmeter.interrupted`), the report, and
 // compare and merge when they read such a result, say the run was cut short.
-import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
+import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
 import type { RequestRecord } from '../record.js';
-import type { JsonObject } from '../report/read-result-file.js';
 import { tokenmeterSection } from '../report/result-fields.js';
 
 export interface Interruption {
@@ -67,7 +66,7 @@ export function interruptionLine(interruption: Interruption, planned: number): s
 }
 
 /** A saved result's interruption in words, for compare and merge; null for a run that was not cut short. */
-export function interruptionNote(json: JsonObject): string | null {
+export function interruptionNote(json: JsonValueObject): string | null {
   const mark = tokenmeterSection(json)['interrupted'];
   if (!isJsonObject(mark)) return null;
   const at = typeof mark['at'] === 'string' ? mark['at'] : 'an unknown time';

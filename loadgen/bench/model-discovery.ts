@@ -2,8 +2,10 @@
 // cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why.
 
 import { Agent, request } from 'undici';
+import { keyHeaderShown } from '../../src/protocols/index.js';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { backendProtocol } from './backends.js';
 import type { ResolvedTarget } from './target-url.js';
 
 const TIMEOUT_MS = 10_000;
@@ -43,6 +45,8 @@ export async function discoverModel(
         hintForUpstreamStatus(response.statusCode, {
           path,
           errorText: text,
+          // The lookup carries the run's key header (request-headers.ts): the backend's protocol's.
+          keyHeader: keyHeaderShown(backendProtocol(target.backend).auth),
           ...(keySource ? { keySource } : {}),
         }) ?? fix;
     }

@@ -2,6 +2,7 @@
 // OpenAI protocols, `x-api-key: KEY` plus `anthropic-version` for Anthropic's (which answers 401 to a bearer
 // token). Used for the run and for the /v1/models lookup before it, so both authenticate alike.
 
+import { keyHeader } from '../../src/protocols/index.js';
 import { type Backend, backendProtocol } from './backends.js';
 
 /** content-type, the protocol's version header, then --header (may override those), then the key. */
@@ -10,14 +11,15 @@ export function requestHeaders(
   key: string | undefined,
   extra: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const { keyHeader, versionHeader } = backendProtocol(backend).auth;
+  const auth = backendProtocol(backend).auth;
+  const { versionHeader } = auth;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     ...(versionHeader === null ? {} : { [versionHeader.name]: versionHeader.value }),
     ...extra,
   };
   if (key === undefined) return headers;
-  if (keyHeader === 'x-api-key') headers['x-api-key'] = key;
-  else headers['authorization'] = `Bearer ${key}`;
+  const { name, value } = keyHeader(auth, key);
+  headers[name] = value;
   return headers;
 }

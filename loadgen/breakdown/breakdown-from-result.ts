@@ -2,8 +2,7 @@
 // `tokenmeter report` draws and judges exactly what bench computed. Null when the file has no breakdown arrays
 // (saved without --save-detailed, or before the breakdown existed).
 
-import { isJsonObject } from '../../src/shared/json-object.js';
-import type { JsonObject } from '../report/read-result-file.js';
+import { isJsonObject, type JsonValueObject } from '../../src/shared/json-object.js';
 import { tokenmeterSection } from '../report/result-fields.js';
 import { BASIS_KEYS, segmentKey } from './breakdown-json.js';
 import { assembleSplit, type RequestBreakdown, type SplitBasis } from './request-breakdown.js';
@@ -15,7 +14,7 @@ function numberAt(list: unknown, i: number): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-export function breakdownFromResult(json: JsonObject): RequestBreakdown[] | null {
+export function breakdownFromResult(json: JsonValueObject): RequestBreakdown[] | null {
   const saved = tokenmeterSection(json)['breakdown'];
   if (!isJsonObject(saved) || !Array.isArray(saved['index'])) return null;
   const splits: RequestBreakdown[] = [];

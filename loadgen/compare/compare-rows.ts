@@ -3,7 +3,7 @@
 // latency metric or percentile appear when any run has them, since vLLM saves only --percentile-metrics.
 // Each row also says how its interval is drawn from the records (bootstrap.ts), or why it has none.
 
-import type { JsonObject } from '../report/read-result-file.js';
+import type { JsonValueObject } from '../../src/shared/json-object.js';
 import {
   extraStat,
   failedCount,
@@ -46,7 +46,7 @@ export interface RowSpec {
   integer?: boolean;
   /** Null for rows with no better side: nothing to decide. */
   interval: IntervalSpec | null;
-  read(json: JsonObject): number | null;
+  read(json: JsonValueObject): number | null;
 }
 
 const LATENCY_NAMES = [
@@ -67,7 +67,7 @@ function plain(
   return { key, label, unit, better, integer, interval, read: (json) => numberField(json, key) };
 }
 
-function latencyRows(metric: SampleName, name: string, runs: readonly JsonObject[]): RowSpec[] {
+function latencyRows(metric: SampleName, name: string, runs: readonly JsonValueObject[]): RowSpec[] {
   const words = [...new Set(runs.flatMap((json) => percentileWords(json, metric)))].sort(
     (a, b) => Number(a) - Number(b),
   );
@@ -86,12 +86,12 @@ function latencyRows(metric: SampleName, name: string, runs: readonly JsonObject
   ];
 }
 
-function reasoned(json: JsonObject): boolean {
+function reasoned(json: JsonValueObject): boolean {
   return (numberField(tokenmeterSection(json), 'requests_with_reasoning') ?? 0) > 0;
 }
 
 /** Rows of one of tokenmeter's distributions under its result key (`tokenmeter.ttfb`, `tokenmeter.ttfo`). */
-function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly JsonObject[]): RowSpec[] {
+function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly JsonValueObject[]): RowSpec[] {
   const words = new Set<string>();
   for (const json of runs) {
     for (const word of ['p50', 'p90', 'p95', 'p99', 'p99.9']) {
@@ -116,7 +116,7 @@ function extraStatRows(metric: 'ttfb' | 'ttfo', name: string, runs: readonly Jso
 }
 
 /** Every row that at least one of the runs has a value for, in the order the summary prints them. */
-export function compareRowSpecs(runs: readonly JsonObject[]): RowSpec[] {
+export function compareRowSpecs(runs: readonly JsonValueObject[]): RowSpec[] {
   const rows: RowSpec[] = [
     plain('completed', 'Successful requests', '', 'higher', fromRequests('ok', SUM), true),
     {

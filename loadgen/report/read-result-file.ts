@@ -4,15 +4,18 @@
 
 import { readFile } from 'node:fs/promises';
 import { fileErrorReason } from '../../src/shared/file-error.js';
-import { isJsonObject, type JsonValue, parseJsonText } from '../../src/shared/json-object.js';
+import {
+  isJsonObject,
+  type JsonValue,
+  type JsonValueObject,
+  parseJsonText,
+} from '../../src/shared/json-object.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-
-export type JsonObject = { [key: string]: JsonValue };
 
 /** A result file once read: where it came from and its parsed keys. */
 export interface LoadedResult {
   path: string;
-  json: JsonObject;
+  json: JsonValueObject;
 }
 
 /** Keys every vLLM result file has since the first version of --save-result; enough to tell one apart. */
@@ -35,11 +38,11 @@ export async function readJsonFile(path: string, what: string): Promise<JsonValu
 }
 
 /** The required keys `json` lacks (or holds as non-numbers); empty for a result file. */
-export function missingResultKeys(json: JsonObject): string[] {
+export function missingResultKeys(json: JsonValueObject): string[] {
   return REQUIRED_RESULT_KEYS.filter((key) => typeof json[key] !== 'number');
 }
 
-export function isResultJson(value: JsonValue): value is JsonObject {
+export function isResultJson(value: JsonValue): value is JsonValueObject {
   return isJsonObject(value) && missingResultKeys(value).length === 0;
 }
 

@@ -1,35 +1,34 @@
 // Typed reads of a result file's keys. Files come from our bench, from vLLM's script (any version) or from a
 // hand edit, so every read tolerates a missing or mistyped key and answers null rather than guessing.
 
-import { isJsonObject } from '../../src/shared/json-object.js';
-import type { JsonObject } from './read-result-file.js';
+import { isJsonObject, type JsonValueObject } from '../../src/shared/json-object.js';
 
 /** A finite number under `key`, else null ("inf" rates are handled by `rateField`). */
-export function numberField(json: JsonObject, key: string): number | null {
+export function numberField(json: JsonValueObject, key: string): number | null {
   const value = json[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-export function stringField(json: JsonObject, key: string): string | null {
+export function stringField(json: JsonValueObject, key: string): string | null {
   const value = json[key];
   return typeof value === 'string' ? value : null;
 }
 
 /** request_rate / burstiness: a number, or "inf" saved by vLLM for unlimited. */
-export function rateField(json: JsonObject, key: string): number | null {
+export function rateField(json: JsonValueObject, key: string): number | null {
   const value = json[key];
   if (value === 'inf') return Number.POSITIVE_INFINITY;
   return typeof value === 'number' ? value : null;
 }
 
 /** Our extra section (`tokenmeter` key); empty for vLLM's own files. */
-export function tokenmeterSection(json: JsonObject): JsonObject {
+export function tokenmeterSection(json: JsonValueObject): JsonValueObject {
   const section = json['tokenmeter'];
   return isJsonObject(section) ? section : {};
 }
 
 /** A `{ mean_ms, median_ms, percentiles_ms: { p99 } }` block of our extras, by field ("mean_ms", "p99"). */
-export function extraStat(json: JsonObject, metric: string, field: string): number | null {
+export function extraStat(json: JsonValueObject, metric: string, field: string): number | null {
   const stats = tokenmeterSection(json)[metric];
   if (!isJsonObject(stats)) return null;
   if (field.startsWith('p')) {
@@ -47,7 +46,7 @@ export type FailedSource = 'saved' | 'errors' | 'num_prompts' | null;
  * --save-detailed `errors` array; else num_prompts - completed (those versions sent exactly num_prompts
  * requests). Null when none of these is there.
  */
-export function failedCount(json: JsonObject): { value: number | null; source: FailedSource } {
+export function failedCount(json: JsonValueObject): { value: number | null; source: FailedSource } {
   const saved = numberField(json, 'failed');
   if (saved !== null) return { value: saved, source: 'saved' };
   const errors = json['errors'];
@@ -64,7 +63,7 @@ export function failedCount(json: JsonObject): { value: number | null; source: F
  * Share of requests that completed, 0..1: ours when saved, else completed / (completed + failed) as vLLM's
  * files allow. Null when neither is there.
  */
-export function successRate(json: JsonObject): number | null {
+export function successRate(json: JsonValueObject): number | null {
   const saved = numberField(tokenmeterSection(json), 'success_rate');
   if (saved !== null) return saved;
   const completed = numberField(json, 'completed');
@@ -74,7 +73,7 @@ export function successRate(json: JsonObject): number | null {
 }
 
 /** Percentile words present for a metric, e.g. ["99", "99.9"] from p99_ttft_ms and p99.9_ttft_ms. */
-export function percentileWords(json: JsonObject, metric: string): string[] {
+export function percentileWords(json: JsonValueObject, metric: string): string[] {
   const pattern = new RegExp(`^p(\\d+(?:\\.\\d+)?)_${metric}_ms$`);
   const words: string[] = [];
   for (const key of Object.keys(json)) {

@@ -9,14 +9,13 @@
 // (null), so nothing that needs them (rates over time, peaks) can be drawn from such records.
 
 import { type ClientOutcome, clientOutcomeNamed } from '../../src/measure/outcome.js';
-import type { JsonValue } from '../../src/shared/json-object.js';
+import type { JsonValue, JsonValueObject } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
-import type { JsonObject } from './read-result-file.js';
 import { tokenmeterSection } from './result-fields.js';
 
 const REQUIRED_ARRAYS = ['ttfts', 'itls', 'output_lens'] as const;
 
-function arrayOf(json: JsonObject, key: string): readonly JsonValue[] | null {
+function arrayOf(json: JsonValueObject, key: string): readonly JsonValue[] | null {
   const value = json[key];
   return Array.isArray(value) ? value : null;
 }
@@ -33,13 +32,13 @@ function outcomeOf(saved: JsonValue | undefined, error: JsonValue | undefined): 
 }
 
 /** True when the file carries the per-request arrays the distribution charts need. */
-export function hasDetailedArrays(json: JsonObject): boolean {
+export function hasDetailedArrays(json: JsonValueObject): boolean {
   const lengths = REQUIRED_ARRAYS.map((key) => arrayOf(json, key)?.length ?? -1);
   return lengths.every((n) => n >= 0 && n === lengths[0]);
 }
 
 /** What a file's detailed arrays lack, for the line that says which figures could be tested. */
-export function missingDetail(json: JsonObject): string[] {
+export function missingDetail(json: JsonValueObject): string[] {
   const missing: string[] = [];
   if (arrayOf(json, 'latencies') === null) missing.push('no latencies (E2EL = TTFT + the gaps)');
   if (arrayOf(json, 'start_times') === null) missing.push('no start_times (throughputs untested)');
@@ -47,7 +46,7 @@ export function missingDetail(json: JsonObject): string[] {
 }
 
 /** The run's records, or null when the file was saved without --save-detailed. */
-export function recordsFromResult(json: JsonObject): RequestRecord[] | null {
+export function recordsFromResult(json: JsonValueObject): RequestRecord[] | null {
   if (!hasDetailedArrays(json)) return null;
   const ours = tokenmeterSection(json);
   const col = (key: string): readonly JsonValue[] => arrayOf(json, key) ?? arrayOf(ours, key) ?? [];

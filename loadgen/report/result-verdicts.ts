@@ -4,7 +4,7 @@
 // success-rate verdicts can be given; the caller is told so it can say it.
 
 import { outcomeNamed } from '../../src/measure/outcome.js';
-import { isJsonObject } from '../../src/shared/json-object.js';
+import { isJsonObject, type JsonValueObject } from '../../src/shared/json-object.js';
 import { breakdownFromResult } from '../breakdown/breakdown-from-result.js';
 import { summarizeBreakdown } from '../breakdown/breakdown-summary.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
@@ -12,11 +12,10 @@ import type { RequestRecord } from '../record.js';
 import { serverMetricsFromResult } from '../server-metrics/server-metrics-json.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { serverVerdict } from '../server-metrics/server-verdict.js';
-import type { JsonObject } from './read-result-file.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
 import { type Verdict, verdicts } from './verdicts.js';
 
-function savedFailures(json: JsonObject): ExtraMetrics['failuresByKind'] | null {
+function savedFailures(json: JsonValueObject): ExtraMetrics['failuresByKind'] | null {
   const saved = tokenmeterSection(json)['failures_by_kind'];
   if (!isJsonObject(saved)) return null;
   const kinds: ExtraMetrics['failuresByKind'] = {};
@@ -53,7 +52,10 @@ export interface ResultVerdicts {
   complete: boolean;
 }
 
-export function resultVerdicts(json: JsonObject, records: readonly RequestRecord[] | null): ResultVerdicts {
+export function resultVerdicts(
+  json: JsonValueObject,
+  records: readonly RequestRecord[] | null,
+): ResultVerdicts {
   const extra = extraMetrics(records ?? [], [99]);
   const failures = savedFailures(json);
   if (failures !== null) extra.failuresByKind = failures;

@@ -3,10 +3,8 @@
 // tokenmeter gateway (its header, noted per request by the load generator), the tokenmeter version that measured,
 // and the host it ran on. Written under the result's `tokenmeter.target` key; vLLM's keys are untouched.
 
-import type { JsonValue } from '../../src/shared/json-object.js';
-import { isJsonObject } from '../../src/shared/json-object.js';
+import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
-import type { JsonObject } from './read-result-file.js';
 import { stringField, tokenmeterSection } from './result-fields.js';
 
 /** Known before the run starts; the gateway is learnt from the answers. */
@@ -57,7 +55,7 @@ export function targetJson(
 }
 
 /** The saved target, or null for files written before it was saved (and vLLM's own). */
-export function readTarget(json: JsonObject): RunTarget | null {
+export function readTarget(json: JsonValueObject): RunTarget | null {
   const target = tokenmeterSection(json)['target'];
   if (!isJsonObject(target)) return null;
   return {

@@ -3,9 +3,9 @@
 // the sweep command, so it is read tolerantly: a list under `levels`, `runs` or `results`, each entry a
 // result object or flat figures under the names below, and the knee as a rate or an object with a sentence.
 
-import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
+import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { isResultJson, type JsonObject } from './read-result-file.js';
+import { isResultJson } from './read-result-file.js';
 import { numberField, rateField, stringField, successRate } from './result-fields.js';
 
 export interface SweepReportLevel {
@@ -71,7 +71,7 @@ export interface SweepReportData {
   source?: string;
 }
 
-function first(json: JsonObject, keys: readonly string[]): number | null {
+function first(json: JsonValueObject, keys: readonly string[]): number | null {
   for (const key of keys) {
     const value = key.endsWith('rate') ? rateField(json, key) : numberField(json, key);
     if (value !== null) return value;
@@ -80,7 +80,7 @@ function first(json: JsonObject, keys: readonly string[]): number | null {
 }
 
 /** One level from a result file, or from a summary entry with flat figures. */
-export function sweepLevelFrom(json: JsonObject): SweepReportLevel | null {
+export function sweepLevelFrom(json: JsonValueObject): SweepReportLevel | null {
   const offeredRate = first(json, ['offered_rate', 'request_rate', 'rate']);
   if (offeredRate === null) return null;
   const success = isResultJson(json) ? successRate(json) : first(json, ['success_rate']);
@@ -115,16 +115,16 @@ function kneeFrom(value: JsonValue | undefined, axis: SweepAxis): SweepKnee | nu
   };
 }
 
-export function isSweepSummary(value: JsonValue): value is JsonObject {
+export function isSweepSummary(value: JsonValue): value is JsonValueObject {
   return isJsonObject(value) && ['levels', 'runs', 'results'].some((key) => Array.isArray(value[key]));
 }
 
 /** A sweep summary JSON as report data; throws a UserFacingError naming the file when it has no levels. */
-export function sweepFromSummary(path: string, json: JsonObject): SweepReportData {
+export function sweepFromSummary(path: string, json: JsonValueObject): SweepReportData {
   const list: JsonValue[] =
     ['levels', 'runs', 'results'].map((key) => json[key]).find((v) => Array.isArray(v)) ?? [];
   const levels = list
-    .filter((entry): entry is JsonObject => isJsonObject(entry))
+    .filter((entry): entry is JsonValueObject => isJsonObject(entry))
     .map(sweepLevelFrom)
     .filter((level): level is SweepReportLevel => level !== null);
   const axis = sweepAxis(levels);

@@ -6,7 +6,7 @@
 // and names no cause it did not measure: the TTFT tail is put down to long prompts only by their correlation, to
 // a segment only by the breakdown (loadgen/breakdown/), else "cause unknown". The list and its rules: docs/loadgen.md.
 
-import { type HintContext, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
+import { DOUBLED_V1, type HintContext, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { partLabel, requests } from '../breakdown/breakdown-section.js';
 import { type BreakdownSummary, hasTtftSegments, type SlowestTtft } from '../breakdown/breakdown-summary.js';
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
@@ -57,7 +57,7 @@ const BODY_EXCERPT_CHARS = 300;
 const STATUS_HINTS: Readonly<Record<string, string>> = {
   '401':
     'the API key is missing or wrong (set --api-key or --api-key-env; anthropic-messages sends it as x-api-key, the other backends as Authorization: Bearer)',
-  '404': "wrong URL: check --base-url and --endpoint (a base URL ending in /v1 plus /v1/... gives '/v1/v1')",
+  '404': `wrong URL: check --base-url and --endpoint (${DOUBLED_V1.what}: ${DOUBLED_V1.fix})`,
   '422':
     'the body does not fit the endpoint: /v1/chat/completions needs --backend openai-chat, /v1/completions openai, /v1/messages anthropic-messages, /v1/responses openai-responses',
   '429': 'rate limited by the server or provider: lower --request-rate or --max-concurrency',

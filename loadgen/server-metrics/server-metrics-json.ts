@@ -3,9 +3,8 @@
 // (peaks and increases, derived from the series and saved for notebooks), the scrape's cost; or, with no server
 // metrics, the URL tried and why. Readers (merge, report, HTML) rebuild the series and recompute the summary.
 
-import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
+import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
-import type { JsonObject } from '../report/read-result-file.js';
 import type { HistogramFigure, ServerFamily } from './server-metric-names.js';
 import { SERIES_FIGURES, type SeriesFigure, type ServerSeries } from './server-series.js';
 import { type ServerQuantiles, type ServerSummary, summarizeServer } from './server-summary.js';
@@ -119,7 +118,7 @@ function bucketsFrom(le: readonly number[], counts: readonly number[]): Cumulati
 
 /** The run's server metrics from its result JSON; undefined when the file has none (an older file, or a run
  *  with --no-server-metrics). */
-export function serverMetricsFromResult(json: JsonObject): ServerMetricsRun | undefined {
+export function serverMetricsFromResult(json: JsonValueObject): ServerMetricsRun | undefined {
   const tokenmeter = json['tokenmeter'];
   const saved = isJsonObject(tokenmeter) ? tokenmeter[SERVER_METRICS_KEY] : undefined;
   if (!isJsonObject(saved)) return undefined;

@@ -1,5 +1,6 @@
 // bench's "Server metrics" section: what the server's own /metrics said over the run, beside what the client
-// measured (its TTFT against the server's), in a few rows; one line when there were none to read.
+// measured (its TTFT against the server's), in a few rows; one line when there were none to read. A figure the
+// server did not export gets no row (the result JSON keeps it as null): the section says only what it knows.
 
 import { median, percentile } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
@@ -20,9 +21,11 @@ export function clientTtftOf(records: readonly RequestRecord[]): ClientTtft | nu
 }
 
 const row = (label: string, value: string): string => `${padRight(label, 40)} ${value}`;
-const percent = (share: number | null): string =>
-  share === null ? 'not exported' : `${(share * 100).toFixed(1)}%`;
-const count = (value: number | null): string => (value === null ? 'not exported' : String(value));
+/** The figure's row, or none when the server did not export it. */
+const percentRow = (label: string, share: number | null): string[] =>
+  share === null ? [] : [row(label, `${(share * 100).toFixed(1)}%`)];
+const countRow = (label: string, value: number | null): string[] =>
+  value === null ? [] : [row(label, String(value))];
 
 /** A histogram quantile with the bucket it lies in: the histogram knows no more than that. */
 function quantileText(value: number, [lower, upper]: readonly [number, number]): string {
@@ -31,7 +34,7 @@ function quantileText(value: number, [lower, upper]: readonly [number, number]):
 }
 
 function ttftRows(server: ServerQuantiles | null, client: ClientTtft | null): string[] {
-  if (server === null) return [row('Server TTFT:', 'not exported')];
+  if (server === null) return [];
   const clientText = (ms: number | undefined): string =>
     ms === undefined ? '' : `, client ${ms.toFixed(2)}`;
   return [
@@ -53,14 +56,14 @@ export function formatServerSection(run: ServerMetricsRun | undefined, client: C
   const lines = [
     centre(` Server metrics (${series.family} /metrics) `, 50, '-'),
     row('Samples:', `${s.samples} (every ${series.intervalMs / 1000} s, ${series.failed} failed)`),
-    row('Peak KV cache usage:', percent(s.peakKvUsage)),
-    row('Preemptions:', count(s.preemptions)),
-    row('Max requests running:', count(s.maxRunning)),
-    row('Max requests waiting:', count(s.maxWaiting)),
-    row('Prefix cache hit rate:', percent(s.prefixHitRate)),
+    ...percentRow('Peak KV cache usage:', s.peakKvUsage),
+    ...countRow('Preemptions:', s.preemptions),
+    ...countRow('Max requests running:', s.maxRunning),
+    ...countRow('Max requests waiting:', s.maxWaiting),
+    ...percentRow('Prefix cache hit rate:', s.prefixHitRate),
+    ...percentRow('Spec decode acceptance:', s.specAcceptance),
+    ...ttftRows(s.serverTtft, client),
   ];
-  if (s.specAcceptance !== null) lines.push(row('Spec decode acceptance:', percent(s.specAcceptance)));
-  lines.push(...ttftRows(s.serverTtft, client));
   if (s.queueTime !== null)
     lines.push(
       row(

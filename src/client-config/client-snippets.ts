@@ -2,6 +2,8 @@
 // its documentation (versions in docs/clients.md) describes them; the base URL shape differs per client, which is
 // where most "404 /v1/v1" and "404 /messages" reports come from.
 
+import { DOUBLED_V1 } from '../shared/upstream-hints.js';
+
 export interface SnippetContext {
   /** Gateway root without /v1, e.g. http://127.0.0.1:8080. */
   readonly gatewayUrl: string;
@@ -95,7 +97,7 @@ export const CLIENT_SNIPPETS: Readonly<Record<string, SnippetBuilder>> = {
       '  --dataset-name sharegpt --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json \\',
       '  --num-prompts 5',
     ].join('\n'),
-    note: 'The benchmark joins --base-url and --endpoint as they are: a base URL ending in /v1 would give /v1/v1 (the gateway repairs it, other servers answer 404). Same flags work with `tokenmeter bench`.',
+    note: `The benchmark joins --base-url and --endpoint as they are, so ${DOUBLED_V1.what} (the gateway repairs it); ${DOUBLED_V1.fix}. Same flags work with \`tokenmeter bench\`.`,
   }),
   curl: (c) => ({
     client: 'curl',

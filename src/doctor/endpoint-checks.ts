@@ -1,7 +1,7 @@
 // The checks that talk to the endpoint, in the article's order: reachable and authorized (GET /v1/models), the
 // model, which endpoints answer and which backend fits them.
 import type { UpstreamBase } from '../gateway/upstream-url.js';
-import { type ProtocolName, protocolByName } from '../protocols/index.js';
+import { keyHeaderShown, type ProtocolName, protocolByName, type UpstreamAuth } from '../protocols/index.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import {
   BENCHMARK_BACKEND_FLAGS,
@@ -22,7 +22,10 @@ export const BACKEND_PROTOCOL: Readonly<Record<Backend, ProtocolName>> = {
 
 export interface EndpointContext {
   readonly base: UpstreamBase;
+  /** The key, in the header `auth` names (empty when none is sent). */
   readonly headers: Record<string, string>;
+  /** How the backend's endpoints take the key (the protocol table's), for the headers and a 401's hint. */
+  readonly auth: UpstreamAuth;
   readonly timeoutMs: number;
   /** Where the key that was sent came from (see HintContext.keySource); undefined when none was sent. */
   readonly keySource: string | undefined;
@@ -48,6 +51,7 @@ function failedAnswer(
   const hint = hintForUpstreamStatus(answer.status, {
     path,
     errorText: message,
+    keyHeader: keyHeaderShown(ctx.auth),
     ...(ctx.keySource ? { keySource: ctx.keySource } : {}),
   });
   const detail = `${where} answered ${answer.status}: ${message}`;

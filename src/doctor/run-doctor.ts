@@ -2,10 +2,12 @@
 // auth, model, endpoints and backend, a streamed answer, and its timing. Later steps are skipped once an earlier
 // one makes them meaningless (no point streaming from a host that refuses connections).
 import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
+import { keyHeader, protocolByName } from '../protocols/index.js';
 import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import {
+  BACKEND_PROTOCOL,
   type Backend,
   checkEndpoints,
   checkModel,
@@ -85,9 +87,12 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   if (!base) return results;
   results.push(await checkProxy(new URL(base.origin), options.env));
 
+  const auth = protocolByName(BACKEND_PROTOCOL[options.backend]).auth;
+  const sent = key === undefined ? undefined : keyHeader(auth, key);
   const ctx: EndpointContext = {
     base,
-    headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    headers: sent === undefined ? {} : { [sent.name]: sent.value },
+    auth,
     timeoutMs: options.timeoutMs,
     // Named only when a key was sent: an unset variable sent nothing, and its 401 must not blame that variable.
     keySource:

@@ -205,7 +205,8 @@ export class ApiPath {
     const asked: ClientRequest = {
       method: m.method,
       endpoint: path.endpoint,
-      protocol: path.timed,
+      protocol: path.protocol,
+      timed: path.timed,
       body,
       query,
       headers: request.headers,

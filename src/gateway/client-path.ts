@@ -4,7 +4,7 @@
 // escape the upstream's API prefix even if the upstream decodes percent-escapes again (however many times), reads
 // `..;x` as `..` (servlet path parameters) or normalizes Unicode look-alikes of the dot and slash (NFKC).
 
-import { type KnownProtocol, PROTOCOLS, protocolByEndpoint } from '../protocols/index.js';
+import { type KnownProtocol, PROTOCOLS, protocolByFamily } from '../protocols/index.js';
 import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 
 /**
@@ -34,8 +34,13 @@ export type CanonicalPath =
       readonly kind: 'api';
       /** `chat/completions`, `models/x`, ...: what follows `/v1/`, segments kept as the client encoded them. */
       readonly endpoint: string;
-      /** The endpoint's protocol, when its responses are timed token by token. */
-      readonly timed: KnownProtocol | undefined;
+      /**
+       * The protocol whose family the endpoint belongs to (`messages/count_tokens` is Anthropic Messages'), looked
+       * up once here for the whole exchange: how the upstream takes its key, and the span's protocol.
+       */
+      readonly protocol: KnownProtocol | undefined;
+      /** The endpoint is the protocol's own (`messages`, not `messages/count_tokens`): its answers are timed. */
+      readonly timed: boolean;
       readonly fixes: readonly PathFix[];
     }
   | { readonly kind: 'outside' }
@@ -120,5 +125,6 @@ export function canonicalizeClientPath(target: string): CanonicalPath {
     if (start === 0) fixes.push('missing_v1');
   }
   if (v1Count > 1) fixes.push('doubled_v1');
-  return { kind: 'api', endpoint, timed: protocolByEndpoint(endpoint), fixes };
+  const protocol = protocolByFamily(endpoint);
+  return { kind: 'api', endpoint, protocol, timed: protocol?.endpoint === endpoint, fixes };
 }

@@ -8,7 +8,7 @@ import { MAX_ERROR_MESSAGE_CHARS } from '../measure/error-message.js';
 import type { MeteredHandler } from '../measure/metered-handler.js';
 import { networkFailure } from '../measure/network-failure.js';
 import { answerOutcome, streamOutcome } from '../measure/stream-outcome.js';
-import type { KnownProtocol } from '../protocols/index.js';
+import { type KnownProtocol, keyHeaderShown, type UpstreamAuth } from '../protocols/index.js';
 import { type HintContext, hintForUpstreamStatus } from '../shared/upstream-hints.js';
 import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
@@ -16,6 +16,8 @@ import type { RequestMeasurement } from './measurement.js';
 export interface SettleContext {
   /** The endpoint's protocol; undefined for untimed endpoints (models, embeddings...). */
   readonly protocol: KnownProtocol | undefined;
+  /** How the upstream takes its key (the endpoint's family's), for a 401's hint. */
+  readonly auth: UpstreamAuth;
   readonly idleMs: number;
   readonly hintContext: HintContext;
   /** The upstream's text is scrubbed here, once: the record, the log line and every other sink take it from m. */
@@ -43,6 +45,7 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
     const hint =
       hintForUpstreamStatus(h.status, {
         ...context.hintContext,
+        keyHeader: keyHeaderShown(context.auth),
         ...(error === null ? {} : { errorText: error }),
       }) ?? null;
     m.conclude('http_error', error, hint);

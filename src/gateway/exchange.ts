@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { type ExchangeSink, MeteredHandler, UNCONTROLLED } from '../measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../measure/network-failure.js';
-import { type KnownProtocol, upstreamAuthFor } from '../protocols/index.js';
+import { type KnownProtocol, upstreamAuthOf } from '../protocols/index.js';
 import { traceparentOf } from '../shared/trace-context.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { RecordSink } from './context.js';
@@ -30,8 +30,10 @@ export interface ClientRequest {
   readonly method: string;
   /** The canonical endpoint (`chat/completions`: what follows `/v1/`). */
   readonly endpoint: string;
-  /** The endpoint's protocol when its answers are timed token by token. */
+  /** The endpoint's protocol as the route found it, once (client-path.ts): its family's, whose key header it takes. */
   readonly protocol: KnownProtocol | undefined;
+  /** The endpoint is the protocol's own, so its answers are timed token by token (`messages`, not `messages/count_tokens`). */
+  readonly timed: boolean;
   readonly body: ParsedBody | undefined;
   /** The client's query string with its `?`, or ''. */
   readonly query: string;
@@ -69,8 +71,12 @@ export function startExchange(
   ends: ExchangeEnds,
 ): MeteredHandler {
   const { upstream, scrubber } = target;
-  const { protocol, body } = request;
+  const { body } = request;
+  // The protocol whose stream is metered and whose answer is read; the family's auth applies either way.
+  const protocol = request.timed ? request.protocol : undefined;
+  const auth = upstreamAuthOf(request.protocol);
   m.upstream = upstream.name;
+  m.protocol = protocol?.name ?? null;
   const prepared =
     body === undefined
       ? undefined
@@ -86,7 +92,7 @@ export function startExchange(
   // What the meter reads (an answer compressed anyway is decoded: src/measure/body-decoding.ts).
   headers['accept-encoding'] = 'identity';
   for (const [name, value] of Object.entries(upstream.headers)) headers[name] = value;
-  applyUpstreamAuth(headers, upstreamAuthFor(request.endpoint), upstream.key);
+  applyUpstreamAuth(headers, auth, upstream.key);
   headers['x-request-id'] = m.requestId;
   headers['traceparent'] = traceparentOf(m.trace);
   if (m.traceState !== null) headers['tracestate'] = m.traceState;
@@ -112,7 +118,7 @@ export function startExchange(
     keepBodyBytes: (status, streamed) =>
       !streamed && (protocol !== undefined || status >= 400) ? MAX_KEPT_BODY_BYTES : 0,
     onSettled: (h) => {
-      settleExchange(m, h, { protocol, idleMs, hintContext, scrubber });
+      settleExchange(m, h, { protocol, auth, idleMs, hintContext, scrubber });
       onSettled?.(h);
     },
   });

@@ -4,7 +4,6 @@
 // mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
 // gateway calling the mirror upstream on its own account.
 import { SpanKind } from '@opentelemetry/api';
-import { protocolByEndpoint } from '../protocols/index.js';
 import {
   FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
@@ -16,11 +15,6 @@ import type { SpanEventFacts, SpanExport } from '../tracing/span-export.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { RecordSink } from './context.js';
 
-interface UpstreamFacts {
-  readonly server: URL;
-  readonly apiPrefix: string;
-}
-
 /** A record sink that exports each request's span. */
 export function gatewaySpanSink(
   spans: SpanExport,
@@ -28,24 +22,18 @@ export function gatewaySpanSink(
   semconv: GenAiSemconvVersion,
 ): RecordSink {
   // Looked up per request by name; built once.
-  const byName = new Map<string, UpstreamFacts>(
-    upstreams.map((u) => [u.name, { server: new URL(u.base.origin), apiPrefix: u.base.apiPrefix }]),
-  );
+  const servers = new Map<string, URL>(upstreams.map((u) => [u.name, new URL(u.base.origin)]));
   return (record) => {
-    const upstream = record.upstream === null ? undefined : byName.get(record.upstream);
-    const endpoint =
-      upstream === undefined || record.pathSent === null
-        ? ''
-        : record.pathSent.slice(upstream.apiPrefix.length + 1);
+    const server = record.upstream === null ? undefined : servers.get(record.upstream);
     const facts = {
-      protocol: protocolByEndpoint(endpoint)?.name,
+      protocol: record.protocol ?? undefined,
       requestModel: record.modelAsked,
       responseModel: null,
       stream: record.stream,
       inputTokens: record.promptTokens,
       outputTokens: record.outputTokens,
       finishReason: record.finishReason,
-      server: upstream?.server ?? null,
+      server: server ?? null,
       errorType: record.outcome === 'ok' ? null : record.outcome,
       timeToFirstChunkS: record.ttftMs === null ? null : record.ttftMs / 1000,
     };

@@ -7,6 +7,7 @@ import type { MeteredHandler } from '../measure/metered-handler.js';
 import type { Outcome } from '../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
+import type { ProtocolName } from '../protocols/index.js';
 import type { TraceSpan } from '../shared/trace-context.js';
 import { gapCountsOf } from './gap-counts.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
@@ -39,6 +40,8 @@ export class RequestMeasurement {
   pathAsked = '';
   pathSent: string | null = null;
   pathFixes: readonly string[] = [];
+  /** The protocol whose answer was timed, as the route found it; null for an untimed endpoint. */
+  protocol: ProtocolName | null = null;
   stream = false;
   status = 0;
   #outcome: Outcome | null = null;
@@ -154,6 +157,7 @@ export class RequestMeasurement {
       pathAsked: this.pathAsked,
       pathSent: this.pathSent,
       pathFixes: this.pathFixes,
+      protocol: this.protocol,
       stream: this.stream,
       status: this.status,
       outcome: this.#outcome as Outcome,

@@ -3,6 +3,7 @@
 
 import type { ExchangeFigures } from '../measure/exchange-figures.js';
 import type { Outcome } from '../measure/outcome.js';
+import type { ProtocolName } from '../protocols/index.js';
 import type { ServerSegments } from '../tracing/receiver/server-segments.js';
 import type { GapCounts } from './gap-counts.js';
 
@@ -36,6 +37,11 @@ export interface RequestRecord extends ExchangeFigures {
   readonly pathAsked: string;
   readonly pathSent: string | null;
   readonly pathFixes: readonly string[];
+  /**
+   * The protocol whose answer was timed (the endpoint's own, as the route found it: `openai-chat`, ...); null for
+   * an untimed endpoint (models, `messages/count_tokens`, ...) and a request that reached no route.
+   */
+  readonly protocol: ProtocolName | null;
   readonly stream: boolean;
   readonly status: number;
   readonly outcome: Outcome;

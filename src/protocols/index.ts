@@ -7,6 +7,8 @@ import { openAiCompletions } from './openai-completions.js';
 import { openAiResponses } from './openai-responses.js';
 import { BEARER_AUTH, type Protocol, type UpstreamAuth } from './protocol.js';
 
+export { BEARER_AUTH, keyHeader, keyHeaderShown } from './protocol.js';
+
 export const PROTOCOLS = Object.freeze([
   openAiChat,
   openAiCompletions,
@@ -47,9 +49,12 @@ export function protocolByFamily(endpoint: string): KnownProtocol | undefined {
   return BY_FAMILY.get(familyOf(endpoint));
 }
 
-/** How the upstream wants its key for `endpoint`: its family's way, else a bearer token. */
-export function upstreamAuthFor(endpoint: string): UpstreamAuth {
-  return protocolByFamily(endpoint)?.auth ?? BEARER_AUTH;
+/**
+ * How the upstream wants its key for an endpoint of `protocol`'s family (the protocol found once, by
+ * protocolByFamily): that protocol's way, else (models, embeddings, ...: no protocol) a bearer token.
+ */
+export function upstreamAuthOf(protocol: KnownProtocol | undefined): UpstreamAuth {
+  return protocol?.auth ?? BEARER_AUTH;
 }
 
 export type {
@@ -58,6 +63,7 @@ export type {
   ChatContentFormat,
   JsonAnswerFacts,
   KeyHeader,
+  KeyHeaderField,
   MaxTokensField,
   PayloadSample,
   Protocol,

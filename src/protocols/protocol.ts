@@ -92,6 +92,29 @@ export interface Protocol<Name extends string = string, Family extends string = 
   readonly conversationField: 'messages' | 'input' | null;
 }
 
+/** The header that carries a key upstream: its name and its value. */
+export interface KeyHeaderField {
+  readonly name: KeyHeader;
+  readonly value: string;
+}
+
+/**
+ * The header carrying `key` to an upstream that takes keys as `auth` says: `x-api-key: KEY`, or
+ * `authorization: Bearer KEY`. The one place that writes it, for the gateway, the load generator, the doctor and
+ * the hints alike.
+ */
+export function keyHeader(auth: UpstreamAuth, key: string): KeyHeaderField {
+  return auth.keyHeader === 'x-api-key'
+    ? { name: 'x-api-key', value: key }
+    : { name: 'authorization', value: `Bearer ${key}` };
+}
+
+/** The key header as a hint shows it, with a placeholder for the key (HintContext.keyHeader). */
+export function keyHeaderShown(auth: UpstreamAuth): string {
+  const { name, value } = keyHeader(auth, '<key>');
+  return `${name}: ${value}`;
+}
+
 /** Untimed endpoints (models, embeddings, ...) take a bearer token. */
 export const BEARER_AUTH: UpstreamAuth = Object.freeze({ keyHeader: 'authorization', versionHeader: null });
 

@@ -2,7 +2,10 @@
 // untrusted and any field may be missing or mistyped. The one place these types and the object test are defined.
 
 /** What JSON.parse can return, and what a result file's writers build. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonValueObject;
+
+/** A JSON object whose fields are JSON values: a result file as read back, or a section as written. */
+export type JsonValueObject = { [key: string]: JsonValue };
 
 /** U+FEFF, the byte order mark Windows Notepad writes at the start of a UTF-8 file; JSON.parse refuses it. */
 const BYTE_ORDER_MARK = '\uFEFF';
@@ -16,7 +19,7 @@ export function parseJsonText(text: string): JsonValue {
 export type JsonObject = { readonly [key: string]: unknown };
 
 /** Whether `value` is a JSON object (not null, not an array); a JsonValue stays typed as one, fields included. */
-export function isJsonObject(value: JsonValue | undefined): value is { [key: string]: JsonValue };
+export function isJsonObject(value: JsonValue | undefined): value is JsonValueObject;
 export function isJsonObject(value: unknown): value is JsonObject;
 export function isJsonObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -12,6 +12,9 @@ export interface HintContext {
   readonly keySource?: string;
   /** The upstream's error message (or the start of its body), for statuses whose causes differ by message. */
   readonly errorText?: string;
+  /** The header the endpoint takes its key in, as a 401's hint shows it (`x-api-key: <key>`): the protocol
+   *  table's, written by src/protocols' keyHeaderShown, so this module never guesses it from the path. */
+  readonly keyHeader?: string;
 }
 
 /** The "/v1 twice" mistake, worded once for the gateway's path fix, the upstream's 404 hint and the doctor. */
@@ -51,7 +54,7 @@ export function unservedModelFix(model: string | undefined, servedId?: string): 
 }
 
 export function hintForUpstreamStatus(status: number, context: HintContext = {}): string | undefined {
-  const { path = '', model, keySource, errorText = '' } = context;
+  const { path = '', model, keySource, errorText = '', keyHeader } = context;
   switch (status) {
     case 400:
       return CONTEXT_LENGTH.test(errorText)
@@ -60,7 +63,7 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
     case 401:
       return keySource
         ? `the upstream refused the key that was sent: check that ${keySource} holds the key this endpoint issued (no quotes, no spaces, not "None")`
-        : `the upstream wants a key and none was sent: set one (an environment variable, sent as ${path.endsWith('/messages') ? '"x-api-key: <key>"' : '"Authorization: Bearer <key>"'})`;
+        : `the upstream wants a key and none was sent: set one (an environment variable${keyHeader === undefined ? '' : `, sent as "${keyHeader}"`})`;
     case 403:
       return "the key is valid but not allowed here: check the key's permissions, quota or model access at the provider";
     case 404:

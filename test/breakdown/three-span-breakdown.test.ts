@@ -3,6 +3,7 @@
 // forwards them to a test collector); bench and the gateway export their own spans to that collector. Every
 // request is one trace of three spans with correct parent links, and its breakdown adds up to the client's
 // queue + E2E and carries the simulator's ground truth.
+
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BenchRunResult } from '../../loadgen/bench/run-bench.js';
@@ -13,8 +14,8 @@ import { ROUNDING_TOLERANCE_MS } from '../../loadgen/breakdown/request-breakdown
 import { type RunBreakdown, runBreakdown } from '../../loadgen/breakdown/run-breakdown.js';
 import { SEGMENT_NAMES, segmentLabel } from '../../loadgen/breakdown/segments.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
-import type { JsonObject } from '../../loadgen/report/read-result-file.js';
 import { buildResultJson, type RunDescription } from '../../loadgen/report/result-json.js';
+import type { JsonValueObject } from '../../src/shared/json-object.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
@@ -179,7 +180,7 @@ test('the result JSON carries the splits, the report page draws them, the text r
         breakdownKeys(breakdown, true),
       ),
     ),
-  ) as JsonObject;
+  ) as JsonValueObject;
   assert.deepEqual(breakdownFromResult(json), breakdown.requests);
   assert.equal(json['breakdown'], undefined, 'under "tokenmeter", beside vLLM\'s keys, not among them');
   const html = renderHtmlReport('run', { result: json });

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { test } from 'node:test';
 import type { CheckResult } from '../../src/doctor/check.js';
 import { type DoctorOptions, runDoctor } from '../../src/doctor/run-doctor.js';
+import { BEARER_AUTH } from '../../src/protocols/index.js';
 import { type SimOptions, startSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -143,6 +144,7 @@ test('HTTP 200 carrying an error instead of choices: caught and shown', async ()
       {
         base: normalizeUpstreamBase(faulty.url, 'test'),
         headers: {},
+        auth: BEARER_AUTH,
         timeoutMs: 5000,
         keySource: undefined,
       },

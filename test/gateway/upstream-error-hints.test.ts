@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
+import { startUpstream } from './helpers/upstream.js';
 
 const MODEL = 'tokenmeter/sim-7b';
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
@@ -112,10 +113,46 @@ test('401 from a keyless upstream: the hint says to set a key, in the header the
   await expectHint(keyless, '/v1/chat/completions', chat, 401, {
     path: '/v1/chat/completions',
     model: MODEL,
+    keyHeader: 'authorization: Bearer <key>',
   });
-  await expectHint(keyless, '/v1/messages', chat, 401, { path: '/v1/messages', model: MODEL });
-  assert.match(hintForUpstreamStatus(401, { path: '/v1/messages' }) ?? '', /x-api-key/);
-  assert.match(hintForUpstreamStatus(401, { path: '/v1/chat/completions' }) ?? '', /Authorization: Bearer/);
+  await expectHint(keyless, '/v1/messages', chat, 401, {
+    path: '/v1/messages',
+    model: MODEL,
+    keyHeader: 'x-api-key: <key>',
+  });
+});
+
+test("401 from a keyless upstream on /v1/messages/count_tokens: the hint names x-api-key, the family's header", async (t) => {
+  // Claude Code calls count_tokens; the gateway sends it with Anthropic's x-api-key, so the hint must say so too
+  // (a hint guessed from the path's end named a bearer token here).
+  const refusing = await startUpstream((_req, res) => {
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(
+      '{"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}}',
+    );
+  });
+  t.after(() => refusing.close());
+  const keyless = await startGateway({
+    upstreams: [{ name: 'anthropic', baseUrl: refusing.url, keyless: true }],
+  });
+  t.after(() => keyless.close());
+  const count = keyless.records.length;
+  const response = await request(`${keyless.url}/v1/messages/count_tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'count-tokens-401' },
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  await response.body.text();
+  assert.equal(response.statusCode, 401);
+  assert.equal(
+    refusing.requests[0]?.headers['anthropic-version'],
+    '2023-06-01',
+    'sent as Anthropic Messages',
+  );
+  const record = (await keyless.recordsAfter(count + 1)).find((r) => r.requestId === 'count-tokens-401');
+  assert.equal(record?.outcome, 'http_error');
+  assert.match(record?.hint ?? '', /none was sent: .*sent as "x-api-key: <key>"/);
+  assert.equal(record?.protocol, null, 'count_tokens is not timed');
 });
 
 test('400 for a context the request does not fit: the hint says to lower max_tokens or raise the context', async (t) => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { extraMetrics } from '../../loadgen/metrics/extra-metrics.js';
 import type { RequestRecord } from '../../loadgen/record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, formatVerdicts, verdicts } from '../../loadgen/report/verdicts.js';
+import { DOUBLED_V1 } from '../../src/shared/upstream-hints.js';
 import { RECORDS, record } from './helpers/records-fixture.js';
 
 test('failures by kind with the first body, a hint, and the success-rate warning', () => {
@@ -25,7 +26,7 @@ test('failures by kind with the first body, a hint, and the success-rate warning
       'http_error: 1 request (HTTP 404 x1)',
       '  first, request #3: 404 Not Found',
       '  body: {"error": {"message": "no route /v1/v1/completions"}}',
-      "  hint (404): wrong URL: check --base-url and --endpoint (a base URL ending in /v1 plus /v1/... gives '/v1/v1')",
+      `  hint (404): wrong URL: check --base-url and --endpoint (${DOUBLED_V1.what}: ${DOUBLED_V1.fix})`,
     ].join('\n'),
   );
   assert.match(list[1]?.message ?? '', /^success rate 75.0% \(3 of 4\) is below 90.0%/);

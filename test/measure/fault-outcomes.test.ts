@@ -11,6 +11,7 @@ import { createOpenLoopEngine } from '../../loadgen/engine/open-loop-engine.js';
 import { checkStream } from '../../src/doctor/stream-check.js';
 import { normalizeUpstreamBase } from '../../src/gateway/upstream-url.js';
 import type { Outcome } from '../../src/measure/outcome.js';
+import { BEARER_AUTH } from '../../src/protocols/index.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../../src/sse/sse-parser.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
@@ -166,6 +167,7 @@ async function throughDoctor(idleMs: number): Promise<Outcome | undefined> {
   const ctx = {
     base: normalizeUpstreamBase(upstream.url, 'test'),
     headers: {},
+    auth: BEARER_AUTH,
     timeoutMs: idleMs,
     keySource: undefined,
   };

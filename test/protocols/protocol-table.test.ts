@@ -5,11 +5,14 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BACKEND_SPECS, BACKENDS, backendProtocol, endpointFamily } from '../../loadgen/bench/backends.js';
 import {
+  BEARER_AUTH,
+  keyHeader,
+  keyHeaderShown,
   PROTOCOLS,
   protocolByEndpoint,
   protocolByFamily,
   protocolByName,
-  upstreamAuthFor,
+  upstreamAuthOf,
 } from '../../src/protocols/index.js';
 
 const PROTOCOLS_DIR = join(fileURLToPath(import.meta.url), '../../../src/protocols');
@@ -50,17 +53,22 @@ test('endpoints and families are unique, and each endpoint is in its own family'
 });
 
 test('a family shares its auth: messages/count_tokens takes x-api-key and anthropic-version', () => {
-  const auth = upstreamAuthFor('messages/count_tokens');
+  const authFor = (endpoint: string) => upstreamAuthOf(protocolByFamily(endpoint));
+  const auth = authFor('messages/count_tokens');
   assert.equal(auth.keyHeader, 'x-api-key');
   assert.deepEqual(auth.versionHeader, { name: 'anthropic-version', value: '2023-06-01' });
-  assert.equal(upstreamAuthFor('messages'), auth);
+  assert.equal(authFor('messages'), auth);
   for (const endpoint of ['chat/completions', 'completions', 'responses', 'models', 'embeddings']) {
-    assert.deepEqual(
-      upstreamAuthFor(endpoint),
-      { keyHeader: 'authorization', versionHeader: null },
-      endpoint,
-    );
+    assert.deepEqual(authFor(endpoint), { keyHeader: 'authorization', versionHeader: null }, endpoint);
   }
+});
+
+test('keyHeader writes the key the way the auth says, and the hints show it with a placeholder', () => {
+  const anthropic = upstreamAuthOf(protocolByFamily('messages'));
+  assert.deepEqual(keyHeader(anthropic, 'k'), { name: 'x-api-key', value: 'k' });
+  assert.deepEqual(keyHeader(BEARER_AUTH, 'k'), { name: 'authorization', value: 'Bearer k' });
+  assert.equal(keyHeaderShown(anthropic), 'x-api-key: <key>');
+  assert.equal(keyHeaderShown(BEARER_AUTH), 'authorization: Bearer <key>');
 });
 
 test('usage is asked for exactly where the stream carries it only on request', () => {

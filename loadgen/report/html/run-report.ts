@@ -3,10 +3,10 @@
 // --save-detailed has only summary figures, so the page says which charts need the per-request arrays
 // instead of drawing guesses from three percentiles.
 
+import type { JsonValueObject } from '../../../src/shared/json-object.js';
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
 import { withoutPlannedCancels } from '../../cancellation/cancelled-requests.js';
 import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
-import type { JsonObject } from '../read-result-file.js';
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
@@ -19,7 +19,7 @@ import { renderChart } from './svg-chart.js';
 
 export interface RunReportData {
   /** The result object as written by --save-result (buildResultJson), ideally with detailed arrays. */
-  result: JsonObject;
+  result: JsonValueObject;
   /** Where it came from, shown under the title. */
   source?: string;
 }

@@ -2,9 +2,9 @@
 // (saved by vLLM as top-level keys, so they are whatever scalar keys are not one of the known ones), and the
 // key figures shared with `compare`, so both read the same.
 
+import type { JsonValueObject } from '../../../src/shared/json-object.js';
 import { compareRowSpecs } from '../../compare/compare-rows.js';
 import { formatValue } from '../../compare/format-comparison.js';
-import type { JsonObject } from '../read-result-file.js';
 
 const SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['label', 'Label'],
@@ -38,12 +38,12 @@ const STAT_KEY = /^(mean|median|std|p\d+(\.\d+)?)_[a-z0-9]+_ms$/;
 
 type Cell = string | number | boolean | null;
 
-function scalar(value: JsonObject[string] | undefined): Cell | undefined {
+function scalar(value: JsonValueObject[string] | undefined): Cell | undefined {
   if (value === undefined) return undefined;
   return value === null || typeof value !== 'object' ? value : undefined;
 }
 
-export function settingsRows(json: JsonObject): Array<[string, Cell]> {
+export function settingsRows(json: JsonValueObject): Array<[string, Cell]> {
   const rows: Array<[string, Cell]> = SETTINGS.map(([key, name]) => [name, scalar(json[key]) ?? null]);
   for (const [key, value] of Object.entries(json)) {
     const cell = scalar(value);
@@ -54,7 +54,7 @@ export function settingsRows(json: JsonObject): Array<[string, Cell]> {
 }
 
 /** Key figures with units, as `compare` lists them, formatted the same way. */
-export function figureRows(json: JsonObject): Array<[string, string]> {
+export function figureRows(json: JsonValueObject): Array<[string, string]> {
   return compareRowSpecs([json]).map((row) => [
     row.unit === '' ? row.label : `${row.label} (${row.unit})`,
     formatValue(row.read(json), row.integer === true),

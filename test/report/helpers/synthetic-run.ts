@@ -4,8 +4,8 @@
 import { extraMetrics } from '../../../loadgen/metrics/extra-metrics.js';
 import { vllmMetrics } from '../../../loadgen/metrics/vllm-metrics.js';
 import type { RequestRecord } from '../../../loadgen/record.js';
-import type { JsonObject } from '../../../loadgen/report/read-result-file.js';
 import { buildResultJson, type RunDescription } from '../../../loadgen/report/result-json.js';
+import type { JsonValueObject } from '../../../src/shared/json-object.js';
 
 export const FIXED_DATE = new Date(2025, 0, 2, 3, 4, 5);
 
@@ -61,7 +61,7 @@ export interface ResultOptions extends Partial<RunDescription> {
 }
 
 /** The result JSON `bench --save-result [--save-detailed]` would write for these records. */
-export function resultOf(records: readonly RequestRecord[], options: ResultOptions = {}): JsonObject {
+export function resultOf(records: readonly RequestRecord[], options: ResultOptions = {}): JsonValueObject {
   const { detailed = true, durationMs, percentiles = [99], ...overrides } = options;
   const end = Math.max(0, ...records.map((r) => (r.sentAtMs ?? 0) + (r.lastTokenMs ?? 0)));
   const metrics = vllmMetrics(records, { durationMs: durationMs ?? end, metricPercentiles: percentiles });
@@ -79,7 +79,7 @@ export function resultOf(records: readonly RequestRecord[], options: ResultOptio
   // Round-trip through JSON, as a file on disk would be.
   return JSON.parse(
     JSON.stringify(buildResultJson(run, metrics, extraMetrics(records, percentiles), records, detailed)),
-  ) as JsonObject;
+  ) as JsonValueObject;
 }
 
 /** Deterministic pseudo-random numbers in [0, 1) (a small LCG), so fixtures never change between runs. */
