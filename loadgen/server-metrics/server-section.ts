@@ -27,9 +27,14 @@ const percentRow = (label: string, share: number | null): string[] =>
 const countRow = (label: string, value: number | null): string[] =>
   value === null ? [] : [row(label, String(value))];
 
-/** A histogram quantile with the bucket it lies in: the histogram knows no more than that. */
+/**
+ * A histogram quantile with the bucket it lies in: the histogram knows no more than that. In the first bucket it
+ * knows only an upper bound: interpolating from 0 would print half the bound as if measured (vLLM's queue-time
+ * buckets start at 300 ms, so a run where nothing queued would read "150.00"), so the row says "under" instead.
+ */
 function quantileText(value: number, [lower, upper]: readonly [number, number]): string {
   const bound = (ms: number): string => (Number.isFinite(ms) ? ms.toFixed(0) : 'inf');
+  if (lower === 0 && Number.isFinite(upper)) return `under ${bound(upper)} (first bucket)`;
   return `${value.toFixed(2)} (bucket ${bound(lower)}-${bound(upper)})`;
 }
 

@@ -12,10 +12,14 @@ import { ServerMetricsScraper } from '../../loadgen/server-metrics/server-scrape
 import { formatServerSection } from '../../loadgen/server-metrics/server-section.js';
 import { seriesOfScrape } from '../../loadgen/server-metrics/server-series.js';
 
-/** The section for a run that read `page` (a baseline and a last sample, as a run without pause between). */
-async function sectionFor(page: string): Promise<string[]> {
+/**
+ * The section for a run that read `baseline` then `page` (a baseline and a last sample, as a run without pause
+ * between); histograms count what was observed between the two.
+ */
+async function sectionFor(page: string, baseline = page): Promise<string[]> {
+  let served = 0;
   const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(page);
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(served++ === 0 ? baseline : page);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -67,4 +71,30 @@ test("vLLM's full page keeps the rows of everything it exports", async () => {
   const labels = (await sectionFor(page)).map(label);
   for (const row of ['Peak KV cache usage', 'Preemptions', 'Max requests running', 'Max requests waiting'])
     assert.ok(labels.includes(row), `${row} in ${labels.join(', ')}`);
+});
+
+test('a quantile in the first bucket reads "under" its bound, not a value interpolated from 0', async () => {
+  // Over the run, 20 requests queued under 0.3 s (vLLM's first queue-time bucket) and had a TTFT of 0.1-0.25 s.
+  const page = (n: number): string =>
+    [
+      '# TYPE vllm:request_queue_time_seconds histogram',
+      `vllm:request_queue_time_seconds_bucket{model_name="m",le="0.3"} ${n}`,
+      `vllm:request_queue_time_seconds_bucket{model_name="m",le="0.5"} ${n}`,
+      `vllm:request_queue_time_seconds_bucket{model_name="m",le="+Inf"} ${n}`,
+      `vllm:request_queue_time_seconds_sum{model_name="m"} ${n * 0.0005}`,
+      `vllm:request_queue_time_seconds_count{model_name="m"} ${n}`,
+      '# TYPE vllm:time_to_first_token_seconds histogram',
+      'vllm:time_to_first_token_seconds_bucket{model_name="m",le="0.1"} 0',
+      `vllm:time_to_first_token_seconds_bucket{model_name="m",le="0.25"} ${n}`,
+      `vllm:time_to_first_token_seconds_bucket{model_name="m",le="+Inf"} ${n}`,
+      `vllm:time_to_first_token_seconds_sum{model_name="m"} ${n * 0.15}`,
+      `vllm:time_to_first_token_seconds_count{model_name="m"} ${n}`,
+      '',
+    ].join('\n');
+  const text = (await sectionFor(page(20), page(0))).join('\n');
+  assert.match(
+    text,
+    /Server queue time P50\/P99 \(ms\): +under 300 \(first bucket\) \/ under 300 \(first bucket\)$/m,
+  );
+  assert.match(text, /Server TTFT P50 \(ms\): +[\d.]+ \(bucket 100-250\), client 12\.00$/m);
 });
