@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { blockPrompt } from '../../loadgen/traces/block-prompts.js';
 import { type RequestTruth, startSimulator } from '../../src/sim/index.js';
+import { runCli } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
 
 const TRACE = fileURLToPath(
@@ -136,5 +137,26 @@ test("a block cut short is text of its own, as vLLM keys blocks by id and length
       .split(' ')
       .slice(0, 16),
     whole,
+  );
+});
+
+test('a rate sweep over a self-timed trace is refused: every level would replay the same timestamps', async () => {
+  const res = await runCli([
+    'sweep',
+    '--base-url',
+    'http://127.0.0.1:9',
+    '--model',
+    'm',
+    '--rates',
+    '1,2',
+    '--dataset-name',
+    'timed_trace',
+    '--dataset-path',
+    TRACE,
+  ]);
+  assert.equal(res.code, 2, res.stderr);
+  assert.match(
+    res.stderr,
+    /a rate sweep sets each level's --request-rate, which a self-timed timed_trace ignores: add --no-self-timed/,
   );
 });
