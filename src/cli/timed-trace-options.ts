@@ -96,7 +96,7 @@ export function timedTraceParts(
     );
   if (!run.completions)
     notes.push(
-      'timed_trace: vLLM sends these prompts as token ids and only to completions backends (openai, vllm); here they go as text to this backend',
+      'timed_trace: vLLM refuses backends other than openai and vllm (it sends the prompts as token ids to completions); tokenmeter sends them as text to this one',
     );
   return {
     settings: {

@@ -812,6 +812,9 @@ const ROWS: Row[] = [
     check: (run) => {
       ok(run);
       assertSentOnSchedule(run, [0, 0, 0]); // the run's rate, inf: all at once
+      // The default backend here is chat, which vLLM refuses for timed_trace; this sends the prompts as text.
+      assert.match(run.stderr, /timed_trace: vLLM refuses backends other than openai and vllm/);
+      assert.equal(typeof prompts(run)[0], 'string');
     },
   },
   {
