@@ -1,11 +1,13 @@
 // The load generator's span of each request (kind CLIENT, the root of its trace): built from the request's
 // record as it finishes, with the record's traceId and spanId (the gateway's parentSpanId), and handed to the
 // batch exporter. Times are the record's offsets on the run's monotonic clock; the span ends when the record is
-// made, which the engines do as the response ends.
+// made, which the engines do as the response ends. A model that reasoned gets what the gateway's span has
+// (src/gateway/gateway-span.ts): its TTFO, its reasoning tokens and the answer's start as an event.
 import { SpanKind } from '@opentelemetry/api';
 import type { ProtocolName } from '../../src/protocols/index.js';
 import { STARTED_FLAGS } from '../../src/shared/trace-context.js';
 import {
+  FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
   type GenAiSemconvVersion,
   genAiAttributes,
@@ -46,6 +48,9 @@ export function clientSpanSink(
     const start = runStartMs + record.sentAtMs;
     const events: SpanEventFacts[] =
       record.ttftMs === null ? [] : [{ name: FIRST_TOKEN_EVENT, atMs: start + record.ttftMs }];
+    const ttfo = record.ttfoMs ?? null;
+    if (ttfo !== null && ttfo !== record.ttftMs)
+      events.push({ name: FIRST_OUTPUT_TOKEN_EVENT, atMs: start + ttfo });
     spans.add({
       name: genAiSpanName(facts),
       kind: SpanKind.CLIENT,
@@ -60,6 +65,10 @@ export function clientSpanSink(
         'tokenmeter.client_queue_ms': record.clientQueueMs,
         ...(record.ttfbMs === null ? {} : { 'tokenmeter.ttfb_ms': record.ttfbMs }),
         ...(record.ttftMs === null ? {} : { 'tokenmeter.ttft_ms': record.ttftMs }),
+        ...(ttfo === null ? {} : { 'tokenmeter.ttfo_ms': ttfo }),
+        ...(record.reasoningTokens == null || record.reasoningTokens === 0
+          ? {}
+          : { 'tokenmeter.reasoning_tokens': record.reasoningTokens }),
       },
       events,
       errorDescription: record.outcome === 'ok' ? null : (record.error ?? record.outcome),

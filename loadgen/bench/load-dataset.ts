@@ -18,6 +18,7 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
 import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
 import { sampleMooncakeTrace } from '../traces/mooncake-trace.js';
+import { sampleTimedTrace, TIMED_TRACE_DEFAULTS, type TimedTraceLabels } from '../traces/timed-trace.js';
 import { checkInputFile } from './input-file.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
@@ -30,6 +31,7 @@ export const DATASET_NAMES = [
   'records',
   'mooncake',
   'burstgpt',
+  'timed_trace',
 ] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
@@ -66,6 +68,15 @@ export interface DatasetSettings {
   readonly sessionTurns?: number;
   /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
   readonly endpointFamily?: EndpointFamily;
+  /** timed_trace: vLLM's --timed-trace-* flags, and --self-timed (false: its timestamps are not the schedule). */
+  readonly timedTrace?: TimedTraceSettings;
+}
+
+export interface TimedTraceSettings {
+  readonly chunkTokens: number;
+  readonly secMultiplier: number;
+  readonly labels: TimedTraceLabels;
+  readonly selfTimed: boolean;
 }
 
 export interface LoadedDataset extends SampledDataset {
@@ -73,6 +84,8 @@ export interface LoadedDataset extends SampledDataset {
   readonly sessions?: readonly SessionSpan[];
   /** Only for replays: the recorded schedule. */
   readonly recordedOffsetsMs?: number[];
+  /** vLLM's --self-timed: the recorded schedule is kept even with --request-rate or a ramp-up, which it ignores. */
+  readonly selfTimed?: true;
   /** What was read, for the run's header lines. */
   readonly description: string;
 }
@@ -82,7 +95,7 @@ const SHAREGPT_SHAPE = 'a ShareGPT-format file (a JSON array of {"conversations"
 export const RECORDS_FILE_SHAPE = "a tokenmeter gateway's records file (JSON lines)";
 
 /** Datasets that carry their own send times (replayed unless a --request-rate or ramp-up replaces them). */
-const TIMED_DATASETS: ReadonlySet<DatasetName> = new Set(['records', 'mooncake', 'burstgpt']);
+const TIMED_DATASETS: ReadonlySet<DatasetName> = new Set(['records', 'mooncake', 'burstgpt', 'timed_trace']);
 
 export function datasetHasSchedule(name: DatasetName): boolean {
   return TIMED_DATASETS.has(name);
@@ -91,9 +104,18 @@ export function datasetHasSchedule(name: DatasetName): boolean {
 const MOONCAKE_SHAPE =
   'a Mooncake-style trace (JSON lines of {"timestamp", "input_length", "output_length", "hash_ids"})';
 const BURSTGPT_SHAPE = 'a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...)';
+const TIMED_TRACE_SHAPE =
+  'a vLLM timed trace (JSON lines of {"timestamp", "input_length", "output_length", "hash_ids"}, or the names --timed-trace-label-* give)';
 
 /** Datasets read from a file the user must name (sharegpt falls back to the bundled sample). */
-const NEED_A_PATH: ReadonlySet<DatasetName> = new Set(['jsonl', 'custom', 'records', 'mooncake', 'burstgpt']);
+const NEED_A_PATH: ReadonlySet<DatasetName> = new Set([
+  'jsonl',
+  'custom',
+  'records',
+  'mooncake',
+  'burstgpt',
+  'timed_trace',
+]);
 
 /** The usage error for a dataset that needs --dataset-path and has none; checked as the flags are read. */
 export function checkDatasetPath(settings: Pick<DatasetSettings, 'name' | 'path'>): void {
@@ -114,6 +136,7 @@ const FILE_SHAPES: Readonly<Partial<Record<DatasetName, string>>> = {
   records: RECORDS_FILE_SHAPE,
   mooncake: MOONCAKE_SHAPE,
   burstgpt: BURSTGPT_SHAPE,
+  timed_trace: TIMED_TRACE_SHAPE,
 };
 
 /** The dataset's files checked as a run reads them, before anything is read or sent (also the doctor's check of
@@ -235,6 +258,21 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
         notes: replay.notes,
         recordedOffsetsMs: replay.offsetsMs,
         description: `${mooncake ? 'Mooncake' : 'BurstGPT'} trace ${path}`,
+      };
+    }
+    case 'timed_trace': {
+      const path = needPath(settings);
+      const timed = settings.timedTrace ?? { ...TIMED_TRACE_DEFAULTS, selfTimed: true };
+      const replay = await sampleTimedTrace({ ...common, path, speed: settings.replaySpeed, ...timed });
+      const description = `timed trace ${path}`;
+      // --no-self-timed: the trace's times are dropped and the run's rate schedule sends it, as in vLLM.
+      if (!timed.selfTimed) return { requests: replay.requests, notes: replay.notes, description };
+      return {
+        requests: replay.requests,
+        notes: replay.notes,
+        recordedOffsetsMs: replay.offsetsMs,
+        selfTimed: true,
+        description,
       };
     }
   }

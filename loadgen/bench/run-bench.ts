@@ -140,8 +140,7 @@ async function chooseEngine(
 function replaysRecordedSchedule(settings: BenchSettings, dataset: LoadedDataset): boolean {
   return (
     dataset.recordedOffsetsMs !== undefined &&
-    !Number.isFinite(settings.requestRate) &&
-    settings.rampUp === undefined
+    (dataset.selfTimed === true || (!Number.isFinite(settings.requestRate) && settings.rampUp === undefined))
   );
 }
 

@@ -18,6 +18,11 @@ export interface BlockPromptOptions {
   readonly blockTokens: number;
   /** Seeds the text of the part no block id covers, which belongs to this request alone. */
   readonly uniqueSalt: string;
+  /**
+   * A last block cut short is text of its own, not the start of its id's full block: vLLM's timed_trace keys each
+   * block by id and length, so a cut block shares no prefix with the whole one.
+   */
+  readonly cutBlockOwnText?: boolean;
 }
 
 /**
@@ -34,7 +39,12 @@ export function blockPrompt(
   for (const id of hashIds) {
     const left = inputTokens - out.length;
     if (left <= 0) break;
-    words(Math.min(options.blockTokens, left), new SeededRandom(hashSeed('trace-block', id)), out);
+    const length = Math.min(options.blockTokens, left);
+    const seed =
+      options.cutBlockOwnText === true && length < options.blockTokens
+        ? hashSeed('trace-block', id, length)
+        : hashSeed('trace-block', id);
+    words(length, new SeededRandom(seed), out);
   }
   const rest = inputTokens - out.length;
   if (rest > 0) words(rest, new SeededRandom(hashSeed('trace-unique', options.uniqueSalt)), out);

@@ -45,25 +45,59 @@ function wholeAbove(value: unknown, min: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min;
 }
 
-/** One Mooncake line, or why it cannot be replayed. */
-export function parseMooncakeLine(text: string, line: number): TraceLine | string {
+/** The names of a trace line's fields, and what its timestamps count. */
+export interface TraceLineFormat {
+  readonly timestamp: string;
+  readonly inputLength: string;
+  readonly outputLength: string;
+  readonly hashIds: string;
+  /** Milliseconds per unit of the timestamp. */
+  readonly msPerUnit: number;
+  /** The unit, in the words of a reason ("milliseconds"). */
+  readonly unitName: string;
+}
+
+export const MOONCAKE_LINE: TraceLineFormat = {
+  timestamp: 'timestamp',
+  inputLength: 'input_length',
+  outputLength: 'output_length',
+  hashIds: 'hash_ids',
+  msPerUnit: 1,
+  unitName: 'milliseconds',
+};
+
+/** One JSON line of a trace in `format`, or why it cannot be replayed (a missing field named with the line's own). */
+export function traceLineOf(text: string, line: number, format: TraceLineFormat): TraceLine | string {
   const fields = jsonObjectOfLine(text);
   if (typeof fields === 'string') return fields;
-  const timestamp = fields['timestamp'];
+  const absent = (label: string): string =>
+    label in fields
+      ? ''
+      : ` (the line has no '${label}'; its fields: ${Object.keys(fields).join(', ') || 'none'})`;
+  const timestamp = fields[format.timestamp];
   if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
-    return "'timestamp' must be a number of milliseconds, 0 or more";
-  if (!wholeAbove(fields['input_length'], 1)) return "'input_length' must be a whole number above 0";
-  if (!wholeAbove(fields['output_length'], 1)) return "'output_length' must be a whole number above 0";
-  const ids = fields['hash_ids'] ?? [];
+    return `'${format.timestamp}' must be a number of ${format.unitName}, 0 or more${absent(format.timestamp)}`;
+  const input = fields[format.inputLength];
+  if (!wholeAbove(input, 1))
+    return `'${format.inputLength}' must be a whole number above 0${absent(format.inputLength)}`;
+  const output = fields[format.outputLength];
+  if (!wholeAbove(output, 1))
+    return `'${format.outputLength}' must be a whole number above 0${absent(format.outputLength)}`;
+  const ids = fields[format.hashIds] ?? [];
   if (!Array.isArray(ids) || !ids.every((id) => wholeAbove(id, 0)))
-    return "'hash_ids' must be a list of whole numbers, 0 or more";
+    return `'${format.hashIds}' must be a list of whole numbers, 0 or more`;
   return {
     sourceId: `line ${line}`,
-    timestampMs: timestamp,
-    inputTokens: fields['input_length'] as number,
-    outputTokens: fields['output_length'] as number,
+    timestampMs: timestamp * format.msPerUnit,
+    inputTokens: input,
+    outputTokens: output,
     hashIds: ids as number[],
   };
+}
+
+/** One Mooncake line, or why it cannot be replayed. */
+export function parseMooncakeLine(text: string, line: number): TraceLine | string {
+  return traceLineOf(text, line, MOONCAKE_LINE);
 }
 
 export interface ReadTrace {
@@ -95,15 +129,19 @@ export async function readTraceLines(
   return { lines, malformed, reasons };
 }
 
+/** The one-line error for a trace with no line to replay, saying why. */
+export function requireLines(read: ReadTrace, path: string, what: string): void {
+  if (read.lines.length > 0) return;
+  const why =
+    read.malformed === 0
+      ? 'it has no lines'
+      : `${read.malformed} malformed lines: ${read.reasons.join('; ')}`;
+  throw new UserFacingError(`--dataset-path ${path}: no request of the ${what} to replay (${why})`);
+}
+
 /** The earliest `numPrompts` lines as requests with prompts from their block ids, and their send times. */
 export function replayTrace(read: ReadTrace, options: TraceReplayOptions, what: string): TraceReplay {
-  if (read.lines.length === 0) {
-    const why =
-      read.malformed === 0
-        ? 'it has no lines'
-        : `${read.malformed} malformed lines: ${read.reasons.join('; ')}`;
-    throw new UserFacingError(`--dataset-path ${options.path}: no request of the ${what} to replay (${why})`);
-  }
+  requireLines(read, options.path, what);
   const ordered = [...read.lines].sort((a, b) => a.timestampMs - b.timestampMs);
   const chosen = ordered.slice(0, options.numPrompts);
   const first = chosen[0]?.timestampMs ?? 0;

@@ -9,6 +9,7 @@ import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
 import type { OptionSpec } from './options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
+import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';
 import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
 
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
@@ -104,7 +105,8 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     help:
       "sharegpt (default: the bundled sample; vLLM's default is random), vLLM's other datasets named and refused; " +
       'sharegpt, random, prefix_repetition, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
-      'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids) or burstgpt (its CSV)',
+      'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids), burstgpt (its CSV) or ' +
+      "timed_trace (vLLM's: the same lines, timestamps in seconds, see --timed-trace-*)",
   },
   {
     name: 'dataset-path',
@@ -212,7 +214,7 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     min: 0.001,
     default: 1,
     valueName: 'X',
-    help: 'records, mooncake, burstgpt: replay X times faster than recorded (ignored with --request-rate)',
+    help: 'records, mooncake, burstgpt, timed_trace: replay X times faster than recorded (ignored with --request-rate, except by a self-timed timed_trace)',
   },
   {
     name: 'trace-block-tokens',
@@ -611,6 +613,7 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...SESSION_OPTIONS,
   ...SHARD_OPTIONS,
   ...VLLM_SERVE_OPTIONS,
+  ...TIMED_TRACE_OPTIONS,
   ...VLLM_ACCEPTED_ONLY_OPTIONS,
   ...SERVER_METRICS_OPTIONS,
 ];

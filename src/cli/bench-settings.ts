@@ -43,6 +43,7 @@ import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
 import { earlyStopSettingsFrom, serverMetricsSettingsFrom } from './server-metrics-settings.js';
 import { shardSettings } from './shard-settings.js';
+import { type TimedTraceParts, timedTraceParts } from './timed-trace-options.js';
 import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
 
 export const SMOKE_PROMPTS = 5;
@@ -327,6 +328,7 @@ export function benchSettingsFrom(
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
   const sharding = shardSettings(o, env, engine);
+  const timedTrace = timedTracePartsOf(o, target.protocol === 'openai-completions');
   const sessions = sessionSettings(o, {
     datasetName,
     engine,
@@ -339,7 +341,7 @@ export function benchSettingsFrom(
     engine,
     requestRate,
     ramp: ramp !== undefined,
-    replay: datasetHasSchedule(datasetName),
+    replay: datasetHasSchedule(datasetName) && timedTrace.settings?.selfTimed !== false,
   });
   return {
     target,
@@ -370,6 +372,7 @@ export function benchSettingsFrom(
       ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
       ...(vllm.disableShuffle ? { disableShuffle: true } : {}),
       ...(vllm.noOversample ? { noOversample: true } : {}),
+      ...(timedTrace.settings === undefined ? {} : { timedTrace: timedTrace.settings }),
     },
     requestRate,
     burstiness: num(o, 'burstiness') ?? 1,
@@ -448,6 +451,16 @@ function vllmPartsOf(o: ParsedOptions, backend: Backend, completions: boolean): 
   });
 }
 
+/** timed-trace-options.ts's part of the settings, from the merged flags. */
+function timedTracePartsOf(o: ParsedOptions, completions: boolean): TimedTraceParts {
+  return timedTraceParts(o, {
+    datasetName: str(o, 'dataset-name') ?? 'sharegpt',
+    completions,
+    requestRate: num(o, 'request-rate') !== undefined && Number.isFinite(num(o, 'request-rate')),
+    rampUp: str(o, 'ramp-up-strategy') !== undefined,
+  });
+}
+
 /** `bench` and `sweep`'s command line (flags over --config) as settings, with notes about flags that change
  *  nothing, for the load generator to say after what it says about the target. */
 export interface CommandLineSettings {
@@ -475,6 +488,7 @@ export function settingsFromCommandLine(
         ]
       : []),
     ...vllmPartsOf(options, settings.target.backend, settings.target.protocol === 'openai-completions').notes,
+    ...timedTracePartsOf(options, settings.target.protocol === 'openai-completions').notes,
   ];
   return { settings, flagNotes, options };
 }

@@ -173,6 +173,10 @@ export const sweepCommand: Command = {
     const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
     if (parameter === 'concurrency') refuseConcurrencySettings(settings);
+    else if (settings.dataset.timedTrace?.selfTimed === true)
+      throw new UsageError(
+        "a rate sweep sets each level's --request-rate, which a self-timed timed_trace ignores: add --no-self-timed",
+      );
     const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];
     const htmlPath = typeof html === 'string' ? html : undefined;

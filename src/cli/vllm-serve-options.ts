@@ -31,7 +31,6 @@ export const VLLM_ONLY_DATASETS = [
   'custom_image',
   'spec_bench',
   'speed_bench',
-  'timed_trace',
 ] as const;
 
 const sampling = (flag: keyof typeof SAMPLING_FLAGS, type: 'number' | 'integer'): OptionSpec => ({
@@ -125,16 +124,6 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
     valueName: 'JSON',
     help: 'vLLM renders client-side chat templates with these (custom/speed_bench); tokenmeter renders none and says so (send it with --extra-body \'{"chat_template_kwargs": ...}\')',
   },
-  {
-    name: 'self-timed',
-    type: 'boolean',
-    help: "vLLM: the timed_trace dataset's own timestamps; tokenmeter has no timed_trace (replay records with --dataset-name records)",
-  },
-  {
-    name: 'no-self-timed',
-    type: 'boolean',
-    help: 'vLLM: ignore timed_trace timestamps; refused like --self-timed',
-  },
 ];
 
 /** Flags accepted for vLLM's command lines that change nothing here, each with the line that says so. */
@@ -167,12 +156,6 @@ const OTHER_DATASET_FLAGS: ReadonlyArray<readonly [string, 'string' | 'number' |
   ['sonnet-input-len', 'integer', 'sonnet'],
   ['sonnet-output-len', 'integer', 'sonnet'],
   ['sonnet-prefix-len', 'integer', 'sonnet'],
-  ['timed-trace-chunk-hash-size', 'integer', 'timed_trace'],
-  ['timed-trace-sec-multiplier', 'number', 'timed_trace'],
-  ['timed-trace-label-timestamp', 'string', 'timed_trace'],
-  ['timed-trace-label-input-length', 'string', 'timed_trace'],
-  ['timed-trace-label-output-length', 'string', 'timed_trace'],
-  ['timed-trace-label-hash-ids', 'string', 'timed_trace'],
   ['blazedit-min-distance', 'number', 'hf (blazedit)'],
   ['blazedit-max-distance', 'number', 'hf (blazedit)'],
   ['asr-max-audio-len-sec', 'number', 'hf (ASR)'],

@@ -49,13 +49,9 @@ export function vllmServeParts(
   o: ParsedOptions,
   run: { backend: Backend; datasetName: string; datasetNamed: boolean; completions: boolean },
 ): VllmServeParts {
-  if (o['self-timed'] === true || o['no-self-timed'] === true)
-    throw new UsageError(
-      "--self-timed/--no-self-timed apply to vLLM's timed_trace dataset only (vLLM refuses them elsewhere too); tokenmeter replays recorded timing with --dataset-name records or mooncake",
-    );
   if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName))
     throw new UsageError(
-      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, prefix_repetition, jsonl (custom), records, mooncake or burstgpt`,
+      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, prefix_repetition, jsonl (custom), records, mooncake, burstgpt or timed_trace`,
     );
   checkJsonObject('chat-template-kwargs', o['chat-template-kwargs']);
   const notes: string[] = [];
@@ -78,7 +74,9 @@ export function vllmServeParts(
     notes.push(
       "no --dataset-name: the bundled ShareGPT-format sample is sent (vLLM's default is --dataset-name random: 1024 input, 128 output tokens, ignore_eos)",
     );
-  const forceIgnoreEos = run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend);
+  // vLLM forces it for timed_trace too (on the completions backends it allows; timed-trace-options.ts says so).
+  const forceIgnoreEos =
+    (run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend)) || run.datasetName === 'timed_trace';
   if (forceIgnoreEos && o['ignore-eos'] !== true)
     notes.push('random dataset: ignore_eos is sent so every answer runs to its length, as vLLM does');
   const modules = Array.isArray(o['lora-modules']) ? o['lora-modules'] : [];

@@ -237,6 +237,13 @@ const VLLM_PREFIX_REPETITION_SEED1 = JSON.parse(
     'utf8',
   ),
 ) as { requests: Array<{ prompt: string }> };
+/** vLLM's timed_trace over the committed Mooncake-style trace (timestamps in ms: 100, 400, 700, ...). */
+const TIMED_TRACE = [
+  '--dataset-name',
+  'timed_trace',
+  '--dataset-path',
+  fileURLToPath(new URL('../../../test/loadgen/fixtures/timed-trace/mooncake-ms.jsonl', import.meta.url)),
+];
 const PROMPT_OF = new Map(
   (
     JSON.parse(readFileSync(SHAREGPT, 'utf8')) as Array<{
@@ -789,12 +796,80 @@ const ROWS: Row[] = [
     check: (run) => assert.match(run.stderr, /\nprogress: /), // without --disable-tqdm: the progress lines
   },
   {
-    flags: ['self-timed', 'no-self-timed'],
+    flags: ['self-timed', 'timed-trace-sec-multiplier'],
+    args: [...TIMED_TRACE, '--self-timed', '--timed-trace-sec-multiplier', '0.001', '--request-rate', '50'],
+    check: (run) => {
+      ok(run);
+      // The first 3 lines at their timestamps in ms (absolute, as vLLM), --request-rate ignored as vLLM ignores it.
+      assertSentOnSchedule(run, [100, 400, 700]);
+      assert.match(run.stderr, /--self-timed: the trace's timestamps are the schedule and --request-rate/);
+      assert.ok(run.requests.every((r) => r.body['ignore_eos'] === true));
+    },
+  },
+  {
+    flags: ['no-self-timed'],
+    args: [...TIMED_TRACE, '--no-self-timed'],
+    check: (run) => {
+      ok(run);
+      assertSentOnSchedule(run, [0, 0, 0]); // the run's rate, inf: all at once
+      // The default backend here is chat, which vLLM refuses for timed_trace; this sends the prompts as text.
+      assert.match(run.stderr, /timed_trace: vLLM refuses backends other than openai and vllm/);
+      assert.equal(typeof prompts(run)[0], 'string');
+    },
+  },
+  {
+    flags: [
+      'timed-trace-chunk-hash-size',
+      'timed-trace-label-timestamp',
+      'timed-trace-label-input-length',
+      'timed-trace-label-output-length',
+      'timed-trace-label-hash-ids',
+    ],
+    args: [
+      '--dataset-name',
+      'timed_trace',
+      '--dataset-path',
+      '{labelled}',
+      '--timed-trace-chunk-hash-size',
+      '8',
+      '--timed-trace-label-timestamp',
+      't',
+      '--timed-trace-label-input-length',
+      'in',
+      '--timed-trace-label-output-length',
+      'out',
+      '--timed-trace-label-hash-ids',
+      'ids',
+    ],
+    check: (run) => {
+      ok(run);
+      // 8 tokens per id: 12 tokens over 2 ids, and 12 over 1 id ends with the id (8).
+      assert.deepEqual(prompts(run).map(words), [12, 8]);
+      assert.deepEqual(
+        run.requests.map((r) => r.body['max_completion_tokens'] ?? r.body['max_tokens']),
+        [2, 3],
+      );
+      assertSentOnSchedule(run, [0, 20]);
+    },
+  },
+  {
+    flags: [],
     args: ['--self-timed'],
     check: (run) => {
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /--self-timed\/--no-self-timed apply to vLLM's timed_trace dataset only/);
+      assert.match(run.stderr, /--self-timed\/--no-self-timed apply to --dataset-name timed_trace only/);
       assert.equal(run.requests.length, 0);
+    },
+  },
+  {
+    flags: [],
+    args: ['--timed-trace-chunk-hash-size', '3'],
+    check: (run) => {
+      ok(run);
+      assert.match(
+        run.stderr,
+        /--timed-trace-chunk-hash-size applies to --dataset-name timed_trace only and changes nothing here/,
+      );
     },
   },
   {
@@ -848,13 +923,11 @@ const ACCEPTED_ONLY: Array<[string, string[]]> = [
     'sonnet-input-len',
     'sonnet-output-len',
     'sonnet-prefix-len',
-    'timed-trace-chunk-hash-size',
     'random-mm-base-items-per-request',
     'hf-output-len',
     'speed-bench-output-len',
   ].map((flag): [string, string[]] => [flag, ['3']]),
   ...[
-    'timed-trace-sec-multiplier',
     'blazedit-min-distance',
     'blazedit-max-distance',
     'asr-max-audio-len-sec',
@@ -863,10 +936,6 @@ const ACCEPTED_ONLY: Array<[string, string[]]> = [
   ].map((flag): [string, string[]] => [flag, ['0.5']]),
   ...[
     'spec-bench-category',
-    'timed-trace-label-timestamp',
-    'timed-trace-label-input-length',
-    'timed-trace-label-output-length',
-    'timed-trace-label-hash-ids',
     'random-mm-limit-mm-per-prompt',
     'random-mm-bucket-config',
     'hf-subset',
@@ -884,10 +953,17 @@ test('the table covers every flag of vllm bench serve 009e6d4a, and nothing else
 });
 
 let jsonl = '';
+/** A timed trace with its own field names: seconds, 8-token blocks. */
+let labelled = '';
 before(() => {
   const dir = scratchDir();
   jsonl = join(dir, 'prompts.jsonl');
   writeFileSync(jsonl, ['{"prompt": "one two three four"}', '{"prompt": "five six seven eight"}'].join('\n'));
+  labelled = join(dir, 'labelled.jsonl');
+  writeFileSync(
+    labelled,
+    ['{"t": 0, "in": 12, "out": 2, "ids": [1, 2]}', '{"t": 0.02, "in": 12, "out": 3, "ids": [1]}'].join('\n'),
+  );
 });
 
 async function run(row: Pick<Row, 'args' | 'alone' | 'target' | 'failFirst'>): Promise<Run> {
@@ -899,7 +975,12 @@ async function run(row: Pick<Row, 'args' | 'alone' | 'target' | 'failFirst'>): P
   const base = row.alone
     ? ['--host', '127.0.0.1', '--port', port]
     : ['--base-url', target.url, '--model', 'm', '--num-prompts', '3'];
-  const args = [...base, '--result-dir', dir, ...row.args.map((a) => (a === '{jsonl}' ? jsonl : a))];
+  const args = [
+    ...base,
+    '--result-dir',
+    dir,
+    ...row.args.map((a) => (a === '{jsonl}' ? jsonl : a === '{labelled}' ? labelled : a)),
+  ];
   const result = await bench(args, cleanEnv());
   const files = (): string[] => readdirSync(dir).filter((n) => n.endsWith('.json'));
   return {
