@@ -28,11 +28,13 @@ import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import type { VllmRunSections } from '../report/vllm-summary.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
 import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { type SpecDecodeStats, specDecodeOfScrape } from '../server-metrics/spec-decode.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -105,6 +107,8 @@ export interface BenchRunResult {
   /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
    *  not asked for. */
   readonly serverMetrics?: ServerMetricsRun;
+  /** vLLM's speculative-decoding figures, when the server's counters show drafts over the run. */
+  readonly specDecode?: SpecDecodeStats;
   /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
   readonly earlyStop?: EarlyStop;
   /** --request-cancellation-rate: what was asked, and how many were chosen and cancelled (left out of the figures). */
@@ -245,6 +249,11 @@ function withServerVerdict(
 ): Verdict[] {
   const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
   return server === undefined ? found : [...found, server];
+}
+
+/** What vLLM's summary and result add for this run (its server's speculative decoding). */
+export function vllmSectionsOf(result: BenchRunResult): VllmRunSections {
+  return result.specDecode === undefined ? {} : { specDecode: result.specDecode };
 }
 
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
@@ -439,6 +448,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           scrape.url,
           scrape.unavailable ?? 'no sample could be read',
         );
+  const specDecode = scrape === undefined ? undefined : specDecodeOfScrape(scrape);
   const found = verdicts(
     measured,
     extra,
@@ -478,6 +488,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           },
         }),
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    ...(specDecode === undefined ? {} : { specDecode }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
     ...(settings.cancellation === undefined
       ? {}

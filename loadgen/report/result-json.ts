@@ -16,7 +16,7 @@ import type { RequestRecord } from '../record.js';
 import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
 import { percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
-import { SECTIONS, statsOf } from './vllm-summary.js';
+import { SECTIONS, statsOf, type VllmRunSections } from './vllm-summary.js';
 
 export interface RunDescription {
   date: Date;
@@ -218,6 +218,20 @@ function extraKeys(
   return result;
 }
 
+/** vLLM's spec_decode_* keys: its counts whole, the rate in percent, the positions' rates as fractions. */
+function specDecodeKeys(sections: VllmRunSections): Record<string, JsonValue> {
+  const stats = sections.specDecode;
+  if (stats === undefined) return {};
+  return {
+    spec_decode_acceptance_rate: stats.acceptanceRate,
+    spec_decode_acceptance_length: stats.acceptanceLength,
+    spec_decode_num_drafts: stats.numDrafts,
+    spec_decode_draft_tokens: stats.draftTokens,
+    spec_decode_accepted_tokens: stats.acceptedTokens,
+    spec_decode_per_position_acceptance_rates: [...stats.perPositionAcceptanceRates],
+  };
+}
+
 /** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter" (with the run's threshold
  *  checks, when it has any, under "thresholds", and `more`: its cost and budget stop). */
 export function buildResultJson(
@@ -228,6 +242,7 @@ export function buildResultJson(
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
   more: Readonly<Record<string, JsonValue>> = {},
+  sections: VllmRunSections = {},
 ): Record<string, JsonValue> {
   const backend = run.backend;
   const tokenmeter = { ...extraKeys(run, extra, records, detailed), ...more };
@@ -266,6 +281,7 @@ export function buildResultJson(
     // vLLM's inverse real-time factor of audio benchmarks: 0 for text.
     rtfx: 0,
     ...(run.rampUp === undefined ? {} : { rps_change_events: rpsChangeEvents(run, records) }),
+    ...specDecodeKeys(sections),
     ...latencyKeys(metrics, run.percentileMetrics),
     tokenmeter,
   };
