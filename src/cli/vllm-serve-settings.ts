@@ -47,7 +47,17 @@ function checkJsonObject(flag: string, text: OptionValue): void {
 
 export function vllmServeParts(
   o: ParsedOptions,
-  run: { backend: Backend; datasetName: string; datasetNamed: boolean; completions: boolean },
+  run: {
+    backend: Backend;
+    /** Whether --backend was given; without it, the backend --endpoint fits, else openai-chat (target-url.ts). */
+    backendNamed: boolean;
+    /** The API path requests go to, and whether --endpoint was given. */
+    endpoint: string;
+    endpointNamed: boolean;
+    datasetName: string;
+    datasetNamed: boolean;
+    completions: boolean;
+  },
 ): VllmServeParts {
   if (o['self-timed'] === true || o['no-self-timed'] === true)
     throw new UsageError(
@@ -73,6 +83,12 @@ export function vllmServeParts(
   if (temperature === undefined)
     notes.push(
       'no --temperature: none is sent, so the server chooses (vLLM no longer sends temperature 0 either); --temperature 0 for greedy',
+    );
+  if (!run.backendNamed)
+    notes.push(
+      run.endpointNamed
+        ? `no --backend: ${run.backend} is used, the one whose bodies fit --endpoint ${run.endpoint} (vLLM's default is --backend openai, completions bodies)`
+        : `no --backend: ${run.backend} is used, sending to ${run.endpoint} (vLLM's default is --backend openai: completions, /v1/completions)`,
     );
   if (!run.datasetNamed)
     notes.push(

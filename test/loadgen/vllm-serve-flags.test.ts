@@ -298,6 +298,20 @@ const ROWS: Row[] = [
       ok(run);
       assert.equal(run.requests[0]?.path, '/v1/completions');
       assert.equal(typeof body(run)['prompt'], 'string');
+      assert.doesNotMatch(run.stderr, /no --backend/);
+    },
+  },
+  {
+    flags: [],
+    args: ['--endpoint', '/v1/completions'],
+    check: (run) => {
+      ok(run);
+      assert.equal(typeof body(run)['prompt'], 'string');
+      // vLLM's default backend differs from ours; the header says which one ran and why.
+      assert.match(
+        run.stderr,
+        /no --backend: openai is used, the one whose bodies fit --endpoint \/v1\/completions \(vLLM's default is --backend openai, completions bodies\)\n/,
+      );
     },
   },
   {
@@ -556,6 +570,10 @@ const ROWS: Row[] = [
       // vLLM no longer forces temperature 0 (PR #32723): none is sent, and the header says so.
       assert.ok(run.requests.every((r) => !('temperature' in r.body) && !('ignore_eos' in r.body)));
       assert.match(run.stderr, /no --temperature: none is sent/);
+      assert.match(
+        run.stderr,
+        /no --backend: openai-chat is used, sending to \/v1\/chat\/completions \(vLLM's default is --backend openai: completions, \/v1\/completions\)\n/,
+      );
       assert.match(
         run.stderr,
         /no --dataset-name: the bundled ShareGPT-format sample is sent \(vLLM's default is --dataset-name random/,
