@@ -218,6 +218,19 @@ function extraKeys(
   return result;
 }
 
+/** vLLM's probe_* keys (--probe-request-rate): counts whole, latencies in ms. */
+function probeKeys(sections: VllmRunSections): Record<string, JsonValue> {
+  const stats = sections.probes;
+  if (stats === undefined) return {};
+  return {
+    probe_completed: stats.completed,
+    probe_failed: stats.failed,
+    probe_median_e2el_ms: stats.medianE2elMs,
+    probe_p99_e2el_ms: stats.p99E2elMs,
+    probe_max_e2el_ms: stats.maxE2elMs,
+  };
+}
+
 /** vLLM's spec_decode_* keys: its counts whole, the rate in percent, the positions' rates as fractions. */
 function specDecodeKeys(sections: VllmRunSections): Record<string, JsonValue> {
   const stats = sections.specDecode;
@@ -280,6 +293,7 @@ export function buildResultJson(
     max_concurrent_requests: metrics.maxConcurrentRequests,
     // vLLM's inverse real-time factor of audio benchmarks: 0 for text.
     rtfx: 0,
+    ...probeKeys(sections),
     ...(run.rampUp === undefined ? {} : { rps_change_events: rpsChangeEvents(run, records) }),
     ...specDecodeKeys(sections),
     ...latencyKeys(metrics, run.percentileMetrics),

@@ -2,8 +2,10 @@
 // own script, and scripts grep it. Rows are Python's "{:<40} {:<10}" (whole numbers) and "{:<40} {:<10.2f}"
 // (everything else, including "Peak concurrent requests", which vLLM prints as a float); section headers are
 // 50 wide, centred with '-'. Which latency sections appear follows --percentile-metrics. After them, when the
-// server's counters show speculative decoding over the run, vLLM's "Speculative Decoding" section.
+// server's counters show speculative decoding over the run, vLLM's "Speculative Decoding" section; with
+// --probe-request-rate, its "Probe Requests" section between the throughputs and the latency sections.
 
+import type { ProbeStats } from '../bench/probe-requests.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -23,6 +25,8 @@ export interface VllmSummaryOptions {
 
 /** What vLLM's summary and result add when the run has it. */
 export interface VllmRunSections {
+  /** --probe-request-rate's probes (loadgen/bench/probe-requests.ts). */
+  probes?: ProbeStats;
   /** The server's speculative decoding over the run (loadgen/server-metrics/spec-decode.ts). */
   specDecode?: SpecDecodeStats;
 }
@@ -55,6 +59,18 @@ export function intRow(label: string, value: number): string {
 
 export function floatRow(label: string, value: number): string {
   return `${padRight(label, 40)} ${padRight(fixed2(value), 10)}`;
+}
+
+/** vLLM's "Probe Requests" section: counts whole, latencies in ms. */
+function probeRows(stats: ProbeStats): string[] {
+  return [
+    centre('Probe Requests', WIDTH, '-'),
+    intRow('Probe requests completed:', stats.completed),
+    intRow('Probe requests failed:', stats.failed),
+    floatRow('Median probe E2EL (ms):', stats.medianE2elMs),
+    floatRow('P99 probe E2EL (ms):', stats.p99E2elMs),
+    floatRow('Max probe E2EL (ms):', stats.maxE2elMs),
+  ];
 }
 
 /** vLLM's "Speculative Decoding" section: the rates as floats, the counts whole, each position in percent. */
@@ -99,6 +115,7 @@ export function formatVllmSummary(
   lines.push(floatRow('Peak output token throughput (tok/s):', metrics.maxOutputTokensPerS));
   lines.push(floatRow('Peak concurrent requests:', metrics.maxConcurrentRequests));
   lines.push(floatRow('Total token throughput (tok/s):', metrics.totalTokenThroughput));
+  if (sections.probes !== undefined) lines.push(...probeRows(sections.probes));
   for (const { metric, name, header } of SECTIONS) {
     const stats = statsOf(metrics, metric);
     if (!options.percentileMetrics.includes(metric) || stats === undefined) continue;

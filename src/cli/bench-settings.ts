@@ -434,6 +434,7 @@ export function benchSettingsFrom(
     ...(sessions === undefined ? {} : { sessions }),
     ...cancellationOf(o, engine),
     warmups: vllm.warmups,
+    ...(vllm.probeRequestRate > 0 ? { probeRequestRate: vllm.probeRequestRate } : {}),
     readyCheckTimeoutS: vllm.readyCheckTimeoutS,
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
     ...(vllm.insecure ? { insecure: true } : {}),

@@ -23,6 +23,8 @@ export interface VllmServeParts {
   readonly forceIgnoreEos: boolean;
   readonly warmups: number;
   readonly readyCheckTimeoutS: number;
+  /** --probe-request-rate: one-token probes per second beside the run; 0 = none (loadgen/bench/probe-requests.ts). */
+  readonly probeRequestRate: number;
   readonly lora?: { modules: string[]; assignment: LoraAssignment };
   readonly insecure: boolean;
   readonly disableShuffle: boolean;
@@ -124,6 +126,7 @@ export function vllmServeParts(
     forceIgnoreEos,
     warmups: numberOf(o['num-warmups']) ?? 0,
     readyCheckTimeoutS: numberOf(o['ready-check-timeout-sec']) ?? 0,
+    probeRequestRate: numberOf(o['probe-request-rate']) ?? 0,
     ...(modules.length > 0 ? { lora: { modules, assignment } } : {}),
     insecure,
     disableShuffle: o['disable-shuffle'] === true,

@@ -692,6 +692,27 @@ const ROWS: Row[] = [
       ),
   },
   {
+    flags: ['probe-request-rate'],
+    args: ['--probe-request-rate', '40', '--request-rate', '20', '--max-concurrency', '1', '--save-result'],
+    check: (run) => {
+      ok(run);
+      // One-token "Hi" probes beside the run, with their own request ids; the run's figures are the run's alone.
+      const probes = run.requests.filter((r) => String(r.headers['x-request-id']).includes('probe-'));
+      assert.ok(probes.length >= 1, 'a probe went out');
+      for (const probe of probes) {
+        assert.deepEqual(probe.body['messages'], [{ role: 'user', content: 'Hi' }]);
+        assert.equal(probe.body['max_completion_tokens'], 1);
+      }
+      assert.equal(run.requests.length - probes.length, 3);
+      assert.match(run.stderr, /Probe request rate: 40\.0 req\/s/);
+      assert.match(run.stdout, /-{18}Probe Requests-{18}\nProbe requests completed: +\d+ *\n/);
+      const saved = run.results()[0] ?? {};
+      assert.equal(saved['completed'], 3);
+      assert.equal(saved['probe_completed'], probes.length);
+      assert.equal(saved['probe_failed'], 0);
+    },
+  },
+  {
     flags: ['num-warmups'],
     args: ['--num-warmups', '2', '--num-prompts', '3', '--save-result'],
     check: (run) => {
@@ -849,7 +870,6 @@ const ROWS: Row[] = [
 const ACCEPTED_ONLY: Array<[string, string[]]> = [
   ['tokenizer-mode', ['hf']],
   ['use-beam-search', []],
-  ['probe-request-rate', ['2']],
   ['profile', []],
   ['plot-timeline', []],
   ['timeline-itl-thresholds', ['25,50']],
