@@ -332,10 +332,16 @@ export function benchSettingsFrom(
   const dir = str(o, 'result-dir') ?? '.';
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
   const sharding = shardSettings(o, env, engine);
+  const sharded = sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1;
+  // Each process would run its own probe loop, and `merge` reports no probes.
+  if (sharded && vllm.probeRequestRate > 0)
+    throw new UsageError(
+      '--probe-request-rate cannot be split across shards or workers: run it in one process',
+    );
   const sessions = sessionSettings(o, {
     datasetName,
     engine,
-    sharded: sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1,
+    sharded,
     duration: o['duration'] !== undefined,
     protocol: target.protocol,
   });
