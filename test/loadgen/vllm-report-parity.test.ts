@@ -275,3 +275,90 @@ test("speculative decoding: vLLM's section after the latency ones, and its spec_
     !Object.keys(buildResultJson(run, metrics, extra, records, false)).some((k) => k.startsWith('spec_')),
   );
 });
+
+// vLLM's "Probe Requests" section (--probe-request-rate), by the same hand from serve.py's format strings: after the
+// throughputs, before the latency sections; its probe_* keys after rtfx, before the spec_decode_* ones.
+const PROBE_SECTION = [
+  '------------------Probe Requests------------------',
+  'Probe requests completed:                7         ',
+  'Probe requests failed:                   1         ',
+  'Median probe E2EL (ms):                  42.61     ',
+  'P99 probe E2EL (ms):                     8999.08   ',
+  'Max probe E2EL (ms):                     9497.81   ',
+];
+
+test("probes: vLLM's section after the throughputs, and its probe_* keys before the spec_decode_* ones", () => {
+  const probes = {
+    completed: 7,
+    failed: 1,
+    medianE2elMs: 42.6149,
+    p99E2elMs: 8999.0812,
+    maxE2elMs: 9497.805,
+  };
+  const specDecode = specDecodeBetween(before, after);
+  assert.ok(specDecode !== undefined);
+  const name = 'default-detailed';
+  const args = JSON.parse(read(`${name}.args.json`)) as Args;
+  const outputs = JSON.parse(read(`${name}.outputs.json`)) as Outputs;
+  const records = recordsOf(outputs);
+  const metricPercentiles = parseMetricPercentiles(args.metric_percentiles);
+  const percentileMetrics = parsePercentileMetrics(args.percentile_metrics);
+  const requestRate = Number.POSITIVE_INFINITY;
+  const metrics = vllmMetrics(records, {
+    durationMs: outputs.duration * 1000,
+    metricPercentiles,
+    requestRate,
+  });
+  const without = read(`${name}.summary.txt`).split('\n');
+  const throughputs = without.findIndex((line) => line.startsWith('Total token throughput (tok/s):')) + 1;
+  const closing = without.lastIndexOf('='.repeat(50));
+  const expected = [
+    ...without.slice(0, throughputs),
+    ...PROBE_SECTION,
+    ...without.slice(throughputs, closing),
+    ...SPEC_DECODE_SECTION,
+    ...without.slice(closing),
+  ].join('\n');
+  assert.equal(
+    formatVllmSummary(metrics, { requestRate, percentileMetrics }, { probes, specDecode }),
+    expected,
+  );
+
+  const run = {
+    date: new Date(),
+    backend: 'openai',
+    modelId: args.model,
+    tokenizerId: args.model,
+    numPrompts: args.num_prompts,
+    requestRate,
+    burstiness: args.burstiness,
+    percentileMetrics,
+  };
+  const json = buildResultJson(
+    run,
+    metrics,
+    extraMetrics(records, metricPercentiles),
+    records,
+    true,
+    [],
+    {},
+    {
+      probes,
+      specDecode,
+    },
+  );
+  const keys = Object.keys(json);
+  const at = keys.indexOf('rtfx') + 1;
+  assert.deepEqual(keys.slice(at, at + 6), [
+    'probe_completed',
+    'probe_failed',
+    'probe_median_e2el_ms',
+    'probe_p99_e2el_ms',
+    'probe_max_e2el_ms',
+    'spec_decode_acceptance_rate',
+  ]);
+  assert.deepEqual(
+    [json['probe_completed'], json['probe_failed'], json['probe_median_e2el_ms'], json['probe_max_e2el_ms']],
+    [7, 1, 42.6149, 9497.805],
+  );
+});
