@@ -76,11 +76,12 @@ test("probes: one at a time at the rate, past --max-concurrency, apart from the 
     const overlaps = (a: RequestTruth, b: RequestTruth): boolean =>
       a.receivedAtMs < (b.endedAtMs as number) && b.receivedAtMs < (a.endedAtMs as number);
     assert.ok(probes.some((p) => runs.some((r) => overlaps(p, r))));
-    // From the start to the drain.
+    // From the start to the drain: the loop stops once the client has the last answer, so at most the probe whose
+    // pause ended while that answer was on its way starts after the server finished it.
     const firstSent = Math.min(...runs.map((r) => r.receivedAtMs));
     const lastEnded = Math.max(...runs.map((r) => r.endedAtMs as number));
     assert.ok((probes[0] as RequestTruth).receivedAtMs - firstSent < 1000 / RATE);
-    assert.ok(probes.every((p) => p.receivedAtMs <= lastEnded));
+    assert.ok(probes.filter((p) => p.receivedAtMs > lastEnded).length <= 1);
     // The client's latency includes the server's (the truth's) and the way there and back.
     const serverMs = probes.map((p) => (p.endedAtMs as number) - p.receivedAtMs).sort((a, b) => a - b);
     assert.ok(figure('probe_max_e2el_ms') >= (serverMs.at(-1) as number));
