@@ -18,7 +18,7 @@ import type { GatewayComparison } from './gateway-timings.js';
 import { intendedLatency } from './intended-latency.js';
 import { interruptionLine } from './interruption.js';
 import { recordsLostLine } from './records-file.js';
-import type { BenchRunResult } from './run-bench.js';
+import { type BenchRunResult, vllmSectionsOf } from './run-bench.js';
 import type { BenchSettings, DurationBound } from './settings.js';
 
 function statRows(label: string, stats: MetricStats): string[] {
@@ -70,11 +70,15 @@ export function formatBenchReport(
   gateway?: GatewayComparison,
 ): string {
   const parts = [
-    formatVllmSummary(result.metrics, {
-      requestRate: settings.requestRate,
-      percentileMetrics: settings.percentileMetrics,
-      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
-    }),
+    formatVllmSummary(
+      result.metrics,
+      {
+        requestRate: settings.requestRate,
+        percentileMetrics: settings.percentileMetrics,
+        ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
+      },
+      vllmSectionsOf(result),
+    ),
     cancellationLine(result.cancellation),
     formatExtraSummary(result.extra),
   ];

@@ -28,12 +28,15 @@ import {
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { pythonFloatStr } from '../report/python-format.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import type { VllmRunSections } from '../report/vllm-summary.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
 import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { type SpecDecodeStats, specDecodeOfScrape } from '../server-metrics/spec-decode.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -46,6 +49,13 @@ import { type Interruption, interruptionOf, measuredRecords } from './interrupti
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
+import {
+  PROBE_OUTPUT_TOKENS,
+  PROBE_PROMPT,
+  ProbeLoop,
+  type ProbeStats,
+  probeStats,
+} from './probe-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
@@ -107,6 +117,10 @@ export interface BenchRunResult {
   /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
    *  not asked for. */
   readonly serverMetrics?: ServerMetricsRun;
+  /** vLLM's speculative-decoding figures, when the server's counters show drafts over the run. */
+  readonly specDecode?: SpecDecodeStats;
+  /** --probe-request-rate: the probes' figures, when one succeeded. */
+  readonly probes?: ProbeStats;
   /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
   readonly earlyStop?: EarlyStop;
   /** --request-cancellation-rate: what was asked, and how many were chosen and cancelled (left out of the figures). */
@@ -248,6 +262,26 @@ function withServerVerdict(
   return server === undefined ? found : [...found, server];
 }
 
+/** What vLLM's summary and result add for this run (its probes, its server's speculative decoding). */
+export function vllmSectionsOf(result: BenchRunResult): VllmRunSections {
+  return {
+    ...(result.probes === undefined ? {} : { probes: result.probes }),
+    ...(result.specDecode === undefined ? {} : { specDecode: result.specDecode }),
+  };
+}
+
+/** vLLM's probe: the run's model, backend and body options around PROBE_PROMPT, asking for one token. */
+function probeRequest(settings: BenchSettings, model: string): PreparedRequest {
+  const sample = {
+    prompt: PROBE_PROMPT,
+    promptTokens: 1,
+    outputTokens: PROBE_OUTPUT_TOKENS,
+    sourceId: 'probe',
+  };
+  const payload = { ...settings.payload, protocol: settings.target.protocol, model };
+  return prepareRequests([sample], payload, `${settings.requestIdPrefix}probe-`)[0] as PreparedRequest;
+}
+
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
@@ -360,6 +394,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let watchTimer: NodeJS.Timeout | undefined;
   let watch: EarlyStopWatch | null = null;
   let scrape: Awaited<ReturnType<ServerMetricsScraper['finish']>> | undefined;
+  let probes: ProbeLoop | undefined;
+  let probeRecords: readonly RequestRecord[] | undefined;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
     const joining =
@@ -387,6 +423,16 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         stopSending.abort();
         stop.abort();
       }, rules.checkEveryMs);
+    }
+    const probeRate = settings.probeRequestRate ?? 0;
+    if (probeRate > 0) {
+      say(`Probe request rate: ${pythonFloatStr(probeRate)} req/s`);
+      probes = ProbeLoop.start(
+        { ...unrecorded, signal: stop.signal },
+        probeRequest(settings, input.model),
+        probeRate,
+        `${settings.requestIdPrefix}probe-`,
+      );
     }
     const engine = await chooseEngine(
       settings,
@@ -417,6 +463,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     await joining?.finish(stop.signal);
   } finally {
     clearInterval(watchTimer);
+    // The probes stop once the run has drained (an error stops them too), before the server's last sample.
+    probeRecords = await probes?.stop();
     // The last sample, after the drain.
     scrape = await scraper?.finish();
     // After an error the wait is cut short; every record still waiting is accepted without its span.
@@ -440,6 +488,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           scrape.url,
           scrape.unavailable ?? 'no sample could be read',
         );
+  const specDecode = scrape === undefined ? undefined : specDecodeOfScrape(scrape);
+  const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
   const found = verdicts(
     measured,
     extra,
@@ -480,6 +530,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           },
         }),
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    ...(specDecode === undefined ? {} : { specDecode }),
+    ...(probed === undefined ? {} : { probes: probed }),
     ...(earlyStop === undefined ? {} : { earlyStop }),
     ...(settings.cancellation === undefined
       ? {}

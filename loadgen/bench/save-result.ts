@@ -17,7 +17,7 @@ import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import { interruptionKeys } from './interruption.js';
 import { fileExists, recordsLostKeys } from './records-file.js';
-import type { BenchRunResult } from './run-bench.js';
+import { type BenchRunResult, vllmSectionsOf } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
 export function describeRun(
@@ -116,17 +116,26 @@ export function saveResult(
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
   const described = recordsFile === undefined ? run : { ...run, recordsFile };
-  const json = buildResultJson(described, result.metrics, result.extra, result.records, detailed, checks, {
-    ...costResultJson(result, run.price),
-    ...breakdownKeys(result.breakdown, detailed),
-    ...(result.sessions === undefined
-      ? {}
-      : sessionsResultKeys(turnFigures(result.records), result.sessions)),
-    ...recordsLostKeys(result.recordsCounts),
-    ...serverMetricsKeys(result),
-    ...interruptionKeys(result.interruption),
-    ...cancellationKeys(result.cancellation),
-  });
+  const json = buildResultJson(
+    described,
+    result.metrics,
+    result.extra,
+    result.records,
+    detailed,
+    checks,
+    {
+      ...costResultJson(result, run.price),
+      ...breakdownKeys(result.breakdown, detailed),
+      ...(result.sessions === undefined
+        ? {}
+        : sessionsResultKeys(turnFigures(result.records), result.sessions)),
+      ...recordsLostKeys(result.recordsCounts),
+      ...serverMetricsKeys(result),
+      ...interruptionKeys(result.interruption),
+      ...cancellationKeys(result.cancellation),
+    },
+    vllmSectionsOf(result),
+  );
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {
     writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
@@ -143,10 +152,19 @@ export async function saveHtmlReport(
   run: RunDescription,
   result: BenchRunResult,
 ): Promise<void> {
-  const json = buildResultJson(run, result.metrics, result.extra, result.records, true, [], {
-    ...costResultJson(result, run.price),
-    ...breakdownKeys(result.breakdown, true),
-    ...serverMetricsKeys(result),
-  });
+  const json = buildResultJson(
+    run,
+    result.metrics,
+    result.extra,
+    result.records,
+    true,
+    [],
+    {
+      ...costResultJson(result, run.price),
+      ...breakdownKeys(result.breakdown, true),
+      ...serverMetricsKeys(result),
+    },
+    vllmSectionsOf(result),
+  );
   await writeHtmlReport('run', { result: json }, path);
 }

@@ -102,6 +102,8 @@ export interface BenchSettings {
   readonly earlyStop?: EarlyStopSettings;
   /** --num-warmups: copies of the first request sent before the run, not recorded (loadgen/bench/warm-up.ts). */
   readonly warmups?: number;
+  /** --probe-request-rate: one-token probes per second beside the run, reported apart (probe-requests.ts). */
+  readonly probeRequestRate?: number;
   /** --ready-check-timeout-sec: retry the first request until it succeeds, at most this long; 0 = no check. */
   readonly readyCheckTimeoutS?: number;
   /** --lora-modules: each request's model is one of these adapters. */

@@ -16,7 +16,7 @@ import type { RequestRecord } from '../record.js';
 import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
 import { percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
-import { SECTIONS, statsOf } from './vllm-summary.js';
+import { SECTIONS, statsOf, type VllmRunSections } from './vllm-summary.js';
 
 export interface RunDescription {
   date: Date;
@@ -218,6 +218,33 @@ function extraKeys(
   return result;
 }
 
+/** vLLM's probe_* keys (--probe-request-rate): counts whole, latencies in ms. */
+function probeKeys(sections: VllmRunSections): Record<string, JsonValue> {
+  const stats = sections.probes;
+  if (stats === undefined) return {};
+  return {
+    probe_completed: stats.completed,
+    probe_failed: stats.failed,
+    probe_median_e2el_ms: stats.medianE2elMs,
+    probe_p99_e2el_ms: stats.p99E2elMs,
+    probe_max_e2el_ms: stats.maxE2elMs,
+  };
+}
+
+/** vLLM's spec_decode_* keys: its counts whole, the rate in percent, the positions' rates as fractions. */
+function specDecodeKeys(sections: VllmRunSections): Record<string, JsonValue> {
+  const stats = sections.specDecode;
+  if (stats === undefined) return {};
+  return {
+    spec_decode_acceptance_rate: stats.acceptanceRate,
+    spec_decode_acceptance_length: stats.acceptanceLength,
+    spec_decode_num_drafts: stats.numDrafts,
+    spec_decode_draft_tokens: stats.draftTokens,
+    spec_decode_accepted_tokens: stats.acceptedTokens,
+    spec_decode_per_position_acceptance_rates: [...stats.perPositionAcceptanceRates],
+  };
+}
+
 /** The object to write with JSON.stringify; keys in vLLM's order, then "tokenmeter" (with the run's threshold
  *  checks, when it has any, under "thresholds", and `more`: its cost and budget stop). */
 export function buildResultJson(
@@ -228,6 +255,7 @@ export function buildResultJson(
   detailed: boolean,
   checks: readonly ThresholdCheck[] = [],
   more: Readonly<Record<string, JsonValue>> = {},
+  sections: VllmRunSections = {},
 ): Record<string, JsonValue> {
   const backend = run.backend;
   const tokenmeter = { ...extraKeys(run, extra, records, detailed), ...more };
@@ -265,7 +293,9 @@ export function buildResultJson(
     max_concurrent_requests: metrics.maxConcurrentRequests,
     // vLLM's inverse real-time factor of audio benchmarks: 0 for text.
     rtfx: 0,
+    ...probeKeys(sections),
     ...(run.rampUp === undefined ? {} : { rps_change_events: rpsChangeEvents(run, records) }),
+    ...specDecodeKeys(sections),
     ...latencyKeys(metrics, run.percentileMetrics),
     tokenmeter,
   };

@@ -42,6 +42,12 @@ export const HISTOGRAM_NAMES: Readonly<Record<HistogramFigure, readonly string[]
   queueTime: ['vllm:request_queue_time_seconds', 'sglang:queue_time_seconds'],
 };
 
+/**
+ * vLLM's accepted drafts by draft position, one series per `position` label: read per position, not summed over
+ * them (spec-decode.ts turns it into vLLM's per-position acceptance rates).
+ */
+export const SPEC_ACCEPTED_PER_POSITION = 'vllm:spec_decode_num_accepted_tokens_per_pos_total';
+
 /** Gauges that are shares of one engine's memory: the fullest engine is what runs out, not their sum. */
 export const LARGEST_NOT_SUM: ReadonlySet<GaugeFigure> = new Set(['kvUsage', 'prefixHitRate']);
 
@@ -56,6 +62,7 @@ const EVERY_NAME: ReadonlySet<string> = new Set([
   ...Object.values(GAUGE_NAMES).flat(),
   ...Object.values(COUNTER_NAMES).flat(),
   ...Object.values(HISTOGRAM_NAMES).flatMap((names) => names.map((n) => `${n}_bucket`)),
+  SPEC_ACCEPTED_PER_POSITION,
 ]);
 
 /** Whether a sample line's name is one this reader uses (the page's other lines are not even split). */

@@ -15,6 +15,7 @@ import {
   isServerMetricName,
   LARGEST_NOT_SUM,
   type ServerFamily,
+  SPEC_ACCEPTED_PER_POSITION,
 } from './server-metric-names.js';
 
 export interface ServerReading {
@@ -24,6 +25,8 @@ export interface ServerReading {
   readonly counters: Readonly<Record<CounterFigure, number | null>>;
   /** Cumulative buckets by `le`, +Inf last, summed over label sets. */
   readonly histograms: Readonly<Record<HistogramFigure, readonly CumulativeBucket[] | null>>;
+  /** vLLM's accepted drafts by draft position (its `position` label), summed over engines; null when absent. */
+  readonly specAcceptedPerPosition: Readonly<Record<string, number>> | null;
   /** The name each figure was read under (which release's names the page has). */
   readonly names: Readonly<Record<string, string>>;
 }
@@ -82,8 +85,25 @@ export function readServerPage(page: string): ServerReading | null {
     );
     histograms[figure] = samples === null ? null : bucketsOf(samples);
   }
+  const byPosition = byName.get(SPEC_ACCEPTED_PER_POSITION);
+  let specAcceptedPerPosition: Record<string, number> | null = null;
+  if (byPosition !== undefined) {
+    specAcceptedPerPosition = {};
+    for (const sample of byPosition) {
+      const position = sample.labels['position'];
+      if (position === undefined) continue;
+      specAcceptedPerPosition[position] = (specAcceptedPerPosition[position] ?? 0) + sample.value;
+    }
+  }
   const first = (byName.keys().next().value as string | undefined) ?? `${declared?.[1]}:`;
-  return { family: familyOf(first) ?? 'vllm', gauges, counters, histograms, names };
+  return {
+    family: familyOf(first) ?? 'vllm',
+    gauges,
+    counters,
+    histograms,
+    specAcceptedPerPosition,
+    names,
+  };
 }
 
 function sum(values: readonly number[]): number {

@@ -30,6 +30,8 @@ export interface ServerScrape {
   /** CPU time (ms, user + system) this process spent reading each page. */
   readonly readCpuMs: readonly number[];
   readonly pageBytes: number;
+  /** Whether the last sample is the one taken after the drain (it failed, when not). */
+  readonly lastAfterDrain: boolean;
   /** Set when there are no server metrics: the sentence the report prints. */
   readonly unavailable?: string;
 }
@@ -123,7 +125,11 @@ export class ServerMetricsScraper {
   async finish(): Promise<ServerScrape> {
     clearInterval(this.#timer);
     await this.#inFlight;
-    if (this.available && (await this.#sample()) !== undefined) this.#failed++;
+    let lastAfterDrain = false;
+    if (this.available) {
+      if ((await this.#sample()) === undefined) lastAfterDrain = true;
+      else this.#failed++;
+    }
     return {
       url: shownMetricsUrl(this.#url),
       intervalMs: this.#settings.intervalMs,
@@ -132,6 +138,7 @@ export class ServerMetricsScraper {
       skipped: this.#skipped,
       readCpuMs: this.#readCpuMs,
       pageBytes: this.#pageBytes,
+      lastAfterDrain,
       ...(this.#unavailable === undefined ? {} : { unavailable: this.#unavailable }),
     };
   }

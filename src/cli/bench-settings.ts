@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
-import { BACKEND_SPECS, type Backend, backendProtocol } from '../../loadgen/bench/backends.js';
+import {
+  BACKEND_SPECS,
+  type Backend,
+  backendProtocol,
+  defaultEndpoint,
+} from '../../loadgen/bench/backends.js';
 import { checkDatasetPath, type DatasetName, datasetHasSchedule } from '../../loadgen/bench/load-dataset.js';
 import type {
   BenchSettings,
@@ -15,7 +20,7 @@ import type {
   SessionSettings,
   SpanReceiverSettings,
 } from '../../loadgen/bench/settings.js';
-import { resolveTarget } from '../../loadgen/bench/target-url.js';
+import { type ResolvedTarget, resolveTarget } from '../../loadgen/bench/target-url.js';
 import type { CancellationSettings } from '../../loadgen/cancellation/cancellation-plan.js';
 import type { ThinkTime } from '../../loadgen/engine/session-engine.js';
 import {
@@ -291,7 +296,7 @@ export function benchSettingsFrom(
   const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
   const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
   const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
-  const vllm = vllmPartsOf(o, target.backend, target.protocol === 'openai-completions');
+  const vllm = vllmPartsOf(o, target);
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
   // vLLM's --input-len / --output-len stand for the dataset flags and win over them.
   const aliased: Record<string, number | undefined> = {
@@ -329,10 +334,16 @@ export function benchSettingsFrom(
   const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
   const sharding = shardSettings(o, env, engine);
   const timedTrace = timedTracePartsOf(o, target.protocol === 'openai-completions');
+  const sharded = sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1;
+  // Each process would run its own probe loop, and `merge` reports no probes.
+  if (sharded && vllm.probeRequestRate > 0)
+    throw new UsageError(
+      '--probe-request-rate cannot be split across shards or workers: run it in one process',
+    );
   const sessions = sessionSettings(o, {
     datasetName,
     engine,
-    sharded: sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1,
+    sharded,
     duration: o['duration'] !== undefined,
     protocol: target.protocol,
   });
@@ -432,6 +443,7 @@ export function benchSettingsFrom(
     ...(sessions === undefined ? {} : { sessions }),
     ...cancellationOf(o, engine),
     warmups: vllm.warmups,
+    ...(vllm.probeRequestRate > 0 ? { probeRequestRate: vllm.probeRequestRate } : {}),
     readyCheckTimeoutS: vllm.readyCheckTimeoutS,
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
     ...(vllm.insecure ? { insecure: true } : {}),
@@ -441,13 +453,16 @@ export function benchSettingsFrom(
   };
 }
 
-/** vllm-serve-settings.ts's part of the settings, from the merged flags. */
-function vllmPartsOf(o: ParsedOptions, backend: Backend, completions: boolean): VllmServeParts {
+/** vllm-serve-settings.ts's part of the settings, from the merged flags and the target they resolved to. */
+function vllmPartsOf(o: ParsedOptions, target: ResolvedTarget): VllmServeParts {
   return vllmServeParts(o, {
-    backend,
+    backend: target.backend,
+    backendNamed: str(o, 'backend') !== undefined,
+    endpoint: str(o, 'endpoint') ?? defaultEndpoint(target.backend),
+    endpointNamed: str(o, 'endpoint') !== undefined,
     datasetName: str(o, 'dataset-name') ?? 'sharegpt',
     datasetNamed: str(o, 'dataset-name') !== undefined,
-    completions,
+    completions: target.protocol === 'openai-completions',
   });
 }
 
@@ -487,7 +502,7 @@ export function settingsFromCommandLine(
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]
       : []),
-    ...vllmPartsOf(options, settings.target.backend, settings.target.protocol === 'openai-completions').notes,
+    ...vllmPartsOf(options, settings.target).notes,
     ...timedTracePartsOf(options, settings.target.protocol === 'openai-completions').notes,
   ];
   return { settings, flagNotes, options };

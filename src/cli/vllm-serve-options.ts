@@ -77,6 +77,14 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
     help: 'Send the first request N times before the run (within --max-concurrency); not recorded or counted',
   },
   {
+    name: 'probe-request-rate',
+    type: 'number',
+    min: 0,
+    default: 0,
+    valueName: 'RPS',
+    help: "Beside the run, one-token probes ('Hi') one after another at this rate, past --max-concurrency; their latency is reported apart (vLLM's Probe Requests; 0: none)",
+  },
+  {
     name: 'ready-check-timeout-sec',
     type: 'integer',
     min: 0,
@@ -131,8 +139,6 @@ export const ACCEPTED_ONLY: Readonly<Record<string, string>> = {
   'tokenizer-mode':
     'vLLM picks a tokenizer implementation (hf, mistral, ...); tokenmeter reads tokenizer.json only',
   'use-beam-search': 'vLLM parses it and sends nothing for it either',
-  'probe-request-rate':
-    'vLLM would send one-token probe requests at this rate beside the load and report their latency; not done',
   profile:
     "vLLM would call the server's /start_profile and /stop_profile around the run (its torch profiler); not done",
   'plot-timeline': 'vLLM would write a timeline plot beside the result file; not written (see --html)',
@@ -176,7 +182,6 @@ const OTHER_DATASET_FLAGS: ReadonlyArray<readonly [string, 'string' | 'number' |
 
 const ACCEPTED_ONLY_TYPES: Readonly<Record<string, 'boolean' | 'string' | 'number'>> = {
   'tokenizer-mode': 'string',
-  'probe-request-rate': 'number',
   'timeline-itl-thresholds': 'string',
 };
 

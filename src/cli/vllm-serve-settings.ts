@@ -23,6 +23,8 @@ export interface VllmServeParts {
   readonly forceIgnoreEos: boolean;
   readonly warmups: number;
   readonly readyCheckTimeoutS: number;
+  /** --probe-request-rate: one-token probes per second beside the run; 0 = none (loadgen/bench/probe-requests.ts). */
+  readonly probeRequestRate: number;
   readonly lora?: { modules: string[]; assignment: LoraAssignment };
   readonly insecure: boolean;
   readonly disableShuffle: boolean;
@@ -47,7 +49,17 @@ function checkJsonObject(flag: string, text: OptionValue): void {
 
 export function vllmServeParts(
   o: ParsedOptions,
-  run: { backend: Backend; datasetName: string; datasetNamed: boolean; completions: boolean },
+  run: {
+    backend: Backend;
+    /** Whether --backend was given; without it, the backend --endpoint fits, else openai-chat (target-url.ts). */
+    backendNamed: boolean;
+    /** The API path requests go to, and whether --endpoint was given. */
+    endpoint: string;
+    endpointNamed: boolean;
+    datasetName: string;
+    datasetNamed: boolean;
+    completions: boolean;
+  },
 ): VllmServeParts {
   if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName))
     throw new UsageError(
@@ -69,6 +81,12 @@ export function vllmServeParts(
   if (temperature === undefined)
     notes.push(
       'no --temperature: none is sent, so the server chooses (vLLM no longer sends temperature 0 either); --temperature 0 for greedy',
+    );
+  if (!run.backendNamed)
+    notes.push(
+      run.endpointNamed
+        ? `no --backend: ${run.backend} is used, the one whose bodies fit --endpoint ${run.endpoint} (vLLM's default is --backend openai, completions bodies)`
+        : `no --backend: ${run.backend} is used, sending to ${run.endpoint} (vLLM's default is --backend openai: completions, /v1/completions)`,
     );
   if (!run.datasetNamed)
     notes.push(
@@ -106,6 +124,7 @@ export function vllmServeParts(
     forceIgnoreEos,
     warmups: numberOf(o['num-warmups']) ?? 0,
     readyCheckTimeoutS: numberOf(o['ready-check-timeout-sec']) ?? 0,
+    probeRequestRate: numberOf(o['probe-request-rate']) ?? 0,
     ...(modules.length > 0 ? { lora: { modules, assignment } } : {}),
     insecure,
     disableShuffle: o['disable-shuffle'] === true,

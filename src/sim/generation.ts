@@ -40,6 +40,8 @@ export class Generation implements SeatOwner {
   private sent = 0;
   /** Tokens of the chunk planned next (drawn once per chunk: speculative steps vary). */
   private nextChunk = 0;
+  /** The drafts the planned speculative step accepted; undefined when the next chunk is a prefill's. */
+  private nextAccepted: number | undefined;
   private lastPlannedMs = 0;
   private stalled = false;
   private done = false;
@@ -117,6 +119,8 @@ export class Generation implements SeatOwner {
     // With speculative decoding the prefill yields one token, its own chunk; drafting starts with the next step.
     this.nextChunk =
       this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk();
+    // A step drawn before a preemption never ran: its drafts are not counted.
+    this.nextAccepted = undefined;
     this.scheduleChunk(this.env.timing.speculativeTokens > 0 ? 0 : this.nextChunk - 1);
   }
 
@@ -151,6 +155,7 @@ export class Generation implements SeatOwner {
     const { speculativeTokens, specAcceptanceRate } = this.env.timing;
     let accepted = 0;
     while (accepted < speculativeTokens && this.drafts.next() < specAcceptanceRate) accepted++;
+    this.nextAccepted = accepted;
     return Math.min(1 + accepted, this.remaining());
   }
 
@@ -178,6 +183,7 @@ export class Generation implements SeatOwner {
     // The step that produces these tokens needs KV room for them; without it a sequence is preempted, maybe this one.
     if (!this.env.scheduler.grow(this.seat as Seat, this.contextTokens() + count)) return;
     const first = this.sent === 0;
+    if (this.nextAccepted !== undefined) this.countDraft(this.nextAccepted);
     const events = this.writeTokens(now, count);
     if (this.request.stream) this.res.write(first ? this.wire.beforeFirstContent() + events : events);
     this.recordChunk(now, plannedMs, count, first);
@@ -197,6 +203,12 @@ export class Generation implements SeatOwner {
       this.nextChunk = this.groupedChunk();
       this.scheduleChunk(this.nextChunk);
     }
+  }
+
+  /** A speculative step ran: vLLM counts its drafts whether or not the answer needed every accepted token. */
+  private countDraft(accepted: number): void {
+    this.truth.acceptedDrafts.push(accepted);
+    this.env.metrics.observeDraft(this.env.timing.speculativeTokens, accepted);
   }
 
   /** The next `count` planned tokens as wire events: reasoning, then answer (a chunk may straddle the two). */

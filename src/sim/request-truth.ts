@@ -34,6 +34,12 @@ export interface RequestTruth {
   readonly plannedChunkAtMs: number[];
   readonly contentChunkEmittedAtMs: number[];
   readonly tokensPerChunk: number[];
+  /**
+   * Speculative decoding: the drafts each verification step accepted (of the config's speculativeTokens), one
+   * entry per step that ran, so per chunk after the first. The rejection sampler's count: the last step may accept
+   * more than the answer had left to write (its chunk then carries only what was left).
+   */
+  readonly acceptedDrafts: number[];
   finishReason: string | undefined;
   cancelled: boolean;
   cancelledAtMs: number | undefined;
@@ -71,6 +77,7 @@ export function newTruth(
     plannedChunkAtMs: [],
     contentChunkEmittedAtMs: [],
     tokensPerChunk: [],
+    acceptedDrafts: [],
     finishReason: undefined,
     cancelled: false,
     cancelledAtMs: undefined,

@@ -64,6 +64,7 @@ export function createSimulatorState(
   }
   metrics.running.set(engine, 0);
   metrics.waiting.set(engine, 0);
+  if (config.timing.speculativeTokens > 0) metrics.enableSpecDecode(config.timing.speculativeTokens, engine);
   const clock = new EmissionClock((lateMs) => {
     lateness.record(lateMs);
     metrics.lateness.observe(lateMs / 1000);

@@ -21,6 +21,20 @@ const LATENESS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.
 type VllmLabel = 'model_name' | 'engine';
 export type VllmLabels = Record<VllmLabel, string>;
 
+/**
+ * vLLM's speculative-decoding counters (vllm/v1/spec_decode/metrics.py), exported only when speculative decoding
+ * is on, as vLLM does: per engine, drafts (one per sequence per step that verified drafts), draft tokens proposed,
+ * draft tokens accepted, and accepted tokens by draft position (position i counts the steps that accepted more
+ * than i drafts).
+ */
+interface SpecDecodeCounters {
+  readonly labels: VllmLabels;
+  readonly drafts: Counter<VllmLabel>;
+  readonly draftTokens: Counter<VllmLabel>;
+  readonly acceptedTokens: Counter<VllmLabel>;
+  readonly acceptedPerPosition: Counter<VllmLabel | 'position'>;
+}
+
 export class SimMetrics {
   readonly registry = new Registry();
   readonly ttft: Histogram<VllmLabel>;
@@ -41,6 +55,7 @@ export class SimMetrics {
   readonly finished: Counter<VllmLabel | 'finished_reason'>;
   readonly lateness: Histogram;
   readonly cancelled: Counter;
+  private specDecode: SpecDecodeCounters | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -136,6 +151,44 @@ export class SimMetrics {
   /** Where the KV usage gauges read their value at each scrape. */
   readKvUsageFrom(read: () => number, labels: VllmLabels): void {
     this.kvUsageSource = { read, labels };
+  }
+
+  /**
+   * Turns on the speculative-decoding counters, every series at 0 (positions 0 to N - 1 included), so a scrape
+   * before the first draft already finds them, as vLLM's page does from its start.
+   */
+  enableSpecDecode(numSpeculativeTokens: number, labels: VllmLabels): void {
+    const registers = [this.registry];
+    const labelNames = ['model_name', 'engine'] as const;
+    const counter = (name: string, help: string) => new Counter({ name, help, labelNames, registers });
+    const counters: SpecDecodeCounters = {
+      labels,
+      drafts: counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.'),
+      draftTokens: counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.'),
+      acceptedTokens: counter('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens.'),
+      acceptedPerPosition: new Counter({
+        name: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+        help: 'Accepted tokens per draft position.',
+        labelNames: ['model_name', 'engine', 'position'],
+        registers,
+      }),
+    };
+    for (const c of [counters.drafts, counters.draftTokens, counters.acceptedTokens]) c.inc(labels, 0);
+    for (let position = 0; position < numSpeculativeTokens; position++)
+      counters.acceptedPerPosition.inc({ ...labels, position: String(position) }, 0);
+    this.specDecode = counters;
+  }
+
+  /** One sequence's verification step: `draftTokens` proposed, the first `acceptedTokens` of them kept. */
+  observeDraft(draftTokens: number, acceptedTokens: number): void {
+    const counters = this.specDecode;
+    if (counters === undefined) return;
+    const { labels } = counters;
+    counters.drafts.inc(labels);
+    counters.draftTokens.inc(labels, draftTokens);
+    counters.acceptedTokens.inc(labels, acceptedTokens);
+    for (let position = 0; position < acceptedTokens; position++)
+      counters.acceptedPerPosition.inc({ ...labels, position: String(position) });
   }
 
   /** The engine's gauges and counters, set at once (they are engine-wide, labelled with the first served name). */

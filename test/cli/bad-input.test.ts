@@ -65,6 +65,12 @@ const usageRows: Row[] = [
   ],
   [['bench', '--num-prompts', 'ten'], EXIT_USAGE, /--num-prompts must be an integer \(got 'ten'\)/],
   [['bench', '--request-rate', '-1'], EXIT_USAGE, /--request-rate must be at least 0 \(got -1\)/],
+  [['bench', '--probe-request-rate', '-2'], EXIT_USAGE, /--probe-request-rate must be at least 0 \(got -2\)/],
+  [
+    [...bench, '--probe-request-rate', '2', '--workers', '2'],
+    EXIT_USAGE,
+    /--probe-request-rate cannot be split across shards or workers: run it in one process/,
+  ],
   [['bench', '--request-rate', 'fast'], EXIT_USAGE, /--request-rate must be a number \(got 'fast'\)/],
   [
     ['bench', '--backend', 'vlm'],

@@ -18,6 +18,8 @@ import { vllmMetrics } from '../../loadgen/metrics/vllm-metrics.js';
 import type { RequestRecord } from '../../loadgen/record.js';
 import { buildResultJson } from '../../loadgen/report/result-json.js';
 import { formatVllmSummary } from '../../loadgen/report/vllm-summary.js';
+import { readServerPage, type ServerReading } from '../../loadgen/server-metrics/server-reading.js';
+import { specDecodeBetween } from '../../loadgen/server-metrics/spec-decode.js';
 import { record } from './helpers/records-fixture.js';
 
 const folder = new URL('../../../test/loadgen/fixtures/vllm-009e6d4a/results/', import.meta.url);
@@ -166,3 +168,197 @@ for (const name of CASES) {
       );
   });
 }
+
+// vLLM's "Speculative Decoding" section and spec_decode_* keys. No fixture from vLLM's code covers them (its
+// client prints them only against a server that drafts); the expected lines are serve.py's format at the pinned
+// commit applied to these counters: the header centred in 50 '-', the rates "{:<40} {:<10.2f}", the counts
+// "{:<40} {:<10}", then each draft position in percent. Before the run one engine; after it two, summed.
+const page = (lines: readonly string[]): ServerReading => {
+  const reading = readServerPage(`${lines.join('\n')}\n`);
+  assert.ok(reading !== null);
+  return reading;
+};
+const engine = (e: number, extra = ''): string => `{model_name="m",engine="${e}"${extra}}`;
+const before = page([
+  `vllm:spec_decode_num_drafts_total${engine(0)} 10`,
+  `vllm:spec_decode_num_draft_tokens_total${engine(0)} 30`,
+  `vllm:spec_decode_num_accepted_tokens_total${engine(0)} 20`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="0"')} 9`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="1"')} 7`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="2"')} 4`,
+]);
+const after = page([
+  `vllm:spec_decode_num_drafts_total${engine(0)} 70`,
+  `vllm:spec_decode_num_drafts_total${engine(1)} 60`,
+  `vllm:spec_decode_num_draft_tokens_total${engine(0)} 210`,
+  `vllm:spec_decode_num_draft_tokens_total${engine(1)} 180`,
+  `vllm:spec_decode_num_accepted_tokens_total${engine(0)} 137`,
+  `vllm:spec_decode_num_accepted_tokens_total${engine(1)} 100`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="0"')} 60`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(1, ',position="0"')} 45`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="1"')} 44`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(1, ',position="1"')} 33`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(0, ',position="2"')} 33`,
+  `vllm:spec_decode_num_accepted_tokens_per_pos_total${engine(1, ',position="2"')} 22`,
+]);
+const SPEC_DECODE_SECTION = [
+  '---------------Speculative Decoding---------------',
+  'Acceptance rate (%):                     60.28     ',
+  'Acceptance length:                       2.81      ',
+  'Drafts:                                  120       ',
+  'Draft tokens:                            360       ',
+  'Accepted tokens:                         217       ',
+  'Per-position acceptance (%):',
+  '  Position 0:                            80.00     ',
+  '  Position 1:                            58.33     ',
+  '  Position 2:                            42.50     ',
+];
+
+test("speculative decoding: vLLM's section after the latency ones, and its spec_decode_* keys in its place", () => {
+  const specDecode = specDecodeBetween(before, after);
+  assert.ok(specDecode !== undefined);
+  const name = 'not-detailed';
+  const args = JSON.parse(read(`${name}.args.json`)) as Args;
+  const outputs = JSON.parse(read(`${name}.outputs.json`)) as Outputs;
+  const records = recordsOf(outputs);
+  const metricPercentiles = parseMetricPercentiles(args.metric_percentiles);
+  const percentileMetrics = parsePercentileMetrics(args.percentile_metrics);
+  const maxConcurrency = args.max_concurrency as number;
+  const requestRate = Number.POSITIVE_INFINITY;
+  const metrics = vllmMetrics(records, {
+    durationMs: outputs.duration * 1000,
+    metricPercentiles,
+    maxConcurrency,
+    requestRate,
+  });
+  const options = { requestRate, percentileMetrics, maxConcurrency };
+  const without = read(`${name}.summary.txt`).split('\n');
+  const closing = without.lastIndexOf('='.repeat(50));
+  const expected = [...without.slice(0, closing), ...SPEC_DECODE_SECTION, ...without.slice(closing)].join(
+    '\n',
+  );
+  assert.equal(formatVllmSummary(metrics, options, { specDecode }), expected);
+
+  const run = {
+    date: new Date(),
+    backend: 'openai',
+    modelId: args.model,
+    tokenizerId: args.model,
+    numPrompts: args.num_prompts,
+    requestRate,
+    burstiness: args.burstiness,
+    maxConcurrency,
+    percentileMetrics,
+  };
+  const extra = extraMetrics(records, metricPercentiles);
+  const json = buildResultJson(run, metrics, extra, records, false, [], {}, { specDecode });
+  const keys = Object.keys(json);
+  const at = keys.indexOf('rtfx') + 1;
+  assert.deepEqual(keys.slice(at, at + 6), [
+    'spec_decode_acceptance_rate',
+    'spec_decode_acceptance_length',
+    'spec_decode_num_drafts',
+    'spec_decode_draft_tokens',
+    'spec_decode_accepted_tokens',
+    'spec_decode_per_position_acceptance_rates',
+  ]);
+  assert.ok(keys[at + 6]?.startsWith('mean_'), 'the latency keys follow');
+  assert.equal(json['spec_decode_acceptance_rate'], (217 / 360) * 100);
+  assert.equal(json['spec_decode_acceptance_length'], 1 + 217 / 120);
+  assert.deepEqual(
+    [json['spec_decode_num_drafts'], json['spec_decode_draft_tokens'], json['spec_decode_accepted_tokens']],
+    [120, 360, 217],
+  );
+  assert.deepEqual(json['spec_decode_per_position_acceptance_rates'], [96 / 120, 70 / 120, 51 / 120]);
+  // Without the section, neither lines nor keys (vLLM's own fixtures above have none).
+  assert.ok(
+    !Object.keys(buildResultJson(run, metrics, extra, records, false)).some((k) => k.startsWith('spec_')),
+  );
+});
+
+// vLLM's "Probe Requests" section (--probe-request-rate), by the same hand from serve.py's format strings: after the
+// throughputs, before the latency sections; its probe_* keys after rtfx, before the spec_decode_* ones.
+const PROBE_SECTION = [
+  '------------------Probe Requests------------------',
+  'Probe requests completed:                7         ',
+  'Probe requests failed:                   1         ',
+  'Median probe E2EL (ms):                  42.61     ',
+  'P99 probe E2EL (ms):                     8999.08   ',
+  'Max probe E2EL (ms):                     9497.81   ',
+];
+
+test("probes: vLLM's section after the throughputs, and its probe_* keys before the spec_decode_* ones", () => {
+  const probes = {
+    completed: 7,
+    failed: 1,
+    medianE2elMs: 42.6149,
+    p99E2elMs: 8999.0812,
+    maxE2elMs: 9497.805,
+  };
+  const specDecode = specDecodeBetween(before, after);
+  assert.ok(specDecode !== undefined);
+  const name = 'default-detailed';
+  const args = JSON.parse(read(`${name}.args.json`)) as Args;
+  const outputs = JSON.parse(read(`${name}.outputs.json`)) as Outputs;
+  const records = recordsOf(outputs);
+  const metricPercentiles = parseMetricPercentiles(args.metric_percentiles);
+  const percentileMetrics = parsePercentileMetrics(args.percentile_metrics);
+  const requestRate = Number.POSITIVE_INFINITY;
+  const metrics = vllmMetrics(records, {
+    durationMs: outputs.duration * 1000,
+    metricPercentiles,
+    requestRate,
+  });
+  const without = read(`${name}.summary.txt`).split('\n');
+  const throughputs = without.findIndex((line) => line.startsWith('Total token throughput (tok/s):')) + 1;
+  const closing = without.lastIndexOf('='.repeat(50));
+  const expected = [
+    ...without.slice(0, throughputs),
+    ...PROBE_SECTION,
+    ...without.slice(throughputs, closing),
+    ...SPEC_DECODE_SECTION,
+    ...without.slice(closing),
+  ].join('\n');
+  assert.equal(
+    formatVllmSummary(metrics, { requestRate, percentileMetrics }, { probes, specDecode }),
+    expected,
+  );
+
+  const run = {
+    date: new Date(),
+    backend: 'openai',
+    modelId: args.model,
+    tokenizerId: args.model,
+    numPrompts: args.num_prompts,
+    requestRate,
+    burstiness: args.burstiness,
+    percentileMetrics,
+  };
+  const json = buildResultJson(
+    run,
+    metrics,
+    extraMetrics(records, metricPercentiles),
+    records,
+    true,
+    [],
+    {},
+    {
+      probes,
+      specDecode,
+    },
+  );
+  const keys = Object.keys(json);
+  const at = keys.indexOf('rtfx') + 1;
+  assert.deepEqual(keys.slice(at, at + 6), [
+    'probe_completed',
+    'probe_failed',
+    'probe_median_e2el_ms',
+    'probe_p99_e2el_ms',
+    'probe_max_e2el_ms',
+    'spec_decode_acceptance_rate',
+  ]);
+  assert.deepEqual(
+    [json['probe_completed'], json['probe_failed'], json['probe_median_e2el_ms'], json['probe_max_e2el_ms']],
+    [7, 1, 42.6149, 9497.805],
+  );
+});

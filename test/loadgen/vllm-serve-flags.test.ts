@@ -305,6 +305,20 @@ const ROWS: Row[] = [
       ok(run);
       assert.equal(run.requests[0]?.path, '/v1/completions');
       assert.equal(typeof body(run)['prompt'], 'string');
+      assert.doesNotMatch(run.stderr, /no --backend/);
+    },
+  },
+  {
+    flags: [],
+    args: ['--endpoint', '/v1/completions'],
+    check: (run) => {
+      ok(run);
+      assert.equal(typeof body(run)['prompt'], 'string');
+      // vLLM's default backend differs from ours; the header says which one ran and why.
+      assert.match(
+        run.stderr,
+        /no --backend: openai is used, the one whose bodies fit --endpoint \/v1\/completions \(vLLM's default is --backend openai, completions bodies\)\n/,
+      );
     },
   },
   {
@@ -565,6 +579,10 @@ const ROWS: Row[] = [
       assert.match(run.stderr, /no --temperature: none is sent/);
       assert.match(
         run.stderr,
+        /no --backend: openai-chat is used, sending to \/v1\/chat\/completions \(vLLM's default is --backend openai: completions, \/v1\/completions\)\n/,
+      );
+      assert.match(
+        run.stderr,
         /no --dataset-name: the bundled ShareGPT-format sample is sent \(vLLM's default is --dataset-name random/,
       );
     },
@@ -679,6 +697,27 @@ const ROWS: Row[] = [
         run.requests.map((r) => r.headers['x-request-id']),
         ['pfx-0', 'pfx-1'],
       ),
+  },
+  {
+    flags: ['probe-request-rate'],
+    args: ['--probe-request-rate', '40', '--request-rate', '20', '--max-concurrency', '1', '--save-result'],
+    check: (run) => {
+      ok(run);
+      // One-token "Hi" probes beside the run, with their own request ids; the run's figures are the run's alone.
+      const probes = run.requests.filter((r) => String(r.headers['x-request-id']).includes('probe-'));
+      assert.ok(probes.length >= 1, 'a probe went out');
+      for (const probe of probes) {
+        assert.deepEqual(probe.body['messages'], [{ role: 'user', content: 'Hi' }]);
+        assert.equal(probe.body['max_completion_tokens'], 1);
+      }
+      assert.equal(run.requests.length - probes.length, 3);
+      assert.match(run.stderr, /Probe request rate: 40\.0 req\/s/);
+      assert.match(run.stdout, /-{18}Probe Requests-{18}\nProbe requests completed: +\d+ *\n/);
+      const saved = run.results()[0] ?? {};
+      assert.equal(saved['completed'], 3);
+      assert.equal(saved['probe_completed'], probes.length);
+      assert.equal(saved['probe_failed'], 0);
+    },
   },
   {
     flags: ['num-warmups'],
@@ -906,7 +945,6 @@ const ROWS: Row[] = [
 const ACCEPTED_ONLY: Array<[string, string[]]> = [
   ['tokenizer-mode', ['hf']],
   ['use-beam-search', []],
-  ['probe-request-rate', ['2']],
   ['profile', []],
   ['plot-timeline', []],
   ['timeline-itl-thresholds', ['25,50']],
