@@ -9,7 +9,7 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
-import { EXIT_INTERRUPTED, EXIT_OK } from './exit-codes.js';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
 import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
@@ -140,7 +140,7 @@ export const sweepCommand: Command = {
   options: SWEEP_OPTIONS,
   allowPositionals: true,
   details:
-    'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json.',
+    'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json. Exit status: 0 done, 1 failed to run, 2 usage, 4 a level stopped by --stop-on-saturation or --max-error-rate (no level after it ran), 130 interrupted.',
   async run(commandLine) {
     const ratesText = String(commandLine.options['rates'] ?? 'auto');
     let rates: number[] | undefined;
@@ -182,6 +182,7 @@ export const sweepCommand: Command = {
       progressStream: process.stderr,
       stoppable: untilStopped,
     });
-    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+    if (outcome.interrupted) return EXIT_INTERRUPTED;
+    return outcome.stoppedEarly === undefined ? EXIT_OK : EXIT_STOPPED_EARLY;
   },
 };
