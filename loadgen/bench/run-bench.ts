@@ -27,12 +27,12 @@ import {
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import type { Verdict } from '../report/verdicts.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
-import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
@@ -237,16 +237,6 @@ function withCancellations(requests: PreparedRequest[], settings: BenchSettings)
   });
 }
 
-/** The run's verdicts, and after them what the server's metrics attribute them to. */
-function withServerVerdict(
-  found: Verdict[],
-  serverMetrics: ServerMetricsRun | undefined,
-  records: readonly RequestRecord[],
-): Verdict[] {
-  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
-  return server === undefined ? found : [...found, server];
-}
-
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
@@ -439,17 +429,14 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           scrape.url,
           scrape.unavailable ?? 'no sample could be read',
         );
-  const found = verdicts(
-    measured,
-    extra,
-    DEFAULT_VERDICT_THRESHOLDS,
-    {
+  const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
+    target: {
       path: settings.target.path,
       model: input.model,
       ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
     },
-    breakdown.summary,
-  );
+    breakdown: breakdown.summary,
+  });
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -457,7 +444,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: withServerVerdict(found, serverMetrics, measured),
+    verdicts: found,
     tokenizer,
     dataset,
     planned: requests.length,

@@ -12,6 +12,7 @@ import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.js';
 import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
 
@@ -59,6 +60,8 @@ export interface SweepLevel {
   worstSlo: { name: string; limitMs: number; attainment: number } | null;
   /** The server's own metrics over the level (loadgen/server-metrics/), null without them. */
   server?: ServerSummary | null;
+  /** The client's TTFT over all of the level's requests, as the server's histogram covers them; with `server`. */
+  clientTtft?: ClientTtft | null;
   /** Why --stop-on-saturation or --max-error-rate cut the level short, when one did. */
   earlyStop?: EarlyStop;
   status: LevelStatus;
@@ -183,6 +186,7 @@ export function sweepLevel(
     sloAttainment,
     worstSlo: slo,
     server: result.serverMetrics?.available === true ? result.serverMetrics.summary : null,
+    ...(result.serverMetrics?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
     ...(result.earlyStop === undefined ? {} : { earlyStop: result.earlyStop }),
     status,
     reason,
