@@ -2,8 +2,9 @@
 // long enough to be steady, every level's result JSON and records, the knee, then sweep-summary.json (and its
 // HTML page) beside them. A level that --stop-on-saturation or --max-error-rate cut short fell behind, and is the
 // sweep's answer: no level after it runs (the SLO search treats it as any level that broke, and goes on below
-// it). The probes are not watched: the throughput probe overloads the server on purpose. Nothing is printed here: progress lines go to the caller's `say`, the table comes back
-// as text. Split in two so that the caller prints the table before the summary is written, as for a single run.
+// it). The probes are not watched: the throughput probe overloads the server on purpose. Nothing is printed
+// here: progress lines go to the caller's `say`, the table comes back as text. Split in two so that the caller
+// prints the table before the summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { LoadedDataset } from '../bench/load-dataset.js';
@@ -201,8 +202,8 @@ function sweepStop(
   const name = (n: number): string => (parameter === 'rate' ? `${n.toFixed(2)} req/s` : `concurrency ${n}`);
   const after =
     skipped.length === 0
-      ? 'it was the last level'
-      : `${skipped.length === 1 ? 'the level' : 'the levels'} after it (${skipped.map(name).join(', ')}) did not run`;
+      ? ' (it was the last level)'
+      : ` and ${skipped.length === 1 ? 'the level' : 'the levels'} after it (${skipped.map(name).join(', ')}) did not run`;
   return {
     parameter,
     load,
@@ -210,7 +211,7 @@ function sweepStop(
     skipped,
     sentence:
       `The sweep stopped at ${name(load)}: ${ruleFlag(earlyStop.reason)} cut that level short at ` +
-      `${earlyStop.atS.toFixed(1)} s, so it fell behind and ${after}.`,
+      `${earlyStop.atS.toFixed(1)} s, so it fell behind${after}.`,
   };
 }
 
