@@ -7,6 +7,7 @@ import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
 import { cancellationLine } from '../cancellation/cancelled-requests.js';
 import { formatCostReport } from '../cost/cost-report.js';
+import { ruleFlag } from '../early-stop/early-stop-settings.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -100,7 +101,7 @@ export function formatBenchReport(
   parts.push(recordsLostLine(result.recordsCounts, result.recordsPath));
   if (result.earlyStop !== undefined) {
     parts.push(
-      `Stopped early (${result.earlyStop.reason === 'saturation' ? '--stop-on-saturation' : '--max-error-rate'}) at ` +
+      `Stopped early (${ruleFlag(result.earlyStop.reason)}) at ` +
         `${result.earlyStop.atS.toFixed(1)} s: ${result.earlyStop.message}. ${result.records.length} of ${result.planned} ` +
         'requests have a record (those in flight were cancelled, as client_abort); the figures above describe only the part that ran.\n',
     );

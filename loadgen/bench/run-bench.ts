@@ -29,13 +29,13 @@ import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { pythonFloatStr } from '../report/python-format.js';
-import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import type { Verdict } from '../report/verdicts.js';
 import type { VllmRunSections } from '../report/vllm-summary.js';
 import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
 import { seriesOfScrape } from '../server-metrics/server-series.js';
-import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { type SpecDecodeStats, specDecodeOfScrape } from '../server-metrics/spec-decode.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
@@ -250,16 +250,6 @@ function withCancellations(requests: PreparedRequest[], settings: BenchSettings)
     const cancelAfterMs = delays[i];
     return cancelAfterMs === undefined ? request : { ...request, cancelAfterMs };
   });
-}
-
-/** The run's verdicts, and after them what the server's metrics attribute them to. */
-function withServerVerdict(
-  found: Verdict[],
-  serverMetrics: ServerMetricsRun | undefined,
-  records: readonly RequestRecord[],
-): Verdict[] {
-  const server = serverVerdict(serverMetrics, found, clientTtftOf(records));
-  return server === undefined ? found : [...found, server];
 }
 
 /** What vLLM's summary and result add for this run (its probes, its server's speculative decoding). */
@@ -490,18 +480,15 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         );
   const specDecode = scrape === undefined ? undefined : specDecodeOfScrape(scrape);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
-  const found = verdicts(
-    measured,
-    extra,
-    DEFAULT_VERDICT_THRESHOLDS,
-    {
+  const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
+    target: {
       path: settings.target.path,
       model: input.model,
       keyHeader: keyHeaderShown(backendProtocol(settings.target.backend).auth),
       ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
     },
-    breakdown.summary,
-  );
+    breakdown: breakdown.summary,
+  });
   return {
     records,
     startedAtMs: result.startedAtMs,
@@ -509,7 +496,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     metrics,
     extra,
     breakdown,
-    verdicts: withServerVerdict(found, serverMetrics, measured),
+    verdicts: found,
     tokenizer,
     dataset,
     planned: requests.length,

@@ -1,5 +1,7 @@
-// --stop-on-saturation, --max-error-rate and their window: when a run (bench, or one sweep level) stops because
+// --stop-on-saturation, --max-error-rate and their window: when a run (bench, or a sweep level) stops because
 // its answer is already known. The rules are early-stop.ts's.
+
+import type { EarlyStop } from './early-stop.js';
 
 /** Seconds of the sliding window both rules read unless --stop-window says otherwise. */
 export const DEFAULT_STOP_WINDOW_S = 10;
@@ -16,4 +18,9 @@ export interface EarlyStopSettings {
 
 export function stopsEarly(settings: EarlyStopSettings | undefined): settings is EarlyStopSettings {
   return settings !== undefined && (settings.onSaturation || settings.maxErrorRate !== undefined);
+}
+
+/** The flag whose rule fired, as the user typed it. */
+export function ruleFlag(reason: EarlyStop['reason']): string {
+  return reason === 'saturation' ? '--stop-on-saturation' : '--max-error-rate';
 }

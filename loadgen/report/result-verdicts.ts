@@ -11,9 +11,9 @@ import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/ex
 import type { RequestRecord } from '../record.js';
 import { serverMetricsFromResult } from '../server-metrics/server-metrics-json.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
-import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
-import { type Verdict, verdicts } from './verdicts.js';
+import type { Verdict } from './verdicts.js';
 
 function savedFailures(json: JsonValueObject): ExtraMetrics['failuresByKind'] | null {
   const saved = tokenmeterSection(json)['failures_by_kind'];
@@ -65,12 +65,13 @@ export function resultVerdicts(
   }
   const splits = breakdownFromResult(json);
   const breakdown = splits === null ? undefined : summarizeBreakdown(splits);
-  const list = verdicts(records ?? [], extra, undefined, undefined, breakdown);
-  // What the server's metrics attribute them to, as bench said it after the run.
-  const server = serverVerdict(
+  // With what the server's metrics attribute them to, as bench said it after the run.
+  const list = verdictsWithServer(
+    records ?? [],
+    extra,
     serverMetricsFromResult(json),
-    list,
     records === null ? null : clientTtftOf(records),
+    breakdown === undefined ? {} : { breakdown },
   );
-  return { list: server === undefined ? list : [...list, server], complete: records !== null };
+  return { list, complete: records !== null };
 }

@@ -21,6 +21,8 @@ export interface SweepReportLevel {
   ttftP99Ms: number | null;
   itlP99Ms: number | null;
   outputThroughput: number | null;
+  /** Seconds into the level at which --stop-on-saturation or --max-error-rate cut it short; null when none did. */
+  stoppedEarlyAtS: number | null;
 }
 
 export interface SweepKnee {
@@ -66,6 +68,8 @@ export interface SweepReportData {
   /** What the server's metrics say bounded it at the knee (knee.cause), when the sweep read them. */
   kneeCause?: string;
   capacity?: SweepCapacity;
+  /** The sweep's sentence when a level stopped early and the sweep stopped there. */
+  stoppedEarly?: string;
   /** Settings shared by every level (model, backend, ...), shown in the report's header table. */
   settings?: Record<string, string | number | null>;
   source?: string;
@@ -77,6 +81,13 @@ function first(json: JsonValueObject, keys: readonly string[]): number | null {
     if (value !== null) return value;
   }
   return null;
+}
+
+/** When the level's early stop fired: a summary entry's early_stop, or a result file's tokenmeter.early_stop. */
+function stoppedEarlyAt(json: JsonValueObject): number | null {
+  const own = json['tokenmeter'];
+  const stop = json['early_stop'] ?? (isJsonObject(own) ? own['early_stop'] : undefined);
+  return isJsonObject(stop) ? numberField(stop, 'at_s') : null;
 }
 
 /** One level from a result file, or from a summary entry with flat figures. */
@@ -93,6 +104,7 @@ export function sweepLevelFrom(json: JsonValueObject): SweepReportLevel | null {
     ttftP99Ms: first(json, ['p99_ttft_ms', 'ttft_p99_ms']),
     itlP99Ms: first(json, ['p99_itl_ms', 'itl_p99_ms']),
     outputThroughput: first(json, ['output_throughput', 'output_tok_s', 'output_tokens_per_s']),
+    stoppedEarlyAtS: stoppedEarlyAt(json),
   };
 }
 
@@ -149,12 +161,15 @@ export function sweepFromSummary(path: string, json: JsonValueObject): SweepRepo
         sentence: stringField(saved, 'sentence') ?? '',
       }
     : undefined;
+  const stopped = json['stopped_early'];
+  const stoppedEarly = isJsonObject(stopped) ? stringField(stopped, 'sentence') : null;
   return {
     levels,
     knee,
     settings,
     source: path,
     ...(kneeCause === null ? {} : { kneeCause }),
+    ...(stoppedEarly === null ? {} : { stoppedEarly }),
     ...(capacity === undefined ? {} : { capacity }),
   };
 }

@@ -4,7 +4,8 @@
 // load generator itself fell behind its schedule (then the numbers describe the client, not the server), and
 // whether --max-concurrency, not the rate, set the load. Each verdict says what was measured, with its numbers,
 // and names no cause it did not measure: the TTFT tail is put down to long prompts only by their correlation, to
-// a segment only by the breakdown (loadgen/breakdown/), else "cause unknown". The list and its rules: docs/loadgen.md.
+// a segment only by the breakdown (loadgen/breakdown/), to the server verdict when the run read the server's metrics
+// (loadgen/server-metrics/server-verdict.ts), else "cause unknown". The list and its rules: docs/loadgen.md.
 
 import { DOUBLED_V1, type HintContext, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { partLabel, requests } from '../breakdown/breakdown-section.js';
@@ -155,6 +156,7 @@ function ttftSpread(
   records: readonly RequestRecord[],
   thresholds: VerdictThresholds,
   breakdown: BreakdownSummary | undefined,
+  serverMetricsRead: boolean,
 ): Verdict | undefined {
   const overMedian = thresholds.ttftP99OverMedian;
   const ok = records.filter((r) => r.outcome === 'ok' && r.ttftMs !== null);
@@ -200,6 +202,10 @@ function ttftSpread(
         `dominates (${slowest.dominantIn} of ${slowest.count}): median ${ms(slowest.dominantMedianMs)} of their median ` +
         `TTFT ${ms(slowest.medianTtftMs)}, against ${ms(slowest.dominantMedianAllMs)} over all requests.`,
     );
+  } else if (!longPrompts && serverMetricsRead) {
+    // The server verdict that follows splits the server's share from the rest and says what bounded it: the
+    // spans and gateway records would only say it again, finer.
+    lines.push("Cause: the server verdict below, from the server's own metrics.");
   } else if (!longPrompts) {
     const missing = missingSegmentData(breakdown);
     const why = measured
@@ -250,6 +256,8 @@ export function verdicts(
   target?: HintContext,
   /** Where the run's time went (loadgen/breakdown/), for the TTFT verdict; without it, "cause unknown". */
   breakdown?: BreakdownSummary,
+  /** The run read the server's metrics, so the server verdict after these attributes the TTFT spread. */
+  serverMetricsRead = false,
 ): Verdict[] {
   const found: Verdict[] = [];
   for (const [outcome, kind] of Object.entries(extra.failuresByKind)) {
@@ -266,7 +274,7 @@ export function verdicts(
     });
   }
   for (const verdict of [
-    ttftSpread(records, thresholds, breakdown),
+    ttftSpread(records, thresholds, breakdown, serverMetricsRead),
     clientBottleneck(records, thresholds.scheduleLagP99Ms),
     concurrencyCap(records, thresholds.capWaitShare),
   ]) {

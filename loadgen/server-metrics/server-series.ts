@@ -80,8 +80,14 @@ export function seriesOfScrape(scrape: ServerScrape, runStartedAtMs: number): Se
   };
 }
 
+/** A cumulative histogram's count of observations: its last bucket, +Inf's. */
+const observations = (buckets: readonly CumulativeBucket[]): number => buckets.at(-1)?.count ?? 0;
+
 /** Shards' series joined by time: every sample in time order, the histograms from the earliest first sample to
- *  the latest last one (the same server's counters, so the increase spans the whole run). */
+ *  the latest last one (the same server's counters, so the increase spans the whole run). The earliest and latest
+ *  are picked by their counts, which only grow, not by the shards' clocks: shards not started at one instant
+ *  (no --start-at) each have a t = 0 of their own, and the clock would pick a baseline taken after another
+ *  shard's first requests (measured: 23 of 30 requests counted, against 30 by the counts). */
 export function mergeSeries(parts: readonly ServerSeries[]): ServerSeries | null {
   const [head] = parts;
   if (head === undefined) return null;
@@ -92,13 +98,15 @@ export function mergeSeries(parts: readonly ServerSeries[]): ServerSeries | null
     if (!parts.some((p) => p.values[figure] !== undefined)) continue;
     values[figure] = rows.map((r) => r.part.values[figure]?.[r.i] ?? null);
   }
-  const earliest = [...parts].sort((a, b) => (a.tS[0] ?? 0) - (b.tS[0] ?? 0))[0] as ServerSeries;
-  const latest = [...parts].sort((a, b) => (b.tS.at(-1) ?? 0) - (a.tS.at(-1) ?? 0))[0] as ServerSeries;
   const histograms: Partial<Record<HistogramFigure, HistogramEnds>> = {};
   for (const figure of ['ttft', 'queueTime'] as const) {
-    const first = earliest.histograms[figure]?.first;
-    const last = latest.histograms[figure]?.last;
-    if (first !== undefined && last !== undefined) histograms[figure] = { first, last };
+    const ends = parts.flatMap((part) => part.histograms[figure] ?? []);
+    const [one, ...others] = ends;
+    if (one === undefined) continue;
+    histograms[figure] = {
+      first: others.reduce((a, b) => (observations(b.first) < observations(a.first) ? b : a), one).first,
+      last: others.reduce((a, b) => (observations(b.last) > observations(a.last) ? b : a), one).last,
+    };
   }
   return {
     ...head,

@@ -3,11 +3,16 @@
 //   sequence's blocks and recomputes it later when a step needs a block and none is free);
 // - concurrency-bound: requests waited while running sat at its largest value (the --max-num-seqs cap, once the
 //   server is full) in at least CAP_SHARE of those samples, with KV to spare;
-// - neither: the limit is elsewhere (compute, the network or the client), which the TTFT breakdown splits.
-// The server's TTFT against the client's then says how much of the client's wait the server accounts for,
-// without spans. Used by bench's verdicts and by the sweep's knee.
+// - neither: the limit is elsewhere (compute, the network or the client), and the server's TTFT against the
+//   client's says which, with its numbers.
+// The server's TTFT against the client's says how much of the client's wait the server accounts for, without
+// spans. Used by bench's verdicts (verdictsWithServer: the TTFT verdict defers to it) and by the sweep's knee.
 
-import type { Verdict } from '../report/verdicts.js';
+import type { HintContext } from '../../src/shared/upstream-hints.js';
+import type { BreakdownSummary } from '../breakdown/breakdown-summary.js';
+import type { ExtraMetrics } from '../metrics/extra-metrics.js';
+import type { RequestRecord } from '../record.js';
+import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
 import type { ServerMetricsRun } from './server-metrics-json.js';
 import type { ClientTtft } from './server-section.js';
 import type { ServerSummary } from './server-summary.js';
@@ -29,7 +34,8 @@ const preemptionsText = (s: ServerSummary): string =>
   s.preemptions === null ? 'preemptions not exported' : `${s.preemptions} preemptions`;
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 
-export function diagnoseServer(s: ServerSummary): ServerDiagnosis {
+/** `client`: the client's TTFT over the same requests, which the neither case sets the server's against. */
+export function diagnoseServer(s: ServerSummary, client: ClientTtft | null = null): ServerDiagnosis {
   const kv = s.peakKvUsage;
   const preempted = s.preemptions ?? 0;
   if (kv !== null && kv >= MEMORY_BOUND_KV_USAGE && preempted > 0) {
@@ -61,21 +67,28 @@ export function diagnoseServer(s: ServerSummary): ServerDiagnosis {
     };
   }
   const kvText = kv === null ? 'KV cache usage not exported' : `KV cache usage peaked at ${pct(kv)}`;
+  const split =
+    ttftSplit(s, client) ??
+    (s.serverTtft === null
+      ? 'the server exports no TTFT histogram to split its share from the rest'
+      : `the server's own TTFT p50 is ${s.serverTtft.p50Ms.toFixed(2)} ms, with no client TTFT to set it against`);
   return {
     bound: 'neither',
     sentence:
-      `neither memory- nor concurrency-bound: ${kvText}, ${preemptionsText(s)}, requests ` +
-      `waited in ${s.samplesWaiting} of ${s.samples} samples: the time went to compute, the network or the client ` +
-      '(see "Where TTFT goes")',
+      `neither memory- nor concurrency-bound (${kvText}, ${preemptionsText(s)}, requests waited in ` +
+      `${s.samplesWaiting} of ${s.samples} samples), so the time went to the server's compute, the network or the ` +
+      `client: ${split}`,
   };
 }
 
-/** "server TTFT p50 40.00 ms of the client's 52.10 ms: 12.10 ms (23%) outside the server" */
+/** "the server's own TTFT p50 is 40.00 ms (77%) of the client's 52.10 ms (...): 12.10 ms (23%) is outside the
+ *  server (...)" */
 export function ttftSplit(s: ServerSummary, client: ClientTtft | null): string | undefined {
   if (s.serverTtft === null || client === null || client.p50Ms <= 0) return undefined;
   const outside = client.p50Ms - s.serverTtft.p50Ms;
+  const share = Math.min(s.serverTtft.p50Ms / client.p50Ms, 1);
   return (
-    `the server's own TTFT p50 is ${s.serverTtft.p50Ms.toFixed(2)} ms of the client's ${client.p50Ms.toFixed(2)} ms ` +
+    `the server's own TTFT p50 is ${s.serverTtft.p50Ms.toFixed(2)} ms (${(share * 100).toFixed(0)}%) of the client's ${client.p50Ms.toFixed(2)} ms ` +
     `(p99 ${s.serverTtft.p99Ms.toFixed(2)} of ${client.p99Ms.toFixed(2)}): ` +
     (outside > 0
       ? `${outside.toFixed(2)} ms (${((outside / client.p50Ms) * 100).toFixed(0)}%) is outside the server (network, gateway, client)`
@@ -91,14 +104,36 @@ export function serverVerdict(
   client: ClientTtft | null,
 ): Verdict | undefined {
   if (run === undefined || !run.available) return undefined;
-  const diagnosis = diagnoseServer(run.summary);
+  const diagnosis = diagnoseServer(run.summary, client);
   const attributes = others.filter((v) => v.kind === 'ttft-spread' || v.kind === 'low-success-rate');
   if (attributes.length === 0 && diagnosis.bound === 'neither') return undefined;
   const what =
     attributes.length === 0 ? '' : ` (behind the ${attributes.map((v) => v.kind).join(' and ')} above)`;
-  const split = ttftSplit(run.summary, client);
+  // The neither case's sentence is the split already.
+  const split = diagnosis.bound === 'neither' ? undefined : ttftSplit(run.summary, client);
   return {
     kind: 'server-bound',
     message: `server${what}: ${diagnosis.sentence}${split === undefined ? '' : `; ${split}`}.`,
   };
+}
+
+/** The run's verdicts and, after them, what the server's metrics attribute them to. With server metrics the TTFT
+ *  verdict defers to the server's verdict instead of calling its cause unknown. */
+export function verdictsWithServer(
+  records: readonly RequestRecord[],
+  extra: ExtraMetrics,
+  run: ServerMetricsRun | undefined,
+  client: ClientTtft | null,
+  context: { readonly target?: HintContext; readonly breakdown?: BreakdownSummary } = {},
+): Verdict[] {
+  const found = verdicts(
+    records,
+    extra,
+    DEFAULT_VERDICT_THRESHOLDS,
+    context.target,
+    context.breakdown,
+    run?.available === true,
+  );
+  const server = serverVerdict(run, found, client);
+  return server === undefined ? found : [...found, server];
 }

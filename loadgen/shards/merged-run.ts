@@ -20,12 +20,12 @@ import { formatExtraSummary } from '../report/extra-summary.js';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
 import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { readTarget } from '../report/run-target.js';
-import { formatVerdicts, type Verdict, verdicts } from '../report/verdicts.js';
+import { formatVerdicts, type Verdict } from '../report/verdicts.js';
 import { formatVllmSummary } from '../report/vllm-summary.js';
 import type { ServerMetricsRun } from '../server-metrics/server-metrics-json.js';
 import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
-import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { mergeShards } from './merge-shards.js';
 import type { ShardRun } from './shard-results.js';
 import { mergedServerMetrics } from './shard-server-metrics.js';
@@ -97,8 +97,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
   const measured = measuredRecords(records, undefined);
   const extra = extraMetrics(measured, settings.metricPercentiles);
   const serverMetrics = mergedServerMetrics(runs);
-  const found = verdicts(measured, extra);
-  const server = serverVerdict(serverMetrics, found, clientTtftOf(measured));
+  const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured));
   const cancellation = mergedCancellation(runs, records);
   return {
     run: describe(runs, settings, date),
@@ -110,7 +109,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
     }),
     extra,
-    verdicts: server === undefined ? found : [...found, server],
+    verdicts: found,
     shards: runs.map(shardFigures),
     notes,
     ...(serverMetrics === undefined ? {} : { serverMetrics }),

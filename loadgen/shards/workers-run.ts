@@ -18,9 +18,8 @@ import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js
 import type { BenchSettings } from '../bench/settings.js';
 import { benchBreakdown } from '../breakdown/run-breakdown.js';
 import { cancellationCounts } from '../cancellation/cancelled-requests.js';
-import { verdicts } from '../report/verdicts.js';
 import { clientTtftOf } from '../server-metrics/server-section.js';
-import { serverVerdict } from '../server-metrics/server-verdict.js';
+import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
 import { readShardRuns } from './shard-results.js';
@@ -91,8 +90,9 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
     const { metrics, extra } = runFigures(measured, merged.durationMs, settings, settings.metricPercentiles);
     const breakdown = benchBreakdown(measured, settings);
     const serverMetrics = mergedServerMetrics(runs);
-    const found = verdicts(measured, extra, undefined, undefined, breakdown.summary);
-    const server = serverVerdict(serverMetrics, found, clientTtftOf(measured));
+    const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
+      breakdown: breakdown.summary,
+    });
     const result: BenchRunResult = {
       records: merged.records,
       startedAtMs: 0,
@@ -100,7 +100,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       metrics,
       extra,
       breakdown,
-      verdicts: server === undefined ? found : [...found, server],
+      verdicts: found,
       tokenizer: prepared.tokenizer,
       dataset: prepared.dataset,
       planned: requestCount(settings, prepared.dataset),

@@ -15,7 +15,7 @@ const rps = (rate: number): string => `${rate.toFixed(2)} req/s`;
 export function kneeCause(knee: Knee): KneeCause | null {
   const bad = knee.firstBad;
   if (bad?.server == null) return null;
-  const diagnosis = diagnoseServer(bad.server);
+  const diagnosis = diagnoseServer(bad.server, bad.clientTtft ?? null);
   const good = knee.lastGood?.server;
   const below =
     good == null || knee.lastGood === undefined

@@ -1,7 +1,10 @@
 // A sweep: probes (to size the levels and, with --rates auto, to place them), then the bench at each rate for
 // long enough to be steady, every level's result JSON and records, the knee, then sweep-summary.json (and its
-// HTML page) beside them. Nothing is printed here: progress lines go to the caller's `say`, the table comes back
-// as text. Split in two so that the caller prints the table before the summary is written, as for a single run.
+// HTML page) beside them. A level that --stop-on-saturation or --max-error-rate cut short fell behind, and is the
+// sweep's answer: no level after it runs (the SLO search treats it as any level that broke, and goes on below
+// it). The probes are not watched: the throughput probe overloads the server on purpose. Nothing is printed
+// here: progress lines go to the caller's `say`, the table comes back as text. Split in two so that the caller
+// prints the table before the summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { LoadedDataset } from '../bench/load-dataset.js';
@@ -11,6 +14,8 @@ import { type BenchRunResult, runBench } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
 import { describeRun, saveResult } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
+import type { EarlyStop } from '../early-stop/early-stop.js';
+import { ruleFlag } from '../early-stop/early-stop-settings.js';
 import { median } from '../metrics/numpy-stats.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, type RunDescription, resultFileName } from '../report/result-json.js';
@@ -79,6 +84,18 @@ export interface SweepProbes {
   throughput?: ThroughputProbe;
 }
 
+/** A level cut short by --stop-on-saturation or --max-error-rate, and the levels that did not run after it. */
+export interface SweepStop {
+  readonly parameter: SweepParameter;
+  /** The level's rate or concurrency. */
+  readonly load: number;
+  readonly earlyStop: EarlyStop;
+  /** The loads listed after it, not run. */
+  readonly skipped: readonly number[];
+  /** "The sweep stopped at 100.00 req/s: ..." */
+  readonly sentence: string;
+}
+
 export interface SweepOutcome {
   /** Where every level's files and the summary go. */
   readonly dir: string;
@@ -89,6 +106,8 @@ export interface SweepOutcome {
   readonly knee: Knee;
   /** --slo: the capacity found, its interval and the levels tried. */
   readonly capacity?: SloCapacity;
+  /** A level of a --rates or --concurrencies sweep stopped early, so the sweep stopped there (exit 4). */
+  readonly stoppedEarly?: SweepStop;
   readonly interrupted: boolean;
   /** What goes to stdout: one table row per level and the knee in a sentence. */
   readonly report: string;
@@ -106,9 +125,12 @@ async function run(
   dir: string,
   changes: Partial<BenchSettings>,
   count: number,
+  /** Whether --stop-on-saturation and --max-error-rate watch it: a level, not a probe. */
+  watched: boolean,
 ): Promise<{ result: BenchRunResult; file: string; description: RunDescription }> {
   const p = input.prepared;
-  const settings = { ...input.settings, ...changes };
+  const { earlyStop, ...rest } = { ...input.settings, ...changes };
+  const settings: BenchSettings = watched && earlyStop !== undefined ? { ...rest, earlyStop } : rest;
   const dataset = cycled(p.dataset, count);
   const description = describeRun(settings, p.modelId, p.tokenizer.name, new Date(), dataset.requests.length);
   const path = join(dir, resultFileName(description));
@@ -143,6 +165,7 @@ async function synchronousProbe(input: SweepInput, dir: string): Promise<Synchro
     // sharded probe's cap is the number of shards, never the 1 a single process uses.
     { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: input.settings.shard?.count ?? 1 },
     SYNC_PROBE_REQUESTS,
+    false,
   );
   const latencies = result.records
     .filter((r) => r.outcome === 'ok' && r.lastTokenMs !== null)
@@ -161,12 +184,35 @@ async function synchronousProbe(input: SweepInput, dir: string): Promise<Synchro
 
 async function throughputProbe(input: SweepInput, dir: string): Promise<ThroughputProbe> {
   const count = input.prepared.dataset.requests.length;
-  const { result, file } = await run(input, dir, { requestRate: Number.POSITIVE_INFINITY }, count);
+  const { result, file } = await run(input, dir, { requestRate: Number.POSITIVE_INFINITY }, count, false);
   const probe = { requests: result.records.length, rps: busyRate(result), resultFile: basename(file) };
   input.say(
     `throughput probe: ${probe.requests} requests at once, ${probe.rps.toFixed(2)} req/s completed -> ${file}`,
   );
   return probe;
+}
+
+/** The level that stopped early ends the sweep: what fired, and what did not run. */
+function sweepStop(
+  parameter: SweepParameter,
+  load: number,
+  earlyStop: EarlyStop,
+  skipped: readonly number[],
+): SweepStop {
+  const name = (n: number): string => (parameter === 'rate' ? `${n.toFixed(2)} req/s` : `concurrency ${n}`);
+  const after =
+    skipped.length === 0
+      ? ' (it was the last level)'
+      : ` and ${skipped.length === 1 ? 'the level' : 'the levels'} after it (${skipped.map(name).join(', ')}) did not run`;
+  return {
+    parameter,
+    load,
+    earlyStop,
+    skipped,
+    sentence:
+      `The sweep stopped at ${name(load)}: ${ruleFlag(earlyStop.reason)} cut that level short at ` +
+      `${earlyStop.atS.toFixed(1)} s, so it fell behind${after}.`,
+  };
 }
 
 export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
@@ -212,16 +258,21 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
         ? { requestRate: load, requestIdPrefix }
         : { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: concurrency, requestIdPrefix },
       count,
+      true,
     );
     const rate = concurrency === undefined ? load : Number.POSITIVE_INFINITY;
     const level = sweepLevel(rate, result, basename(file), settings.goodput, concurrency);
     levels.push(level);
+    const stop = result.earlyStop;
     say(
-      `${parameter} ${load}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`,
+      stop === undefined
+        ? `${parameter} ${load}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`
+        : `${parameter} ${load}: stopped early at ${stop.atS.toFixed(1)} s by ${ruleFlag(stop.reason)} (${result.records.length} of ${count} requests sent): ${stop.message}; ${level.status} -> ${file}`,
     );
     return { result, level, description };
   };
   let capacity: SloCapacity | undefined;
+  let stoppedEarly: SweepStop | undefined;
   if (input.slos !== undefined && input.slos.length > 0) {
     const slos = input.slos;
     say(`searching for the highest ${parameter} within ${slos.map((t) => t.text).join(', ')}`);
@@ -243,9 +294,14 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
       () => signal.aborted,
     );
   } else {
-    for (const load of (parameter === 'concurrency' ? input.concurrencies : rates) ?? []) {
+    const loads = (parameter === 'concurrency' ? input.concurrencies : rates) ?? [];
+    for (const [i, load] of loads.entries()) {
       if (signal.aborted) break;
-      await runLevel(load);
+      const { result } = await runLevel(load);
+      if (result.earlyStop === undefined) continue;
+      stoppedEarly = sweepStop(parameter, load, result.earlyStop, loads.slice(i + 1));
+      say(stoppedEarly.sentence);
+      break;
     }
   }
   const knee = findKnee(levels);
@@ -258,10 +314,12 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     levels,
     knee,
     ...(capacity === undefined ? {} : { capacity }),
+    ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
     interrupted: signal.aborted,
     report:
       `${formatSweepTable(levels)}\n${knee.sentence}\n${cause === null ? '' : `${cause.sentence}\n`}` +
-      (capacity === undefined ? '' : `${capacity.sentence}\n`),
+      (capacity === undefined ? '' : `${capacity.sentence}\n`) +
+      (stoppedEarly === undefined ? '' : `${stoppedEarly.sentence}\n`),
   };
 }
 
@@ -289,6 +347,7 @@ export async function saveSweep(
     outcome.levels,
     outcome.knee,
     outcome.capacity,
+    outcome.stoppedEarly,
   );
   const summaryPath = join(outcome.dir, 'sweep-summary.json');
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);

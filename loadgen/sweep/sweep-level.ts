@@ -1,12 +1,18 @@
 // One row of a sweep: what was offered, what the server achieved, and the latency figures people compare across
 // rates, all from the level's steady window (steady-window.ts), with the warm-up and the drain counted apart.
 // The level's status says whether it kept up, fell behind (and by which rule, with its numbers), or cannot tell.
+// A level that --stop-on-saturation or --max-error-rate cut short fell behind: the rule that stopped it is the
+// evidence, and the few requests it left in a steady window cannot say "unclear" over it.
 
 import type { BenchRunResult } from '../bench/run-bench.js';
+import { cancelledByRun } from '../cancellation/cancelled-requests.js';
+import type { EarlyStop } from '../early-stop/early-stop.js';
+import { ruleFlag } from '../early-stop/early-stop-settings.js';
 import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.js';
 import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
 
@@ -27,11 +33,13 @@ export interface SweepLevel {
   requests: number;
   /** Requests due in the steady window, and before it (warm-up). */
   steadyRequests: number;
+  /** Of the steady window's requests, those the run cut itself (its early stop, Ctrl-C, a planned cancellation). */
+  steadyCancelled: number;
   warmupRequests: number;
   /** After the last intended send: how long until the last completion, and how many completed then. */
   drainS: number;
   drainCompletions: number;
-  /** Success over the steady window's requests. */
+  /** Success over the steady window's requests, those the run cut itself left out. */
   successRate: number;
   /** In the steady window: due, sent and completed per second, each with its spread over the window's bins. */
   offered: RateSpread;
@@ -52,6 +60,10 @@ export interface SweepLevel {
   worstSlo: { name: string; limitMs: number; attainment: number } | null;
   /** The server's own metrics over the level (loadgen/server-metrics/), null without them. */
   server?: ServerSummary | null;
+  /** The client's TTFT over all of the level's requests, as the server's histogram covers them; with `server`. */
+  clientTtft?: ClientTtft | null;
+  /** Why --stop-on-saturation or --max-error-rate cut the level short, when one did. */
+  earlyStop?: EarlyStop;
   status: LevelStatus;
   /** Why, with the numbers: what broke, or why it cannot tell; empty when it kept up. */
   reason: string;
@@ -90,11 +102,18 @@ function worstSlo(requests: readonly RequestRecord[], slos: GoodputSlos | undefi
   return worst;
 }
 
+/** "stopped early at 2.3 s by --stop-on-saturation: in the last 2 s ..." */
+function earlyStopReason(stop: EarlyStop): string {
+  return `stopped early at ${stop.atS.toFixed(1)} s by ${ruleFlag(stop.reason)}: ${stop.message}`;
+}
+
 function judge(
   window: SteadyWindow,
   successRate: number,
   slo: SweepLevel['worstSlo'],
+  earlyStop: EarlyStop | undefined,
 ): [LevelStatus, string] {
+  if (earlyStop !== undefined) return ['fell-behind', earlyStopReason(earlyStop)];
   const n = window.requests.length;
   if (n < MIN_STEADY_REQUESTS) {
     return ['unclear', `only ${n} requests in its steady window (at least ${MIN_STEADY_REQUESTS} needed)`];
@@ -125,7 +144,9 @@ export function sweepLevel(
   concurrency?: number,
 ): SweepLevel {
   const window = steadyWindow(result.records, concurrency === undefined ? 'schedule' : 'sends');
-  const steady = window.requests;
+  // The requests the run cut itself (its early stop, Ctrl-C, a planned cancellation) are no failures of the
+  // server: the level's success and SLOs are over the others, as a bench run's figures are.
+  const steady = window.requests.filter((r) => !cancelledByRun(r));
   const ok = steady.filter((r) => r.outcome === 'ok');
   const ttfts = ok.map((r) => r.ttftMs).filter((v): v is number => v !== null);
   const tpots = ok.map(tpotMs).filter((v): v is number => v !== undefined);
@@ -139,13 +160,14 @@ export function sweepLevel(
     );
   const slo = hasSlos ? worstSlo(steady, slos) : null;
   const sloAttainment = hasSlos && steady.length > 0 ? steady.filter(meetsAll).length / steady.length : null;
-  const [status, reason] = judge(window, successRate, slo);
+  const [status, reason] = judge(window, successRate, slo, result.earlyStop);
   const windowS = (window.endMs - window.startMs) / 1000;
   return {
     offeredRps,
     ...(concurrency === undefined ? {} : { concurrency }),
     requests: result.records.length,
-    steadyRequests: steady.length,
+    steadyRequests: window.requests.length,
+    steadyCancelled: window.requests.length - steady.length,
     warmupRequests: window.warmupRequests,
     drainS: window.drainMs / 1000,
     drainCompletions: window.drainCompletions,
@@ -164,6 +186,8 @@ export function sweepLevel(
     sloAttainment,
     worstSlo: slo,
     server: result.serverMetrics?.available === true ? result.serverMetrics.summary : null,
+    ...(result.serverMetrics?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
+    ...(result.earlyStop === undefined ? {} : { earlyStop: result.earlyStop }),
     status,
     reason,
     resultFile,

@@ -1,8 +1,9 @@
 // sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
+import { earlyStopJson } from '../server-metrics/server-metrics-keys.js';
 import type { Knee } from './knee.js';
 import { kneeCause } from './knee-cause.js';
-import type { SweepProbes } from './run-sweep.js';
+import type { SweepProbes, SweepStop } from './run-sweep.js';
 import type { SloCapacity } from './slo-search.js';
 import type { SweepLevel } from './sweep-level.js';
 
@@ -39,6 +40,7 @@ function levelJson(level: SweepLevel) {
     result_file: level.resultFile,
     // The steady window the figures above come from, and what was left out of it.
     steady_requests: level.steadyRequests,
+    steady_cancelled: level.steadyCancelled,
     warmup_requests: level.warmupRequests,
     drain_s: level.drainS,
     drain_completions: level.drainCompletions,
@@ -64,6 +66,20 @@ function levelJson(level: SweepLevel) {
           },
     status: level.status,
     reason: level.reason,
+    // Why --stop-on-saturation or --max-error-rate cut the level short (a bench result's tokenmeter.early_stop).
+    early_stop: level.earlyStop === undefined ? null : earlyStopJson(level.earlyStop),
+  };
+}
+
+/** The level that stopped the sweep and the levels that did not run after it, in the sweep's unit. */
+function stoppedEarlyJson(stop: SweepStop) {
+  return {
+    swept: stop.parameter,
+    [stop.parameter === 'rate' ? 'offered_rate' : 'max_concurrency']: stop.load,
+    reason: stop.earlyStop.reason,
+    at_s: Number(stop.earlyStop.atS.toFixed(3)),
+    skipped: stop.skipped,
+    sentence: stop.sentence,
   };
 }
 
@@ -102,6 +118,7 @@ export function sweepSummaryJson(
   levels: readonly SweepLevel[],
   knee: Knee,
   capacity?: SloCapacity,
+  stoppedEarly?: SweepStop,
 ) {
   const lastGood = knee.lastGood?.offeredRps ?? null;
   const firstBad = knee.firstBad?.offeredRps ?? null;
@@ -136,6 +153,8 @@ export function sweepSummaryJson(
       cause: kneeCause(knee),
     },
     ...(capacity === undefined ? {} : { slo_capacity: sloCapacityJson(capacity) }),
+    // A --rates or --concurrencies sweep whose level was cut short stopped there; null when none was.
+    stopped_early: stoppedEarly === undefined ? null : stoppedEarlyJson(stoppedEarly),
     interrupted: context.interrupted,
   };
 }

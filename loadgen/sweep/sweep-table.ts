@@ -1,21 +1,30 @@
 // The sweep table: one line per level (a rate, or a concurrency), aligned for reading in a terminal. Rates and
-// latencies are the steady window's; "achieved" shows its spread over the window's bins.
+// latencies are the steady window's; "achieved" shows its spread over the window's bins. A figure no request
+// could give (no request in the window answered, or none completed) is "-", not 0.
 
 import type { SweepLevel } from './sweep-level.js';
+
+/** Requests of the steady window the server answered (those the run cut itself left out). */
+const answered = (l: SweepLevel): number => l.steadyRequests - l.steadyCancelled;
+/** A figure of the window's completed requests, or "-" when none completed (a level cut short early). */
+const ofCompleted =
+  (figure: (l: SweepLevel) => number, digits: number) =>
+  (l: SweepLevel): string =>
+    answered(l) * l.successRate === 0 ? '-' : figure(l).toFixed(digits);
 
 const COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
   ['rate (req/s)', (l) => (Number.isFinite(l.offeredRps) ? l.offeredRps.toFixed(2) : 'inf')],
   ['requests', (l) => `${l.steadyRequests}/${l.requests}`],
-  ['success', (l) => `${(l.successRate * 100).toFixed(1)}%`],
+  ['success', (l) => (answered(l) === 0 ? '-' : `${(l.successRate * 100).toFixed(1)}%`)],
   ['achieved (req/s)', (l) => l.achievedRps.toFixed(2)],
   ['spread', (l) => `${l.achieved.minRps.toFixed(1)}-${l.achieved.maxRps.toFixed(1)}`],
-  ['TTFT p50 (ms)', (l) => l.ttftP50Ms.toFixed(1)],
-  ['TTFT p99 (ms)', (l) => l.ttftP99Ms.toFixed(1)],
-  ['TPOT (ms)', (l) => l.tpotMeanMs.toFixed(2)],
-  ['ITL p99 (ms)', (l) => l.itlP99Ms.toFixed(2)],
+  ['TTFT p50 (ms)', ofCompleted((l) => l.ttftP50Ms, 1)],
+  ['TTFT p99 (ms)', ofCompleted((l) => l.ttftP99Ms, 1)],
+  ['TPOT (ms)', ofCompleted((l) => l.tpotMeanMs, 2)],
+  ['ITL p99 (ms)', ofCompleted((l) => l.itlP99Ms, 2)],
   ['output (tok/s)', (l) => l.outputTokPerS.toFixed(1)],
   ['drain (s)', (l) => l.drainS.toFixed(2)],
-  ['status', (l) => l.status],
+  ['status', (l) => (l.earlyStop === undefined ? l.status : `${l.status} (stopped early)`)],
 ];
 
 /** A concurrency sweep's levels all run at rate inf: their first column is what they held fixed. */

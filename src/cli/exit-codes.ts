@@ -15,7 +15,8 @@ export const EXIT_USAGE = 2;
 export const EXIT_BUDGET_STOPPED = 3;
 /** bench stopped by --stop-on-saturation or --max-error-rate: the answer was known (the server saturated, or too
  *  many requests failed) before the run's end; the report, result JSON (`tokenmeter.early_stop`) and records of
- *  what ran are saved and say which rule fired, with its numbers (docs/loadgen.md, "Stopping early"). */
+ *  what ran are saved and say which rule fired, with its numbers (docs/loadgen.md, "Stopping early"). sweep: a
+ *  level was stopped so, and no level after it ran. */
 export const EXIT_STOPPED_EARLY = 4;
 /** Stopped by Ctrl-C (SIGINT) or SIGTERM; the report of what ran is printed and the records are kept. */
 export const EXIT_INTERRUPTED = 130;

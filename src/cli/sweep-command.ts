@@ -1,7 +1,7 @@
 // `tokenmeter sweep`: the bench at several request rates, and where the server stops keeping up. This file turns
-// the flags into settings and prints; the sweep is loadgen/sweep/run-sweep.ts.
+// the flags into settings and the levels asked for, hands them to the workflow (loadgen/sweep/sweep-workflow.ts)
+// and picks the exit status.
 
-import type { BenchSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
 import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/sweep-load.js';
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
@@ -9,7 +9,7 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import type { Command } from './command.js';
-import { EXIT_INTERRUPTED, EXIT_OK } from './exit-codes.js';
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
 import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
@@ -129,18 +129,6 @@ function sweptParameter(
   return { parameter: byConcurrency ? 'concurrency' : 'rate', concurrencies };
 }
 
-/** Settings a concurrency sweep sets itself or cannot split (from flags, environment or config alike). */
-function refuseConcurrencySettings(settings: BenchSettings): void {
-  if (settings.maxConcurrency !== undefined)
-    throw new UsageError(
-      'each concurrency level sets its own --max-concurrency (at rate inf): leave out --max-concurrency',
-    );
-  // A cap is the whole run's and split across the shards: levels below the shards' count would be refused one
-  // by one, mid-sweep.
-  if (settings.shard !== undefined)
-    throw new UsageError('a concurrency sweep runs in one process: leave out --shard (or sweep --rates)');
-}
-
 export const sweepCommand: Command = {
   name: 'sweep',
   summary:
@@ -152,7 +140,7 @@ export const sweepCommand: Command = {
   options: SWEEP_OPTIONS,
   allowPositionals: true,
   details:
-    'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json.',
+    'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json. Exit status: 0 done, 1 failed to run, 2 usage, 4 a level stopped by --stop-on-saturation or --max-error-rate (no level after it ran), 130 interrupted.',
   async run(commandLine) {
     const ratesText = String(commandLine.options['rates'] ?? 'auto');
     let rates: number[] | undefined;
@@ -166,32 +154,18 @@ export const sweepCommand: Command = {
       throw new UsageError('--slo searches for the rate itself: leave out --rates (or give --rates auto)');
     const { parameter, concurrencies } = sweptParameter(commandLine, slos.length > 0, rates !== undefined);
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
-    const { prepareRun } = await import('../../loadgen/bench/prepare-run.js');
-    const { runSweep, saveSweep } = await import('../../loadgen/sweep/run-sweep.js');
-    const { checkOutputFolders, sweepOutputFolders } = await import('../../loadgen/bench/output-folders.js');
+    const { sweepWorkflow } = await import('../../loadgen/sweep/sweep-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
-    if (parameter === 'concurrency') refuseConcurrencySettings(settings);
-    else if (settings.dataset.timedTrace?.selfTimed === true)
-      throw new UsageError(
-        "a rate sweep sets each level's --request-rate, which a self-timed timed_trace ignores: add --no-self-timed",
-      );
     const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];
-    const htmlPath = typeof html === 'string' ? html : undefined;
-    checkOutputFolders(sweepOutputFolders(settings, htmlPath));
-    const prepared = await prepareRun(settings, say, { flagNotes });
-    const outcome = await untilStopped((signal) =>
-      runSweep({
-        settings,
+    const outcome = await sweepWorkflow({
+      settings,
+      plan: {
         rates,
         steps: Number(commandLine.options['steps'] ?? DEFAULT_STEPS),
         levelSeconds: typeof levelSeconds === 'number' ? levelSeconds : undefined,
-        prepared,
-        signal,
-        say,
-        progressStream: process.stderr,
         ...(concurrencies === undefined ? {} : { concurrencies }),
         ...(slos.length === 0
           ? {}
@@ -200,10 +174,15 @@ export const sweepCommand: Command = {
               search: parameter,
               sloBisections: Number(commandLine.options['slo-bisections'] ?? DEFAULT_SLO_BISECTIONS),
             }),
-      }),
-    );
-    process.stdout.write(outcome.report);
-    await saveSweep(outcome, settings, prepared, htmlPath, say);
-    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+      },
+      flagNotes,
+      ...(typeof html === 'string' ? { htmlPath: html } : {}),
+      say,
+      print: (text) => void process.stdout.write(text),
+      progressStream: process.stderr,
+      stoppable: untilStopped,
+    });
+    if (outcome.interrupted) return EXIT_INTERRUPTED;
+    return outcome.stoppedEarly === undefined ? EXIT_OK : EXIT_STOPPED_EARLY;
   },
 };

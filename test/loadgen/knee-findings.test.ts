@@ -11,6 +11,7 @@ function level(offeredRps: number, status: LevelStatus, reason = ''): SweepLevel
     offeredRps,
     requests: 100,
     steadyRequests: 80,
+    steadyCancelled: 0,
     warmupRequests: 20,
     drainS: 0.1,
     drainCompletions: 3,

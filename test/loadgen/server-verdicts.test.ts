@@ -55,9 +55,23 @@ test('concurrency-bound: waiting while running sits at its cap in half the sampl
 test("the server's TTFT against the client's splits what is outside the server", () => {
   assert.equal(
     ttftSplit(QUIET, { p50Ms: 50, p99Ms: 120 }),
-    "the server's own TTFT p50 is 40.00 ms of the client's 50.00 ms (p99 90.00 of 120.00): 10.00 ms (20%) is outside the server (network, gateway, client)",
+    "the server's own TTFT p50 is 40.00 ms (80%) of the client's 50.00 ms (p99 90.00 of 120.00): 10.00 ms (20%) is outside the server (network, gateway, client)",
   );
   assert.equal(ttftSplit({ ...QUIET, serverTtft: null }, { p50Ms: 50, p99Ms: 120 }), undefined);
+});
+
+test('neither bound: the sentence quotes the server TTFT against the client TTFT, not another section', () => {
+  assert.equal(
+    diagnoseServer(QUIET, { p50Ms: 50, p99Ms: 120 }).sentence,
+    'neither memory- nor concurrency-bound (KV cache usage peaked at 40.0%, 0 preemptions, requests waited in 0 of ' +
+      "20 samples), so the time went to the server's compute, the network or the client: the server's own TTFT p50 " +
+      "is 40.00 ms (80%) of the client's 50.00 ms (p99 90.00 of 120.00): 10.00 ms (20%) is outside the server " +
+      '(network, gateway, client)',
+  );
+  assert.match(
+    diagnoseServer({ ...QUIET, serverTtft: null }, { p50Ms: 50, p99Ms: 120 }).sentence,
+    /: the server exports no TTFT histogram to split its share from the rest$/,
+  );
 });
 
 test('a real overload of a 2-seat simulator: the concurrency-bound verdict, with its numbers', async () => {
@@ -94,7 +108,7 @@ test('a real overload of a 2-seat simulator: the concurrency-bound verdict, with
       run.stdout,
       /^server(?: \(behind the [a-z -]+ above\))?: concurrency-bound: running stayed at 2 \(its cap\) in \d+ of the \d+ samples with requests waiting \(up to \d+\), (?:0 preemptions|preemptions not exported), (?:KV cache usage not exported, so memory is not ruled out|KV cache usage peaked at [\d.]+%, room to spare): raise --max-num-seqs/m,
     );
-    assert.match(run.stdout, /the server's own TTFT p50 is [\d.]+ ms of the client's [\d.]+ ms/);
+    assert.match(run.stdout, /the server's own TTFT p50 is [\d.]+ ms \(\d+%\) of the client's [\d.]+ ms/);
   } finally {
     await sim.close();
   }

@@ -105,6 +105,8 @@ function cell(value: number | null, scale = 1): string {
 }
 
 function levelTable(levels: readonly SweepReportLevel[], axis: SweepAxis): string {
+  // A column only when a level was cut short: --stop-on-saturation or --max-error-rate, seconds into it.
+  const stopped = levels.some((l) => l.stoppedEarlyAtS !== null);
   const head = [
     ...(axis === 'concurrency' ? ['concurrency'] : []),
     'offered (req/s)',
@@ -114,12 +116,13 @@ function levelTable(levels: readonly SweepReportLevel[], axis: SweepAxis): strin
     'TTFT p99 (ms)',
     'ITL p99 (ms)',
     'output (tok/s)',
+    ...(stopped ? ['stopped early (s)'] : []),
   ];
   const rows = levels.map(
     (l) =>
       `<tr>${axis === 'concurrency' ? `<td class="num">${escapeHtml(String(l.maxConcurrency))}</td>` : ''}<td class="num">${Number.isFinite(l.offeredRate) ? escapeHtml(String(l.offeredRate)) : 'inf'}</td>` +
       `${cell(l.achievedRate)}${cell(l.successRate, 100)}${cell(l.ttftP50Ms)}${cell(l.ttftP99Ms)}` +
-      `${cell(l.itlP99Ms)}${cell(l.outputThroughput)}</tr>`,
+      `${cell(l.itlP99Ms)}${cell(l.outputThroughput)}${stopped ? cell(l.stoppedEarlyAtS) : ''}</tr>`,
   );
   return `<table><thead><tr>${head.map((h) => `<th class="num">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -135,7 +138,10 @@ export function renderSweepReport(data: SweepReportData): string {
     (data.kneeCause === undefined ? '' : `<p>${escapeHtml(data.kneeCause)}</p>`) +
     (data.capacity === undefined
       ? ''
-      : `<p class="capacity"><strong>SLO capacity:</strong> ${escapeHtml(data.capacity.sentence)}</p>`);
+      : `<p class="capacity"><strong>SLO capacity:</strong> ${escapeHtml(data.capacity.sentence)}</p>`) +
+    (data.stoppedEarly === undefined
+      ? ''
+      : `<p class="stopped"><strong>Stopped early:</strong> ${escapeHtml(data.stoppedEarly)}</p>`);
   const infNote = unlimited
     ? '<p class="message">The "inf" level (all at once) has no place on a rate axis and is only in the table.</p>'
     : '';
