@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
+import * as zlib from 'node:zlib';
 import { request } from 'undici';
 import type { TimeoutsInput } from '../../src/gateway/config.js';
 import { MAX_LIST_BYTES } from '../../src/gateway/models-list.js';
@@ -280,6 +281,130 @@ ROWS.push(
       assert.equal(got.body.length, 0, 'nothing undecodable is passed on');
     },
     outcome: 'truncated',
+  },
+);
+
+// Encodings past one gzip, deflate or br: a stack of codings is decoded whole, and what cannot be decoded is
+// answered 502 by the gateway, never passed on undecoded (its bytes could carry the key past the scrubber to a
+// client that decodes them, as Node's fetch decodes `gzip, gzip`).
+
+/** A 401 quoting the key the upstream got, as OpenAI's answer to a wrong key does. */
+function keyQuotingError(req: IncomingMessage): string {
+  return JSON.stringify({
+    error: {
+      message: `Incorrect API key provided: ${req.headers.authorization}`,
+      type: 'invalid_request_error',
+    },
+  });
+}
+
+function quotesTheKeyRedacted(got: Received): void {
+  assert.equal(got.status, 401);
+  assert.equal(got.headers['content-encoding'], undefined, 'the client gets the answer decoded');
+  assert.equal(
+    JSON.parse(got.body.toString()).error.message,
+    'Incorrect API key provided: Bearer [redacted]',
+  );
+}
+
+function refusedAsUndecodable(named: RegExp): Pick<Row, 'receives' | 'outcome' | 'recorded'> {
+  return {
+    receives: (got) => {
+      assert.equal(got.status, 502);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(JSON.parse(got.body.toString()).error.code, 'upstream_bad_response');
+    },
+    outcome: 'upstream_unreachable',
+    recorded: (record) => assert.match(String(record.error), named),
+  };
+}
+
+/** zstd's compressor, on the Node versions that have one (22.15 and later). */
+const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (text: string) => Buffer })
+  .zstdCompressSync;
+
+ROWS.push(
+  {
+    fault: 'a 401 quoting the key, gzipped twice (`gzip, gzip`)',
+    upstream: (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip' });
+      res.end(zlib.gzipSync(zlib.gzipSync(keyQuotingError(req))));
+    },
+    sends: CHAT,
+    receives: quotesTheKeyRedacted,
+    outcome: 'http_error',
+    recorded: (record) => assert.match(String(record.error), /Bearer \[redacted\]/),
+  },
+  {
+    fault: 'a JSON answer gzipped twice, labelled by two Content-Encoding header lines',
+    upstream: (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-encoding', ['gzip', 'gzip']);
+      res.end(zlib.gzipSync(zlib.gzipSync(JSON_ANSWER)));
+    },
+    sends: CHAT,
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(got.body.toString(), JSON_ANSWER);
+    },
+    outcome: 'ok',
+    recorded: (record) => assert.deepEqual([record.promptTokens, record.outputTokens], [7, 42]),
+  },
+  {
+    fault: 'an SSE stream labelled `identity, gzip`',
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'identity, gzip' });
+      res.end(zlib.gzipSync(STREAM_TEXT));
+    },
+    sends: STREAM_WITH_USAGE,
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(got.body.toString(), STREAM_TEXT);
+    },
+    outcome: 'ok',
+    recorded: (record) =>
+      assert.deepEqual([record.promptTokens, record.outputTokens, record.contentChunks], [7, 10, 10]),
+  },
+  zstdCompressSync === undefined
+    ? {
+        fault: `a 401 quoting the key, labelled zstd, on a Node without zstd (${process.version}): refused`,
+        upstream: (req, res) => {
+          res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+          res.end(keyQuotingError(req));
+        },
+        sends: CHAT,
+        ...refusedAsUndecodable(/Content-Encoding 'zstd'.*no zstd decoder/),
+      }
+    : {
+        fault: `a 401 quoting the key, compressed with zstd (${process.version} decodes it)`,
+        upstream: (req, res) => {
+          res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+          res.end(zstdCompressSync(keyQuotingError(req)));
+        },
+        sends: CHAT,
+        receives: quotesTheKeyRedacted,
+        outcome: 'http_error',
+        recorded: (record) => assert.match(String(record.error), /Bearer \[redacted\]/),
+      },
+  {
+    // Unix compress (LZW): no decoder in Node. The body is the plain text, as a hostile upstream may send it.
+    fault: 'a 401 quoting the key, labelled `compress`',
+    upstream: (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'compress' });
+      res.end(keyQuotingError(req));
+    },
+    sends: CHAT,
+    ...refusedAsUndecodable(/Content-Encoding 'compress' the gateway cannot decode/),
+  },
+  {
+    fault: 'a stream whose Content-Encoding is the key itself, after a gzip',
+    upstream: (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': `gzip, ${KEY}` });
+      res.end(zlib.gzipSync(`data: {"echo":"${req.headers.authorization}"}\n\n${STREAM}`));
+    },
+    ...refusedAsUndecodable(/answered in a Content-Encoding the gateway cannot decode/),
   },
 );
 
