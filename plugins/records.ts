@@ -28,7 +28,11 @@ async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOpt
           lostBy: writer.stats.lost,
           file: writer.path,
         },
-        `records file ${writer.path}: ${lost} records could not be written and are lost (${writer.stats.written} written)`,
+        `records file ${writer.path}: ${lost} records could not be written and are lost (${writer.stats.written} written)${
+          writer.writeStuck
+            ? '; a file operation on it never returned (a hung mount?): the process ends without waiting for it'
+            : ''
+        }`,
       );
     }
   });

@@ -1,0 +1,13 @@
+// Ends a process that a file operation the OS never returns would keep alive: a records write (or the stat before
+// one) on a hung network mount. Such an operation holds one of libuv's threadpool threads, and both the end of the
+// event loop and process.exit() wait for it (libuv joins its threads on exit). A signal's default action does
+// not wait: the process ends as one killed by SIGTERM (status 143 to a shell, and a clean stop to systemd and
+// Kubernetes, which sent it). What the file did not take was counted lost and said in the log before this runs.
+import type { Logger } from 'pino';
+import { flushLogSync } from './log-flush.js';
+
+export function endDespiteParkedWrite(logger: Logger): void {
+  flushLogSync(logger);
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, 'SIGTERM');
+}
