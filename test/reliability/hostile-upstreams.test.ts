@@ -659,3 +659,34 @@ test('the aggregated model list: an upstream listing the key (gzip) is scrubbed,
   const records = await closeAndAccount(gateway, CONCURRENT);
   assert.deepEqual(new Set(records.map((r) => `${r.outcome} ${r.status}`)), new Set(['ok 200']));
 });
+
+test('a body gzipped twice that inflates to 64 MiB reaches the client whole, each decoder waiting on the next', async (t) => {
+  const INFLATED = 64 * 2 ** 20;
+  const bomb = zlib.gzipSync(zlib.gzipSync(Buffer.alloc(INFLATED)));
+  t.diagnostic(`${bomb.length} bytes on the wire`);
+  const upstream = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip, gzip' });
+    res.end(bomb);
+  });
+  t.after(() => upstream.close());
+  const gateway = await startGateway(
+    { upstreams: [{ name: 'u', baseUrl: upstream.url, keyEnv: 'HOSTILE_KEY', timeouts: BACKSTOP_TIMEOUTS }] },
+    { HOSTILE_KEY: KEY },
+  );
+  t.after(() => gateway.close());
+  const response = await request(`${gateway.url}/v1/files/f/content`);
+  assert.equal(response.statusCode, 200);
+  assert.equal(response.headers['content-encoding'], undefined);
+  let received = 0;
+  /** Chunks holding anything but the zeros that were compressed. */
+  let nonZero = 0;
+  for await (const chunk of response.body) {
+    const bytes = chunk as Buffer;
+    received += bytes.length;
+    if (!bytes.equals(Buffer.alloc(bytes.length))) nonZero++;
+  }
+  assert.equal(received, INFLATED);
+  assert.equal(nonZero, 0, 'every byte is the body decoded twice');
+  const [record] = await closeAndAccount(gateway, 1);
+  assert.equal(record?.outcome, 'ok');
+});
