@@ -3,7 +3,8 @@
 // this process sends an open-loop Poisson schedule of mixed requests (helpers/soak-traffic.ts: streamed and
 // non-streamed chat, streamed completions and Anthropic messages; the simulator answers some with 500, 429 with
 // Retry-After or an error body, stalls long streams once and cuts longer ones; some clients leave mid-stream; 8%
-// go to an upstream that gzips the simulator's answers whatever it was asked, as a CDN in front of it would).
+// go to an upstream that gzips the simulator's answers whatever it was asked, as a CDN in front of it would; 2% are
+// requests Node's HTTP parser refuses, a bad chunk size and a header block past 16 KiB, sent over raw sockets).
 // Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/soak.js [--minutes 10] [--rate 30] [--seed 1] [--warmup-seconds S]
@@ -16,7 +17,8 @@
 // record), and the gateway's RSS (from /proc) and event-loop delay (its /metrics, prom-client's
 // monitorEventLoopDelay, reset at each scrape: each figure covers the 5 s before it) at the start, the end of
 // warm-up, the middle and the end. Exits 1 if any request is unaccounted (matched by request id: each id sent is
-// in the records file once, or counted in tokenmeter_records_lost_total, and nothing else is in the file), if
+// in the records file once, or counted in tokenmeter_records_lost_total or, refused before its request existed,
+// in tokenmeter_client_errors_total, and nothing else is in the file), if
 // the gateway's RSS at the end is more than 20% above its RSS at the end of warm-up, or if the gateway, idle, takes
 // more than EXIT_LIMIT_MS to exit after SIGTERM. Warm-up is the first minute
 // (half of a shorter run): RSS climbs while the heap and connection pools grow, then settles (measured over
@@ -45,7 +47,6 @@ import {
   type ClientOutcome,
   COMPRESSED_MODEL,
   drawKind,
-  REQUEST_KINDS_WITH_COMPRESSION,
   type RequestKind,
   SIM_CUT_AFTER_TOKENS,
   SIM_ERROR_BODY_RATE,
@@ -53,6 +54,7 @@ import {
   SIM_RATE_LIMIT_RATE,
   SIM_STALL_AFTER_TOKENS,
   SIM_STALL_MS,
+  SOAK_MIX,
   sendOne,
   startCompressingUpstream,
 } from './helpers/soak-traffic.js';
@@ -101,12 +103,13 @@ function metricValue(page: string, name: string): number {
   return total;
 }
 
-function lostByReason(page: string): Map<string, number> {
-  const lost = new Map<string, number>();
-  for (const m of page.matchAll(/^tokenmeter_records_lost_total\{reason="(\w+)"\} (\S+)$/gm)) {
-    lost.set(m[1] as string, Number(m[2]));
+/** A counter's value per `reason` label, from a Prometheus text page. */
+function countsByReason(page: string, name: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const m of page.matchAll(new RegExp(`^${name}\\{reason="(\\w+)"\\} (\\S+)$`, 'gm'))) {
+    counts.set(m[1] as string, Number(m[2]));
   }
-  return lost;
+  return counts;
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'tokenmeter-soak-'));
@@ -251,7 +254,7 @@ for (let i = 0; i < count; i++) {
   const waitMs = dueMs - (performance.now() - startedAt);
   if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
   lateness.push(performance.now() - startedAt - dueMs);
-  const k = drawKind(random, REQUEST_KINDS_WITH_COMPRESSION);
+  const k = drawKind(random, SOAK_MIX);
   kinds.push(k);
   const index = i;
   sent++;
@@ -273,7 +276,9 @@ let finalPage = '';
 for (;;) {
   const { page } = await sample();
   finalPage = page;
-  const finished = metricValue(page, 'tokenmeter_requests_total');
+  // A request the parser refused before it existed has no record to finish: it is counted as a client error.
+  const finished =
+    metricValue(page, 'tokenmeter_requests_total') + metricValue(page, 'tokenmeter_client_errors_total');
   if (metricValue(page, 'tokenmeter_requests_in_flight') === 0 && finished >= sent) break;
   if (performance.now() - drainStart > DRAIN_LIMIT_MS) {
     say(`the gateway still had requests in flight ${DRAIN_LIMIT_MS / 1000} s after the last answer`);
@@ -281,8 +286,10 @@ for (;;) {
   }
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
-const lost = lostByReason(finalPage);
+const lost = countsByReason(finalPage, 'tokenmeter_records_lost_total');
 const lostTotal = [...lost.values()].reduce((a, b) => a + b, 0);
+const refused = countsByReason(finalPage, 'tokenmeter_client_errors_total');
+const refusedTotal = [...refused.values()].reduce((a, b) => a + b, 0);
 const stoppedAt = performance.now();
 gateway.process.kill('SIGTERM');
 const gatewayExit = await gateway.exited;
@@ -321,7 +328,7 @@ const accounted =
   malformed === 0 &&
   nulBytes === 0 &&
   unterminated === 0 &&
-  missing === lostTotal;
+  missing === lostTotal + refusedTotal;
 
 say('');
 say(
@@ -336,6 +343,12 @@ say(
 say(
   `records lost         ${lostTotal} (${[...lost].map(([reason, n]) => `${reason} ${n}`).join(', ')}); ` +
     `requests without a record or a loss: ${missing - lostTotal}`,
+);
+say(
+  `refused, no record   ${refusedTotal} counted in tokenmeter_client_errors_total (${[...refused]
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ')}); requests without a record, a loss or a count: ${missing - lostTotal - refusedTotal}`,
 );
 const logLevels = (await readFile(join(dir, 'gateway.log'), 'utf8')).matchAll(/"level":(\d+)/g);
 const logCounts = { warn: 0, error: 0 };
@@ -357,7 +370,7 @@ const tally = (values: readonly string[]): string => {
     .map(([v, n]) => `${v} ${n}`)
     .join(', ');
 };
-for (const k of REQUEST_KINDS_WITH_COMPRESSION) {
+for (const k of SOAK_MIX) {
   const indexes = kinds.flatMap((kk, i) => (kk === k ? [i] : []));
   say(
     `  ${k.name.padEnd(28)} ${String(indexes.length).padStart(6)} | ${tally(indexes.map((i) => outcomes[i] ?? '?'))} | ` +

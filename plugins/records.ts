@@ -28,7 +28,11 @@ async function recordsPlugin(fastify: FastifyInstance, options: RecordsPluginOpt
           lostBy: writer.stats.lost,
           file: writer.path,
         },
-        `records file ${writer.path}: ${lost} records could not be written and are lost (${writer.stats.written} written)`,
+        `records file ${writer.path}: ${lost} records could not be written and are lost (${writer.stats.written} written)${
+          writer.writeStuck
+            ? '; a file operation on it never returned (a hung mount?): the process ends without waiting for it'
+            : ''
+        }`,
       );
     }
   });
@@ -39,11 +43,13 @@ const RECORDS_FLUSH_MS = 1000;
 
 /**
  * How long closing waits for the records file to take the last lines: until the grace period ends (a file that
- * takes nothing, a FIFO nobody reads or a hung mount, must not hold the process past it), or RECORDS_FLUSH_MS.
+ * takes nothing, a FIFO nobody reads or a hung mount, must not hold the process past it), or RECORDS_FLUSH_MS;
+ * only RECORDS_FLUSH_MS once the connections were cut (a second signal: the operator wants the process gone).
  * What it did not take by then is counted lost.
  */
 function recordsGiveUpMs(context: GatewayContext): number {
-  const { graceEndsAt } = context.state;
+  const { graceEndsAt, cutReason } = context.state;
+  if (cutReason !== null) return RECORDS_FLUSH_MS;
   const left = graceEndsAt === null ? context.config.shutdownGraceMs : graceEndsAt - performance.now();
   return Math.max(RECORDS_FLUSH_MS, left);
 }

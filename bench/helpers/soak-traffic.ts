@@ -1,13 +1,14 @@
 // The soak benchmark's traffic: a fixed mix of request kinds (streamed and non-streamed, three protocols, answers
-// long enough to meet the simulator's stall and cut, clients that leave mid-stream; with
-// REQUEST_KINDS_WITH_COMPRESSION, answers gzipped by an upstream in front of the simulator), drawn per request from
-// a seeded sequence, and one request sent with undici and classified by what its client saw.
+// long enough to meet the simulator's stall and cut, clients that leave mid-stream; in SOAK_MIX, answers gzipped
+// by an upstream in front of the simulator and requests Node's HTTP parser refuses), drawn per request from a
+// seeded sequence, and one request sent (with undici, or over a raw socket for a refused one) and classified by
+// what its client saw.
 //
 // The simulator's in-stream faults apply by length: every stream that reaches SIM_STALL_AFTER_TOKENS pauses once,
 // every one that reaches SIM_CUT_AFTER_TOKENS is cut. Ordinary answers stop before both (max_tokens 12), so
 // which requests meet a fault is chosen here, by kind.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { constants, createGzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
@@ -31,7 +32,17 @@ export interface RequestKind {
   readonly body: string;
   /** The client leaves after the first chunk of a 2xx answer. */
   readonly abortAfterFirstChunk: boolean;
+  /** Sent so that Node's HTTP parser refuses it (sendRefused); null for a well-formed request. */
+  readonly refusal: ParserRefusal | null;
 }
+
+/**
+ * Requests Node's HTTP parser refuses (src/gateway/client-errors.ts), as a broken client or a smuggling probe sends
+ * them: a chunked body whose chunk size is not hex (its headers were read, so the request exists and is recorded
+ * `rejected` with the client's 400) and a header block past Node's 16 KiB (refused before a request exists:
+ * answered 431 and counted in tokenmeter_client_errors_total{reason="header_overflow"}, with no record).
+ */
+export type ParserRefusal = 'bad_chunk' | 'header_overflow';
 
 function kind(
   name: string,
@@ -40,7 +51,14 @@ function kind(
   body: object,
   abortAfterFirstChunk = false,
 ): RequestKind {
-  return { name, share, path, body: JSON.stringify({ model: MODEL, ...body }), abortAfterFirstChunk };
+  return {
+    name,
+    share,
+    path,
+    body: JSON.stringify({ model: MODEL, ...body }),
+    abortAfterFirstChunk,
+    refusal: null,
+  };
 }
 
 const chat = (stream: boolean, maxTokens: number, ignoreEos = false): object => ({
@@ -81,13 +99,14 @@ export const REQUEST_KINDS: readonly RequestKind[] = [
 export const COMPRESSED_MODEL = 'tokenmeter/sim-7b-gzip';
 
 /**
- * The mix with a share of answers compressed like a CDN would (gzip flushed per read, although the gateway asks
- * for identity): taken from the plain chat kinds, so the other kinds keep their shares.
+ * The soak's mix: REQUEST_KINDS with a share of answers compressed like a CDN would (gzip flushed per read,
+ * although the gateway asks for identity) and a share of requests the parser refuses (ParserRefusal), taken from
+ * the plain chat kinds, so the other kinds keep their shares.
  */
-export const REQUEST_KINDS_WITH_COMPRESSION: readonly RequestKind[] = [
+export const SOAK_MIX: readonly RequestKind[] = [
   ...REQUEST_KINDS.map((k) =>
     k.name === 'chat stream'
-      ? { ...k, share: k.share - 0.05 }
+      ? { ...k, share: k.share - 0.07 }
       : k.name === 'chat json'
         ? { ...k, share: k.share - 0.03 }
         : k,
@@ -100,7 +119,42 @@ export const REQUEST_KINDS_WITH_COMPRESSION: readonly RequestKind[] = [
     ...kind('chat json, gzip', 0.03, '/v1/chat/completions', chat(false, SHORT)),
     body: JSON.stringify({ model: COMPRESSED_MODEL, ...chat(false, SHORT) }),
   },
+  {
+    ...kind('refused: bad chunk size', 0.01, '/v1/chat/completions', chat(false, SHORT)),
+    refusal: 'bad_chunk',
+  },
+  { ...kind('refused: headers > 16 KiB', 0.01, '/v1/models', {}), refusal: 'header_overflow' },
 ];
+
+/** The bytes of a request the parser refuses for `refusal`, carrying `requestId`. */
+function refusedRequest(k: RequestKind, host: string, requestId: string): string {
+  const head = `POST ${k.path} HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\nx-request-id: ${requestId}\r\n`;
+  if (k.refusal === 'header_overflow')
+    return `${head}x-padding: ${'a'.repeat(20_000)}\r\ncontent-length: 0\r\n\r\n`;
+  // `zz` is no chunk size: the parser fails on the body, after the headers made a request.
+  return `${head}transfer-encoding: chunked\r\n\r\nzz\r\n${k.body}\r\n0\r\n\r\n`;
+}
+
+/** Sends a request the parser refuses over a raw socket; `http_<status>` from the answer's status line. */
+function sendRefused(baseUrl: string, requestId: string, k: RequestKind): Promise<ClientOutcome> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (text: string) => {
+      answer += text;
+    });
+    socket.once('connect', () => socket.end(refusedRequest(k, url.host, requestId)));
+    const settle = (error?: Error): void => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
+      if (status !== undefined) resolve(`http_${status}`);
+      else resolve(`failed ${(error as { code?: string } | undefined)?.code ?? 'no answer'}`);
+    };
+    socket.once('error', settle);
+    socket.once('close', () => settle());
+  });
+}
 
 /** The kind of the next request, drawn by share from `kinds`. */
 export function drawKind(random: SeededRandom, kinds: readonly RequestKind[] = REQUEST_KINDS): RequestKind {
@@ -184,6 +238,7 @@ export async function sendOne(
   requestId: string,
   k: RequestKind,
 ): Promise<ClientOutcome> {
+  if (k.refusal !== null) return sendRefused(baseUrl, requestId, k);
   const controller = new AbortController();
   let status: number;
   let body: AsyncIterable<unknown>;

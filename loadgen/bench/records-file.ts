@@ -8,12 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
-import {
-  type LostReason,
-  lostCount,
-  RecordsWriter,
-  type RecordsWriterStats,
-} from '../../src/shared/records-writer.js';
+import { type LostReason, lostCount, RecordsWriter } from '../../src/shared/records-writer.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { RequestRecord } from '../record.js';
 
@@ -28,6 +23,11 @@ export interface RecordsFileCounts {
   readonly written: number;
   readonly lost: number;
   readonly lostBy: Readonly<Record<LostReason, number>>;
+  /**
+   * A file operation on it never returned (a hung mount): the process cannot end by itself
+   * (src/shared/parked-exit.ts).
+   */
+  readonly stuck: boolean;
   readonly firstError?: string;
 }
 
@@ -91,15 +91,17 @@ export class RecordsFile {
   /** Writes what is queued (giving up after RECORDS_GIVE_UP_MS) and says what became of every record. */
   async close(): Promise<RecordsFileCounts> {
     await this.#writer.close(RECORDS_GIVE_UP_MS);
-    return countsOf(this.#writer.stats, this.#firstError);
+    return countsOf(this.#writer, this.#firstError);
   }
 }
 
-function countsOf(stats: RecordsWriterStats, firstError: string | undefined): RecordsFileCounts {
+function countsOf(writer: RecordsWriter, firstError: string | undefined): RecordsFileCounts {
+  const stats = writer.stats;
   return {
     written: stats.written,
     lost: lostCount(stats),
     lostBy: { ...stats.lost },
+    stuck: writer.writeStuck,
     ...(firstError === undefined ? {} : { firstError }),
   };
 }

@@ -3,6 +3,7 @@
 // into settings, hands them to the workflow (loadgen/bench/bench-workflow.ts) and picks the exit status.
 
 import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
+import { endDespiteParkedWrite } from '../shared/parked-exit.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
 import {
@@ -68,6 +69,16 @@ export const benchCommand: Command = {
       progressStream: process.stderr,
       stoppable: untilStopped,
     });
-    return ran.kind === 'estimated' ? EXIT_OK : exitStatus(ran.outcome);
+    if (ran.kind === 'estimated') return EXIT_OK;
+    const status = exitStatus(ran.outcome);
+    const { recordsCounts, recordsPath } = ran.outcome.result;
+    if (recordsCounts?.stuck === true) {
+      // parked-exit.ts is imported up front: loading a module now would read a file through the parked threadpool.
+      say(
+        `records file ${recordsPath ?? ''}: a file operation on it never returned (a hung mount?); ${recordsCounts.lost} records lost; ending without waiting for it (by SIGTERM, status 143, instead of ${status})`,
+      );
+      endDespiteParkedWrite(() => {});
+    }
+    return status;
   },
 };

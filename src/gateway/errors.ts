@@ -2,7 +2,8 @@
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
 
-import { networkFailure } from '../measure/network-failure.js';
+import { UNDECODABLE_ENCODING_CODE } from '../measure/body-decoding.js';
+import { errorCode, networkFailure } from '../measure/network-failure.js';
 import type { Outcome } from '../measure/outcome.js';
 import { openAIError } from '../shared/openai-error.js';
 
@@ -76,6 +77,13 @@ export function upstreamFailure(upstream: UpstreamLike, cause: unknown): Gateway
       `${where} answered with a response the gateway cannot use (such as a 100 Continue it did not ask for); check its logs`,
       { cause },
     );
+  }
+  // An answer in an encoding the gateway cannot decode (src/measure/body-decoding.ts): never passed on.
+  if (errorCode(cause) === UNDECODABLE_ENCODING_CODE) {
+    const why = cause instanceof Error ? cause.message : 'answered in an encoding the gateway cannot decode';
+    return new GatewayError('upstream_bad_response', `${where} ${why}; have it answer uncompressed`, {
+      cause,
+    });
   }
   switch (kind) {
     case 'refused':

@@ -6,9 +6,7 @@
 // whole exchange, MAX_LIST_BYTES of body, decoded or not, MAX_JSON_DEPTH of nesting; an upstream past a bound is
 // left out like a dead one) and scrubs the result of upstream keys (key-scrubber.ts), as it does every answer it
 // forwards: an upstream that lists its key as a model id does not hand it out here either.
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
-import { decodableEncoding } from '../measure/body-decoding.js';
+import { bodyDecoding, decodeWhole } from '../measure/body-decoding.js';
 import { boundedBytes } from '../shared/bounded-text.js';
 import { isJsonObject } from '../shared/json-object.js';
 import { scanWhole } from './body-scan.js';
@@ -26,24 +24,14 @@ const LIST_TIMEOUT_MS = 5000;
 /** Far above real lists (a few KB for vLLM, about 1 MB for the largest hosted catalogues), far below harm. */
 export const MAX_LIST_BYTES = 8 * 1024 * 1024;
 
-const DECOMPRESS = {
-  gzip: promisify(gunzip),
-  br: promisify(brotliDecompress),
-  deflate: promisify(inflate),
-} as const;
-
 /** A body compressed although identity was asked for, decoded off the loop and bounded like the raw one. */
 async function decoded(
   bytes: Buffer,
   contentEncoding: string | string[] | undefined,
 ): Promise<Buffer | null> {
-  const encoding = decodableEncoding(contentEncoding);
-  if (encoding === null)
-    return contentEncoding === undefined || contentEncoding === 'identity' ? bytes : null;
-  const options = { maxOutputLength: MAX_LIST_BYTES };
-  if (encoding === 'deflate' && ((bytes[0] ?? 0) & 0x0f) !== 0x08)
-    return promisify(inflateRaw)(bytes, options);
-  return DECOMPRESS[encoding](bytes, options);
+  const decoding = bodyDecoding(contentEncoding);
+  if ('undecodable' in decoding) return null;
+  return decodeWhole(bytes, decoding.codings, MAX_LIST_BYTES);
 }
 
 async function upstreamModels(

@@ -7,6 +7,8 @@ import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerRecordsPath } from '../measure/record-files.js';
+import { flushLogSync } from '../shared/log-flush.js';
+import { endDespiteParkedWrite } from '../shared/parked-exit.js';
 import { UsageError } from '../shared/usage-error.js';
 import { shownTracesUrl } from '../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../tracing/receiver/span-receiver.js';
@@ -117,6 +119,7 @@ export async function serve(input: ServeInput): Promise<number> {
   announce(logger, await listenQuietly(gateway, logger, config.host, config.port));
   await shutDownOnSignals(gateway);
   stopReopening();
+  if (gateway.context.records?.writeStuck === true) endDespiteParkedWrite(() => flushLogSync(logger));
   return 0;
 }
 
@@ -147,6 +150,7 @@ async function serveAsWorker(input: ServeInput): Promise<number> {
     });
     await shutDownOnSignals(gateway);
     stopReopening();
+    if (gateway.context.records?.writeStuck === true) endDespiteParkedWrite(() => flushLogSync(logger));
     return 0;
   } finally {
     // After its shutdown or a failed start, the process ends when its work does.

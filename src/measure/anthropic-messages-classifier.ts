@@ -12,7 +12,7 @@ import {
   stringField,
 } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage } from './error-message.js';
+import { capErrorMessage, errorJsonText } from './error-message.js';
 import {
   DONE_FACTS,
   type EventClassifier,
@@ -68,7 +68,7 @@ export const anthropicMessagesParsingClassifier: EventClassifier = {
       case 'message_stop':
         return DONE_FACTS;
       case 'error':
-        return { errorMessage: errorMessageOf(data) };
+        return { errorMessage: errorMessageOf(data, event.data) };
       default:
         // ping, content_block_start, content_block_stop and anything new: no measurement in them.
         return NO_FACTS;
@@ -140,8 +140,8 @@ function messageDelta(data: JsonObject): EventFacts {
   return facts;
 }
 
-function errorMessageOf(data: JsonObject): string {
+function errorMessageOf(data: JsonObject, raw: string): string {
   const error = field(data, 'error');
   const message = isJsonObject(error) ? stringField(error, 'message') : '';
-  return capErrorMessage(message || JSON.stringify(error ?? data));
+  return message === '' ? errorJsonText(error ?? data, raw) : capErrorMessage(message);
 }

@@ -12,7 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import { BodyDecoder, decodableEncoding } from './body-decoding.js';
+import { BodyDecoder, bodyDecoding } from './body-decoding.js';
 import type { EventClassifier } from './event-classifier.js';
 import { StreamMeter } from './stream-meter.js';
 
@@ -154,6 +154,13 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     // reports them here before the final one, which follows. They are dropped, not forwarded: their hints are
     // for browsers loading pages, and the final answer's head must be the first the client gets.
     if (statusCode < 200) return;
+    const decoding = bodyDecoding(headers['content-encoding']);
+    if ('undecodable' in decoding) {
+      // Not passed on undecoded (body-decoding.ts says why): the exchange fails before its answer started, so the
+      // gateway answers its own error and the load generator counts a failure.
+      this.#failDecoded(decoding.undecodable);
+      return;
+    }
     this.headersAt = performance.now();
     this.status = statusCode;
     this.statusText = statusMessage ?? '';
@@ -169,9 +176,8 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     }
     this.#keepLimit = options.keepBodyBytes(statusCode, streamed);
     if (this.#keepLimit > 0) this.#kept = [];
-    const encoding = decodableEncoding(headers['content-encoding']);
-    if (encoding !== null) {
-      this.#decoder = new BodyDecoder(encoding, {
+    if (decoding.codings.length > 0) {
+      this.#decoder = new BodyDecoder(decoding.codings, {
         data: (bytes, arrivedAt) => this.#take(bytes, arrivedAt),
         end: () => this.#finish(),
         error: (error) => this.#failDecoded(error),
@@ -230,7 +236,7 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     this.#settle();
   }
 
-  /** A compressed body that cannot be decoded, or an abort while it is: the exchange fails, undici's read stops. */
+  /** A body that cannot be decoded, or an abort while one is: the exchange fails, undici's read stops. */
   #failDecoded(error: Error): void {
     this.onResponseError(this.#controller ?? UNCONTROLLED, error);
     this.#controller?.abort(error);

@@ -12,7 +12,7 @@ import {
   stringField,
 } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage } from './error-message.js';
+import { capErrorMessage, errorJsonText } from './error-message.js';
 import {
   type EventClassifier,
   type EventFacts,
@@ -63,7 +63,8 @@ export const openAiResponsesParsingClassifier: EventClassifier = {
       return finished(field(data, 'response'));
     if (type === 'response.failed') return failed(field(data, 'response'));
     if (type === 'error') {
-      return { errorMessage: capErrorMessage(stringField(data, 'message') || JSON.stringify(data)) };
+      const message = stringField(data, 'message');
+      return { errorMessage: message === '' ? errorJsonText(data, event.data) : capErrorMessage(message) };
     }
     return NO_FACTS;
   },

@@ -11,7 +11,7 @@ import {
   stringField,
 } from '../shared/json-object.js';
 import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage } from './error-message.js';
+import { capErrorMessage, errorJsonText } from './error-message.js';
 import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
 import {
   arrayOfOne,
@@ -125,7 +125,7 @@ function errorMessageOf(chunk: JsonObject | undefined, rawData: string): string 
   if (typeof error === 'string') message = error;
   else if (isJsonObject(error) && stringField(error, 'message') !== '')
     message = stringField(error, 'message');
-  else if (error !== undefined) message = JSON.stringify(error);
+  else if (error !== undefined) message = errorJsonText(error, rawData);
   else message = rawData;
   return capErrorMessage(message);
 }

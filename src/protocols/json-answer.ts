@@ -2,6 +2,7 @@
 // error object instead of an answer for the upstream error it is, and otherwise let the protocol read its own
 // usage and finish reason. Tokens are estimated from the text only when the upstream reported no usage.
 
+import { errorJsonText } from '../measure/error-message.js';
 import type { PromptUsageReader } from '../measure/prompt-usage.js';
 import {
   countField,
@@ -32,7 +33,7 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
     const error = field(answer, 'error');
     if ((error !== undefined && error !== null) || field(answer, 'object') === 'error') {
       const source = isJsonObject(error) ? error : answer;
-      facts.errorMessage = stringField(source, 'message') || JSON.stringify(error ?? answer).slice(0, 2000);
+      facts.errorMessage = stringField(source, 'message') || errorJsonText(error ?? answer, bytes);
       return facts;
     }
     readFields(answer, facts);

@@ -114,7 +114,6 @@ export class RecordsWriter<T = unknown> {
   #closed = false;
   /** close()'s time ran out: what was pending is counted lost, and nothing more is written or counted. */
   #abandoned = false;
-  #writeInFlight = false;
   #wakeBusy: (() => void) | null = null;
   #file: FileHandle | null = null;
   #regular = true;
@@ -170,9 +169,13 @@ export class RecordsWriter<T = unknown> {
     return this.#pendingBytes;
   }
 
-  /** True when close() gave up on a write that never returned (a hung mount): it still holds a thread. */
+  /**
+   * True when close() gave up on a file operation that never returned (a write, or the stat or open before one,
+   * on a hung mount): it still holds a libuv threadpool thread, and Node's exit joins those threads, so the process
+   * cannot end by itself (src/shared/parked-exit.ts ends it).
+   */
   get writeStuck(): boolean {
-    return this.#abandoned && this.#writeInFlight;
+    return this.#abandoned && this.#pump !== null;
   }
 
   add(record: T): void {
@@ -277,14 +280,11 @@ export class RecordsWriter<T = unknown> {
     try {
       while (done < total) {
         let bytesWritten: number;
-        this.#writeInFlight = true;
         try {
           ({ bytesWritten } = await file.write(buffer, done, total - done, null));
         } catch (error) {
           if (this.#regular || codeOf(error) !== 'EAGAIN') throw error;
           bytesWritten = 0;
-        } finally {
-          this.#writeInFlight = false;
         }
         if (this.#abandoned) return;
         if (bytesWritten === 0) {
@@ -442,12 +442,17 @@ export class RecordsWriter<T = unknown> {
       });
       const late = await Promise.race([drained.then(() => false), timedOut]);
       clearTimeout(timer);
-      if (late) this.#giveUp();
+      if (late) {
+        this.#giveUp();
+        // A pump waiting on a pipe that took nothing wakes and stops within this turn; one parked in the OS does not.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
-    if (this.#writeInFlight) return; // closing would wait behind the parked write
     const file = this.#file;
     this.#file = null;
-    await file?.close().catch(() => {});
+    // Closing waits for the file's operations to return: behind a parked one it would never resolve.
+    if (this.writeStuck) void file?.close().catch(() => {});
+    else await file?.close().catch(() => {});
   }
 
   /** close()'s time ran out: counts every line still held as lost, once, and stops the pump. */

@@ -101,4 +101,17 @@ test('SIGINT midway leaves a valid partial JSONL and a summary of what ran', asy
   assert.match(compared.stdout, /A: interrupted at \S+, \d+ of its requests cancelled/);
   const merged = await runCli(['merge', join(dir, 'cut.json')], cleanEnv());
   assert.match(merged.stdout, /interrupted at \S+, \d+ of its requests cancelled/);
+
+  // And so does its HTML report, above the figures.
+  const page = join(dir, 'cut.html');
+  const reported = await runCli(['report', join(dir, 'cut.json'), '-o', page], cleanEnv());
+  assert.equal(reported.code, 0, reported.stderr);
+  const html = readFileSync(page, 'utf8');
+  assert.match(
+    html,
+    new RegExp(
+      `<p class="cut-short">This run was cut short: interrupted at ${mark.at.replaceAll('.', '\\.')}, ${mark.cancelled} of its requests cancelled: it describes only the part that ran\\.</p>`,
+    ),
+  );
+  assert.ok(html.indexOf('cut-short">') < html.indexOf('Key figures'), 'said before the figures');
 });

@@ -4,12 +4,15 @@
 // the run gave up on it (a pipe cannot be cut back): that record is counted lost, and the fragment is last. (How much a stalled file delays the chunk stamps, against
 // a run without records: bench/records-stall.ts.)
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import { withDeadline } from '../helpers/deadline.js';
 import { drainPipe } from '../helpers/records-files.js';
+import { CLI_PATH } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
 
@@ -89,4 +92,67 @@ test('a regular records file: every record written, records_lost 0 and no report
   assert.ok(text.endsWith('\n'));
   assert.equal(text.split('\n').filter((line) => line !== '').length, PROMPTS);
   assert.doesNotMatch(run.stdout, /Records lost/);
+});
+
+test('a records write that never returns (every threadpool thread parked, as on a hung mount): the run reports, then ends by SIGTERM', async (t) => {
+  if (process.platform === 'win32') {
+    t.skip('needs mkfifo');
+    return;
+  }
+  const dir = scratchDir();
+  const fifo = join(dir, 'park.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const fixture = pathToFileURL(fileURLToPath(new URL('../helpers/park-threadpool.js', import.meta.url)));
+  const prompts = 40;
+  const child = spawn(
+    process.execPath,
+    [
+      CLI_PATH,
+      'bench',
+      '--base-url',
+      sim.url,
+      '--num-prompts',
+      String(prompts),
+      '--request-rate',
+      '20',
+      '--records-file',
+      join(dir, 'run.records.jsonl'),
+    ],
+    {
+      env: {
+        ...cleanEnv(),
+        NODE_OPTIONS: `--import="${fixture}"`,
+        UV_THREADPOOL_SIZE: '2',
+        TOKENMETER_TEST_PARK_FIFO: fifo,
+      },
+    },
+  );
+  t.after(() => child.kill('SIGKILL'));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    // Parked at the first progress line: some records are written, most are still to come.
+    if (/^progress: /m.test(stderr) && !stderr.includes('parked')) child.kill('SIGUSR2');
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  // The run, then RECORDS_GIVE_UP_MS for the records file, then the end.
+  const signal = await withDeadline(
+    exited,
+    () => `bench to end with its records write parked: ${stderr.slice(-800)}`,
+    30_000,
+  );
+  assert.equal(signal, 'SIGTERM', stderr);
+  assert.match(stdout, /Serving Benchmark Result/);
+  const lost = Number(/Records lost: (\d+) of 40 were not written/.exec(stdout)?.[1] ?? -1);
+  assert.ok(lost > 0, stdout.slice(-600));
+  assert.match(
+    stderr,
+    new RegExp(
+      `a file operation on it never returned \\(a hung mount\\?\\); ${lost} records lost; ending without waiting for it \\(by SIGTERM, status 143, instead of 0\\)`,
+    ),
+  );
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
+import * as zlib from 'node:zlib';
 import { request } from 'undici';
 import type { TimeoutsInput } from '../../src/gateway/config.js';
 import { MAX_LIST_BYTES } from '../../src/gateway/models-list.js';
@@ -283,6 +284,200 @@ ROWS.push(
   },
 );
 
+// Encodings past one gzip, deflate or br: a stack of codings is decoded whole, and what cannot be decoded is
+// answered 502 by the gateway, never passed on undecoded (its bytes could carry the key past the scrubber to a
+// client that decodes them, as Node's fetch decodes `gzip, gzip`).
+
+/** A 401 quoting the key the upstream got, as OpenAI's answer to a wrong key does. */
+function keyQuotingError(req: IncomingMessage): string {
+  return JSON.stringify({
+    error: {
+      message: `Incorrect API key provided: ${req.headers.authorization}`,
+      type: 'invalid_request_error',
+    },
+  });
+}
+
+function quotesTheKeyRedacted(got: Received): void {
+  assert.equal(got.status, 401);
+  assert.equal(got.headers['content-encoding'], undefined, 'the client gets the answer decoded');
+  assert.equal(
+    JSON.parse(got.body.toString()).error.message,
+    'Incorrect API key provided: Bearer [redacted]',
+  );
+}
+
+function refusedAsUndecodable(named: RegExp): Pick<Row, 'receives' | 'outcome' | 'recorded'> {
+  return {
+    receives: (got) => {
+      assert.equal(got.status, 502);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(JSON.parse(got.body.toString()).error.code, 'upstream_bad_response');
+    },
+    outcome: 'upstream_unreachable',
+    recorded: (record) => assert.match(String(record.error), named),
+  };
+}
+
+/** zstd's compressor, on the Node versions that have one (22.15 and later). */
+const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (text: string) => Buffer })
+  .zstdCompressSync;
+
+ROWS.push(
+  {
+    fault: 'a 401 quoting the key, gzipped twice (`gzip, gzip`)',
+    upstream: (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip' });
+      res.end(zlib.gzipSync(zlib.gzipSync(keyQuotingError(req))));
+    },
+    sends: CHAT,
+    receives: quotesTheKeyRedacted,
+    outcome: 'http_error',
+    recorded: (record) => assert.match(String(record.error), /Bearer \[redacted\]/),
+  },
+  {
+    fault: 'a JSON answer gzipped twice, labelled by two Content-Encoding header lines',
+    upstream: (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('content-encoding', ['gzip', 'gzip']);
+      res.end(zlib.gzipSync(zlib.gzipSync(JSON_ANSWER)));
+    },
+    sends: CHAT,
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(got.body.toString(), JSON_ANSWER);
+    },
+    outcome: 'ok',
+    recorded: (record) => assert.deepEqual([record.promptTokens, record.outputTokens], [7, 42]),
+  },
+  {
+    fault: 'an SSE stream labelled `identity, gzip`',
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'identity, gzip' });
+      res.end(zlib.gzipSync(STREAM_TEXT));
+    },
+    sends: STREAM_WITH_USAGE,
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.headers['content-encoding'], undefined);
+      assert.equal(got.body.toString(), STREAM_TEXT);
+    },
+    outcome: 'ok',
+    recorded: (record) =>
+      assert.deepEqual([record.promptTokens, record.outputTokens, record.contentChunks], [7, 10, 10]),
+  },
+  zstdCompressSync === undefined
+    ? {
+        fault: `a 401 quoting the key, labelled zstd, on a Node without zstd (${process.version}): refused`,
+        upstream: (req, res) => {
+          res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+          res.end(keyQuotingError(req));
+        },
+        sends: CHAT,
+        ...refusedAsUndecodable(/Content-Encoding 'zstd'.*no zstd decoder/),
+      }
+    : {
+        fault: `a 401 quoting the key, compressed with zstd (${process.version} decodes it)`,
+        upstream: (req, res) => {
+          res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+          res.end(zstdCompressSync(keyQuotingError(req)));
+        },
+        sends: CHAT,
+        receives: quotesTheKeyRedacted,
+        outcome: 'http_error',
+        recorded: (record) => assert.match(String(record.error), /Bearer \[redacted\]/),
+      },
+  {
+    // Unix compress (LZW): no decoder in Node. The body is the plain text, as a hostile upstream may send it.
+    fault: 'a 401 quoting the key, labelled `compress`',
+    upstream: (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json', 'content-encoding': 'compress' });
+      res.end(keyQuotingError(req));
+    },
+    sends: CHAT,
+    ...refusedAsUndecodable(/Content-Encoding 'compress' the gateway cannot decode/),
+  },
+  {
+    fault: 'a stream whose Content-Encoding is the key itself, after a gzip',
+    upstream: (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': `gzip, ${KEY}` });
+      res.end(zlib.gzipSync(`data: {"echo":"${req.headers.authorization}"}\n\n${STREAM}`));
+    },
+    ...refusedAsUndecodable(/answered in a Content-Encoding the gateway cannot decode/),
+  },
+);
+
+// An error object nested 10,000 deep (60 KB, well within one SSE event's bound): JSON.parse takes it (V8's is
+// iterative), but JSON.stringify recurses and gives out about there. The gateway must still answer and record.
+const DEEP = 10_000;
+const DEEP_ERROR = `{"error":${'{"a":'.repeat(DEEP)}"${KEY}"${'}'.repeat(DEEP)}}`;
+
+function deepErrorRecorded(record: RequestRecord): void {
+  assert.match(
+    String(record.error),
+    /^\{"(type":"error",")?error":\{"a":\{"a":/,
+    'the raw JSON, cut at the bound',
+  );
+  assert.ok(String(record.error).length <= 2000, `${String(record.error).length} chars`);
+}
+
+ROWS.push(
+  {
+    fault: `a 200 stream whose error event nests ${DEEP} deep`,
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chatChunk({ content: 'hi' })}data: ${DEEP_ERROR}\n\n`);
+    },
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.cut, false);
+      assert.ok(got.body.toString().endsWith(`"[redacted]"${'}'.repeat(DEEP + 1)}\n\n`));
+    },
+    outcome: 'upstream_error_body',
+    recorded: deepErrorRecorded,
+  },
+  {
+    fault: `a 200 JSON answer whose error object nests ${DEEP} deep`,
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(DEEP_ERROR);
+    },
+    sends: CHAT,
+    receives: (got) => {
+      assert.equal(got.status, 200);
+      assert.equal(got.body.length, Buffer.byteLength(DEEP_ERROR.replace(KEY, '[redacted]')));
+    },
+    outcome: 'upstream_error_body',
+    recorded: deepErrorRecorded,
+  },
+  {
+    fault: `an Anthropic Messages stream whose error event nests ${DEEP} deep`,
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: error\ndata: ${DEEP_ERROR.replace('{"error":', '{"type":"error","error":')}\n\n`);
+    },
+    sends: { method: 'POST', path: '/v1/messages', body: '{"model":"m","stream":true,"max_tokens":5}' },
+    receives: (got) => assert.equal(got.status, 200),
+    outcome: 'upstream_error_body',
+    recorded: deepErrorRecorded,
+  },
+  {
+    fault: `a Responses stream whose error event nests ${DEEP} deep`,
+    upstream: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: error\ndata: {"type":"error","detail":${DEEP_ERROR}}\n\n`);
+    },
+    sends: { method: 'POST', path: '/v1/responses', body: '{"model":"m","stream":true}' },
+    receives: (got) => assert.equal(got.status, 200),
+    outcome: 'upstream_error_body',
+    recorded: (record) => {
+      assert.match(String(record.error), /^\{"type":"error","detail":\{"error":\{"a":/);
+      assert.ok(String(record.error).length <= 2000);
+    },
+  },
+);
+
 // Informational answers before the final one (RFC 9110 15.2): never the answer.
 ROWS.push(
   {
@@ -365,7 +560,12 @@ for (const row of ROWS) {
       body,
       cut,
     };
-    assert.equal(upstream.requests[0]?.headers.authorization, `Bearer ${KEY}`, 'the upstream got the key');
+    // In the header its protocol takes: `authorization` for OpenAI's, `x-api-key` for Anthropic's.
+    const sentKey = upstream.requests[0]?.headers;
+    assert.ok(
+      sentKey?.authorization === `Bearer ${KEY}` || sentKey?.['x-api-key'] === KEY,
+      'the upstream got the key',
+    );
     assert.equal(
       upstream.requests[0]?.headers['accept-encoding'],
       'identity',
@@ -458,4 +658,35 @@ test('the aggregated model list: an upstream listing the key (gzip) is scrubbed,
   assert.ok(endlessWritten < CONCURRENT * (MAX_LIST_BYTES + 8 * 2 ** 20), `${endlessWritten} bytes written`);
   const records = await closeAndAccount(gateway, CONCURRENT);
   assert.deepEqual(new Set(records.map((r) => `${r.outcome} ${r.status}`)), new Set(['ok 200']));
+});
+
+test('a body gzipped twice that inflates to 64 MiB reaches the client whole, each decoder waiting on the next', async (t) => {
+  const INFLATED = 64 * 2 ** 20;
+  const bomb = zlib.gzipSync(zlib.gzipSync(Buffer.alloc(INFLATED)));
+  t.diagnostic(`${bomb.length} bytes on the wire`);
+  const upstream = await startUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip, gzip' });
+    res.end(bomb);
+  });
+  t.after(() => upstream.close());
+  const gateway = await startGateway(
+    { upstreams: [{ name: 'u', baseUrl: upstream.url, keyEnv: 'HOSTILE_KEY', timeouts: BACKSTOP_TIMEOUTS }] },
+    { HOSTILE_KEY: KEY },
+  );
+  t.after(() => gateway.close());
+  const response = await request(`${gateway.url}/v1/files/f/content`);
+  assert.equal(response.statusCode, 200);
+  assert.equal(response.headers['content-encoding'], undefined);
+  let received = 0;
+  /** Chunks holding anything but the zeros that were compressed. */
+  let nonZero = 0;
+  for await (const chunk of response.body) {
+    const bytes = chunk as Buffer;
+    received += bytes.length;
+    if (!bytes.equals(Buffer.alloc(bytes.length))) nonZero++;
+  }
+  assert.equal(received, INFLATED);
+  assert.equal(nonZero, 0, 'every byte is the body decoded twice');
+  const [record] = await closeAndAccount(gateway, 1);
+  assert.equal(record?.outcome, 'ok');
 });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { workerRecordsPath } from '../../src/measure/record-files.js';
 import { DEFAULT_ROTATION_CHECK_MS } from '../../src/shared/records-writer.js';
@@ -21,6 +22,7 @@ import {
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
+import { withDeadline } from '../helpers/deadline.js';
 import { drainPipe, sendStreams, strictRecordsIn, until, wholeLinesIn } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
@@ -41,10 +43,15 @@ interface Served {
   readonly child: ChildProcessWithoutNullStreams;
   readonly url: string;
   readonly output: () => string;
-  readonly exited: Promise<{ code: number | null; atMs: number }>;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
 }
 
-async function serve(name: string, records: string, extra: Record<string, unknown> = {}): Promise<Served> {
+async function serve(
+  name: string,
+  records: string,
+  extra: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Served> {
   const configFile = join(dir, `${name}.json`);
   await writeFile(
     configFile,
@@ -58,9 +65,10 @@ async function serve(name: string, records: string, extra: Record<string, unknow
   const { child, match, output } = await startCli(
     ['serve', '--config', configFile],
     /listening on (http:\S+)\/v1/,
+    env,
   );
-  const exited = new Promise<{ code: number | null; atMs: number }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, atMs: performance.now() })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>(
+    (resolve) => child.once('exit', (code, signal) => resolve({ code, signal, atMs: performance.now() })),
   );
   return { child, url: match[1] ?? '', output, exited };
 }
@@ -198,3 +206,72 @@ test('item 9, records FIFO nobody reads: SIGTERM ends the process within its gra
   assert.equal(new Set(written).size, written.length, 'no record twice');
   assert.equal(written.length + lost, sent, 'one record or one counted loss per request');
 });
+
+/** A `serve` whose threadpool threads all park on a FIFO open at SIGUSR2 (test/helpers/park-threadpool.ts). */
+async function serveParked(name: string, file: string, config: Record<string, unknown>): Promise<Served> {
+  const fifo = join(dir, `${name}.fifo`);
+  execFileSync('mkfifo', [fifo]);
+  const fixture = pathToFileURL(fileURLToPath(new URL('../helpers/park-threadpool.js', import.meta.url)));
+  return serve(name, file, config, {
+    ...process.env,
+    NODE_OPTIONS: `--import="${fixture}"`,
+    UV_THREADPOOL_SIZE: '2',
+    TOKENMETER_TEST_PARK_FIFO: fifo,
+  });
+}
+
+for (const variant of [
+  { how: 'the grace period ends', graceMs: 1500, delayMs: 0, endsWithinMs: 1500 },
+  // A grace far longer than the test: only the second signal can end it (the records then get 1 s).
+  { how: 'a second SIGTERM arrives', graceMs: 60_000, delayMs: 10_000, endsWithinMs: 1000 },
+]) {
+  test(`item 9, a records write that never returns (every threadpool thread parked, as on a hung mount): the process ends when ${variant.how}, the rest counted lost in one line`, async (t) => {
+    if (process.platform === 'win32') {
+      t.skip('needs mkfifo');
+      return;
+    }
+    const name = variant.delayMs === 0 ? 'parked-grace' : 'parked-second';
+    const file = join(dir, `${name}.jsonl`);
+    const served = await serveParked(name, file, {
+      shutdownGraceMs: variant.graceMs,
+      shutdownDelayMs: variant.delayMs,
+    });
+    t.after(() => served.child.kill('SIGKILL'));
+    const before = await sendStreams(served.url, 'before', 10);
+    await untilRecorded([file], 10);
+    served.child.kill('SIGUSR2');
+    await until('the child to park its threadpool', async () =>
+      served.output().includes('threadpool thread parked'),
+    );
+    await sendStreams(served.url, 'after', 10);
+    let signalAt = performance.now();
+    served.child.kill('SIGTERM');
+    if (variant.delayMs > 0) {
+      // The log is parked with the rest: /readyz failing says the first signal was taken.
+      await until('/readyz to fail after the first SIGTERM', async () => {
+        const response = await fetch(`${served.url}/readyz`).catch(() => null);
+        return response !== null && response.status === 503;
+      });
+      signalAt = performance.now();
+      served.child.kill('SIGTERM');
+    }
+    const { code, signal, atMs } = await withDeadline(
+      served.exited,
+      () => `the gateway to end with its records write parked: ${served.output().slice(-600)}`,
+    );
+    const tookMs = atMs - signalAt;
+    t.diagnostic(`ended ${tookMs.toFixed(0)} ms after the last SIGTERM, code ${code}, signal ${signal}`);
+    // Node's exit would wait for the parked threads forever: the process ends by SIGTERM's default action instead.
+    assert.equal(signal, 'SIGTERM');
+    // What the process is owed, plus 2 s of room for a busy box.
+    assert.ok(tookMs < variant.endsWithinMs + 2000, `ended ${tookMs.toFixed(0)} ms after the last SIGTERM`);
+    const lostLines = served
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('could not be written'));
+    assert.equal(lostLines.length, 1, served.output().slice(-1500));
+    assert.match(lostLines[0] ?? '', /"recordsLost":10\b.*never returned/);
+    assert.match(lostLines[0] ?? '', /"recordsWritten":10\b/);
+    assert.deepEqual(idsOf(await strictRecordsIn(file)), [...before].sort());
+  });
+}

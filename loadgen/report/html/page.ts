@@ -33,6 +33,7 @@ svg .reference { stroke: #8a939e; stroke-dasharray: 3 4; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .note { color: var(--muted); margin: 4px 0 0 64px; font-size: 12.5px; }
 .message { color: var(--muted); }
+.cut-short { color: var(--worse); font-weight: 600; }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 `;
 

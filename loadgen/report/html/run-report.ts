@@ -4,6 +4,7 @@
 // instead of drawing guesses from three percentiles.
 
 import type { JsonValueObject } from '../../../src/shared/json-object.js';
+import { interruptionNote } from '../../bench/interruption.js';
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
 import { withoutPlannedCancels } from '../../cancellation/cancelled-requests.js';
 import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
@@ -11,6 +12,7 @@ import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
+import { escapeHtml } from './escape.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
@@ -42,6 +44,10 @@ export function renderRunReport(data: RunReportData): string {
     stringField(result, 'date'),
   ];
   const subtitle = [...about.filter((part) => part !== null), data.source].filter(Boolean).join(' · ');
+  // A run cut short by Ctrl-C (`tokenmeter.interrupted`) is said first, before any figure is read as a whole run.
+  const cutShort = interruptionNote(result);
+  const cutShortNote =
+    cutShort === null ? '' : `<p class="cut-short">This run was cut short: ${escapeHtml(cutShort)}.</p>`;
   const charts =
     records === null
       ? '<p class="message">No per-request data: run the benchmark with --save-result --save-detailed ' +
@@ -53,7 +59,7 @@ export function renderRunReport(data: RunReportData): string {
     sections: [
       section(
         'Run',
-        `<div class="panels">${keyValueTable('Settings', settingsRows(result))}` +
+        `${cutShortNote}<div class="panels">${keyValueTable('Settings', settingsRows(result))}` +
           `${keyValueTable('Key figures', figureRows(result))}</div>`,
       ),
       section('Verdicts', verdictList(verdicts.list, verdicts.complete ? undefined : INCOMPLETE)),
