@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { BENCH_OPTIONS } from '../../src/cli/bench-options.js';
 import { PINNED_VLLM_COMMIT } from '../../src/cli/vllm-serve-options.js';
+import { docSection } from '../helpers/doc-code-blocks.js';
 import { VLLM_SERVE_FLAGS } from './helpers/vllm-serve-flag-list.js';
 
 const DOC = readFileSync(new URL('../../../docs/loadgen.md', import.meta.url), 'utf8');
@@ -19,14 +20,6 @@ interface TableFlags {
   readonly wildcards: Set<string>;
   /** Abbreviations that spell out to no bench flag, or to more than one. */
   readonly unresolved: string[];
-}
-
-/** The section's text, from its heading to the next heading of its level or above. */
-function section(heading: string): string {
-  const start = DOC.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `docs/loadgen.md has "${heading}"`);
-  const end = DOC.slice(start + heading.length + 2).search(/\n#{1,2} /);
-  return DOC.slice(start, end < 0 ? undefined : start + heading.length + 2 + end);
 }
 
 /**
@@ -43,7 +36,7 @@ function spellOut(first: string, suffix: string): string | undefined {
 
 function flagsOfTable(): TableFlags {
   const flags: TableFlags = { named: new Set(), wildcards: new Set(), unresolved: [] };
-  const rows = section('## Flags and their vLLM counterparts')
+  const rows = docSection(DOC, '## Flags and their vLLM counterparts')
     .split('\n')
     .filter((line) => line.startsWith('| ') && !line.startsWith('| flag |') && !line.startsWith('| ---'));
   assert.ok(rows.length > 40, `the table has its rows (${rows.length})`);
