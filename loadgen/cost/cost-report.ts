@@ -79,8 +79,12 @@ export function formatCostReport(
   const lines: string[] = [];
   if (price !== undefined) {
     const cost = runCost(result.records, price);
+    const cached =
+      price.cachedInputPerMillion === undefined
+        ? ''
+        : `, of which cached ${formatAmount(cost.cachedInputCost)}`;
     lines.push(
-      `${padRight(`Run cost (${price.currency}):`, 40)} ${formatAmount(cost.totalCost)} (input ${formatAmount(cost.inputCost)}, output ${formatAmount(cost.outputCost)})`,
+      `${padRight(`Run cost (${price.currency}):`, 40)} ${formatAmount(cost.totalCost)} (input ${formatAmount(cost.inputCost)}${cached}, output ${formatAmount(cost.outputCost)})`,
     );
   }
   const stop = result.budgetStop;
@@ -110,10 +114,15 @@ export function costResultJson(
       currency: cost.currency,
       input_per_million: price.inputPerMillion,
       output_per_million: price.outputPerMillion,
+      ...(price.cachedInputPerMillion === undefined
+        ? {}
+        : { cached_input_per_million: price.cachedInputPerMillion }),
       answered_requests: cost.answered,
       input_tokens: cost.inputTokens,
+      cached_input_tokens: cost.cachedInputTokens,
       output_tokens: cost.outputTokens,
       input_cost: cost.inputCost,
+      ...(price.cachedInputPerMillion === undefined ? {} : { cached_input_cost: cost.cachedInputCost }),
       output_cost: cost.outputCost,
       total_cost: cost.totalCost,
     };

@@ -15,7 +15,7 @@ export interface BudgetLimits {
 }
 
 export interface CostSettings {
-  /** --price-input/--price-output (--price-cached-input, --currency); undefined = the run is not priced. */
+  /** --price-input/--price-output (and --price-cached-input, --currency); undefined = the run is not priced. */
   readonly price?: ModelPrice;
   /** --estimate: predict the run's tokens and cost, send nothing, exit. */
   readonly estimateOnly: boolean;

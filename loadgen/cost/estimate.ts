@@ -45,6 +45,8 @@ export function estimateRun(
   }
   const outputTokens =
     calibration === undefined ? requestedOutputTokens : Math.round(requestedOutputTokens * calibration.ratio);
+  // What the server's prompt cache will hold is not known before the run: every prompt token is priced at the
+  // input price, so with a lower --price-cached-input the estimate is an upper bound on the input cost.
   const cost =
     price === undefined
       ? undefined

@@ -10,13 +10,21 @@ export interface RunTokens {
   readonly answered: number;
   /** By the run's tokenizer, as vLLM counts a prompt (the load generator does not see the server's count). */
   readonly inputTokens: number;
+  /**
+   * Of inputTokens, those the server said it read from its prompt cache (its usage's cached count, capped at the
+   * request's prompt tokens); 0 when it never said.
+   */
+  readonly cachedInputTokens: number;
   /** The server's usage when it sent it, else the tokenizer's count of the text (outputTokensSource). */
   readonly outputTokens: number;
 }
 
 export interface RunCost extends RunTokens {
   readonly currency: string;
+  /** Every prompt token's cost, the cached ones at the cached-input price included. */
   readonly inputCost: number;
+  /** The part of inputCost paid for cached prompt tokens. */
+  readonly cachedInputCost: number;
   readonly outputCost: number;
   readonly totalCost: number;
 }
@@ -30,12 +38,20 @@ export function usedTokens(record: RequestRecord): number {
   return isAnswered(record) ? record.promptTokens + record.outputTokens : 0;
 }
 
-/** One request's cost at `price` (0 when unanswered). Cached prompt tokens are not seen by the load generator. */
+/**
+ * The server's cached count next to the tokenizer's prompt count: the server also counts its chat template, so
+ * its cached count may pass ours on a prompt cached to its end; never more cached tokens than the prompt had.
+ */
+function cachedTokensOf(record: RequestRecord): number {
+  return Math.min(record.cachedPromptTokens ?? 0, record.promptTokens);
+}
+
+/** One request's cost at `price` (0 when unanswered). */
 export function recordCost(record: RequestRecord, price: ModelPrice): number {
   if (!isAnswered(record)) return 0;
   const cost = requestCost(price, {
     promptTokens: record.promptTokens,
-    cachedPromptTokens: null,
+    cachedPromptTokens: cachedTokensOf(record),
     outputTokens: record.outputTokens,
   });
   return (cost.costInput ?? 0) + (cost.costOutput ?? 0);
@@ -44,24 +60,36 @@ export function recordCost(record: RequestRecord, price: ModelPrice): number {
 export function runTokens(records: readonly RequestRecord[]): RunTokens {
   let answered = 0;
   let inputTokens = 0;
+  let cachedInputTokens = 0;
   let outputTokens = 0;
   for (const record of records) {
     if (!isAnswered(record)) continue;
     answered++;
     inputTokens += record.promptTokens;
+    cachedInputTokens += cachedTokensOf(record);
     outputTokens += record.outputTokens;
   }
-  return { answered, inputTokens, outputTokens };
+  return { answered, inputTokens, cachedInputTokens, outputTokens };
 }
 
 export function runCost(records: readonly RequestRecord[], price: ModelPrice): RunCost {
   const tokens = runTokens(records);
+  // A price is per token, so the run's sums priced once equal the sum of its requests priced one by one.
   const cost = requestCost(price, {
     promptTokens: tokens.inputTokens,
-    cachedPromptTokens: null,
+    cachedPromptTokens: tokens.cachedInputTokens,
     outputTokens: tokens.outputTokens,
   });
   const inputCost = cost.costInput ?? 0;
   const outputCost = cost.costOutput ?? 0;
-  return { ...tokens, currency: price.currency, inputCost, outputCost, totalCost: inputCost + outputCost };
+  const cachedInputCost =
+    (tokens.cachedInputTokens * (price.cachedInputPerMillion ?? price.inputPerMillion)) / 1e6;
+  return {
+    ...tokens,
+    currency: price.currency,
+    inputCost,
+    cachedInputCost,
+    outputCost,
+    totalCost: inputCost + outputCost,
+  };
 }

@@ -1,7 +1,7 @@
-// bench's cost flags (--price-input, --price-output, --currency, --estimate, --max-cost, --max-total-tokens,
-// --on-limit) -> CostSettings, refusing before anything is sent what could not be honoured: half a price, a cost
-// limit without a price, a currency code the runtime does not know, and a budget that the closed-loop engine
-// cannot stop gently.
+// bench's cost flags (--price-input, --price-output, --price-cached-input, --currency, --estimate, --max-cost,
+// --max-total-tokens, --on-limit) -> CostSettings, refusing before anything is sent what could not be honoured:
+// half a price (a cached-input price alone included), a cost limit without a price, a currency code the runtime
+// does not know, and a budget that the closed-loop engine cannot stop gently.
 
 import type { EngineName } from '../../loadgen/bench/settings.js';
 import {
@@ -22,7 +22,14 @@ function numberOf(o: ParsedOptions, name: string): number | undefined {
 function priceFrom(o: ParsedOptions): ModelPrice | undefined {
   const input = numberOf(o, 'price-input');
   const output = numberOf(o, 'price-output');
-  if (input === undefined && output === undefined) return undefined;
+  const cachedInput = numberOf(o, 'price-cached-input');
+  if (input === undefined && output === undefined) {
+    if (cachedInput !== undefined)
+      throw new UsageError(
+        '--price-cached-input needs --price-input and --price-output (prices per million tokens; 0 for a free side)',
+      );
+    return undefined;
+  }
   if (input === undefined || output === undefined)
     throw new UsageError(
       '--price-input and --price-output go together (prices per million tokens; 0 for a free side)',
@@ -35,7 +42,12 @@ function priceFrom(o: ParsedOptions): ModelPrice | undefined {
       `--currency must be an ISO 4217 code such as USD, EUR or CNY (got '${currency}')${hint}`,
     );
   }
-  return { inputPerMillion: input, outputPerMillion: output, currency };
+  return {
+    inputPerMillion: input,
+    outputPerMillion: output,
+    ...(cachedInput === undefined ? {} : { cachedInputPerMillion: cachedInput }),
+    currency,
+  };
 }
 
 export function costSettingsFrom(

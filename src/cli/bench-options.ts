@@ -447,6 +447,13 @@ export const COST_OPTIONS: readonly OptionSpec[] = [
     help: 'Price of one million output tokens (with --price-input)',
   },
   {
+    name: 'price-cached-input',
+    type: 'number',
+    min: 0,
+    valueName: 'PRICE',
+    help: "Price of one million prompt tokens the server read from its prompt cache (each answer's cached_tokens; with --price-input; default: the input price)",
+  },
+  {
     name: 'currency',
     type: 'string',
     default: 'USD',

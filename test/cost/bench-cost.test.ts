@@ -81,6 +81,7 @@ test('a priced run reports its cost in the summary and the result JSON, equal to
     output_per_million: PRICE_OUTPUT,
     answered_requests: 8,
     input_tokens: input,
+    cached_input_tokens: 0, // the simulator without its prefix cache reports no cached tokens
     output_tokens: output,
     input_cost: inputCost,
     output_cost: outputCost,
@@ -117,6 +118,7 @@ test('prices that cannot be honoured are refused before anything is sent (exit 2
     [['--price-input', '1'], /--price-input and --price-output go together/],
     [['--price-input', '1', '--price-output', '2', '--currency', 'usd'], /ISO 4217 .*did you mean USD/],
     [['--max-cost', '1'], /--max-cost needs the prices/],
+    [['--price-cached-input', '0.1'], /--price-cached-input needs --price-input and --price-output/],
     [
       ['--engine', 'closed-loop', '--max-total-tokens', '100'],
       /closed-loop engine cannot stop sending and let answers finish: add --on-limit cancel/,

@@ -11,9 +11,17 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+/** `cwd`: where relative paths on the command line resolve (default: the test's own). */
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env,
+      ...(cwd === undefined ? {} : { cwd }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -28,9 +36,13 @@ export function startCli(
   args: string[],
   ready: RegExp,
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Promise<{ child: ChildProcessWithoutNullStreams; match: RegExpMatchArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env });
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env,
+      ...(cwd === undefined ? {} : { cwd }),
+    });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no ${ready} within 10 s; output: ${out}`)), 10_000);
     child.stdout.on('data', (d: Buffer) => {

@@ -6,12 +6,13 @@ import { test } from 'node:test';
 import { simCommand } from '../../src/cli/sim-command.js';
 import { resolveSimConfig, type SimOptions } from '../../src/sim/config.js';
 import { kvCapacity } from '../../src/sim/kv-capacity.js';
+import { codeBlocks } from '../helpers/doc-code-blocks.js';
 
 const DOC = new URL('../../../docs/simulator.md', import.meta.url);
 
 test('the config file example in docs/simulator.md resolves', async () => {
   const text = await readFile(DOC, 'utf8');
-  const [json] = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const [json] = codeBlocks(text, 'json');
   const config = resolveSimConfig(JSON.parse(json ?? '') as SimOptions);
   assert.equal(kvCapacity(config).tokens, 16_384);
   assert.equal(config.kv.enablePrefixCaching, true);
