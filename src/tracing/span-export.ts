@@ -110,8 +110,14 @@ export class SpanExport {
   readonly #processor: BatchSpanProcessor;
   readonly #resource: Resource;
   readonly #counts = { exported: 0, dropped: 0, failed: 0 };
-  /** Wall-clock milliseconds at performance.now() = 0, taken once. */
-  readonly #epochAtZeroMs = Date.now() - performance.now();
+  /**
+   * Wall-clock milliseconds at performance.now() = 0: the process's own `timeOrigin`, the one offset every exporter
+   * in a process shares (as the span receiver's join and the simulator's truth use it). Each exporter taking
+   * `Date.now() - performance.now()` for itself got offsets up to a millisecond apart (Date.now() counts whole
+   * milliseconds), so a bench, gateway and simulator in one process could export a child span ending after its
+   * parent.
+   */
+  readonly #epochAtZeroMs = performance.timeOrigin;
   readonly #shutdownBoundMs: number;
 
   /** `onFirstLoss` is told once, at the first span dropped or failed, so the loss can be said where users look. */
