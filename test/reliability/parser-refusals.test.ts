@@ -133,6 +133,23 @@ for (const row of ROWS) {
   });
 }
 
+test('a connection that never sends a byte is closed at headersTimeoutMs and counted as no refusal: it carried no request', async () => {
+  const countedBefore = await clientErrors();
+  const { hostname, port } = new URL(gateway.url);
+  const startedAt = performance.now();
+  await withDeadline(
+    new Promise<void>((resolve) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.on('data', () => {});
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    }),
+    () => 'the gateway to close a silent connection',
+  );
+  assert.ok(performance.now() - startedAt >= HEADERS_TIMEOUT_MS, 'closed by the header timeout, not before');
+  assert.deepEqual(await clientErrors(), countedBefore);
+});
+
 test('the ledger: records + counted refusals = requests sent, and nothing reached the upstream', async () => {
   const counted = [...(await clientErrors()).values()].reduce((a, b) => a + b, 0);
   assertOneRecordPerRequest(gateway.records, gateway.records.length);
