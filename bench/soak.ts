@@ -90,9 +90,11 @@ interface Sample {
   readonly atS: number;
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
-  readonly lagP50S: number;
-  readonly lagP99S: number;
-  readonly lagMaxS: number;
+  /** The loop's busy seconds since the gateway started (tokenmeter_eventloop_busy_seconds_total). */
+  readonly loopBusyS: number;
+  /** One setImmediate's wait (tokenmeter_nodejs_eventloop_lag_seconds), measured at the scrape before: prom-client
+   *  sets it after rendering the page. */
+  readonly lagS: number;
   readonly inFlight: number;
 }
 
@@ -212,9 +214,8 @@ async function sample(): Promise<{ sample: Sample; page: string }> {
     atS: elapsedS(),
     rssBytes: await residentBytes(gatewayPid),
     heapUsedBytes: metricValue(page, 'tokenmeter_nodejs_heap_size_used_bytes'),
-    lagP50S: metricValue(page, 'tokenmeter_nodejs_eventloop_lag_p50_seconds'),
-    lagP99S: metricValue(page, 'tokenmeter_nodejs_eventloop_lag_p99_seconds'),
-    lagMaxS: metricValue(page, 'tokenmeter_nodejs_eventloop_lag_max_seconds'),
+    loopBusyS: metricValue(page, 'tokenmeter_eventloop_busy_seconds_total'),
+    lagS: metricValue(page, 'tokenmeter_nodejs_eventloop_lag_seconds'),
     inFlight: metricValue(page, 'tokenmeter_requests_in_flight'),
   };
   samples.push(s);
@@ -223,6 +224,12 @@ async function sample(): Promise<{ sample: Sample; page: string }> {
 
 const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const ms = (seconds: number): string => (seconds * 1000).toFixed(1);
+/** The loop's utilization between the sample before `s` and `s`, in percent. */
+const loopBusy = (s: Sample): string => {
+  const before = samples[samples.indexOf(s) - 1];
+  if (before === undefined || s.atS <= before.atS) return '-';
+  return ((100 * (s.loopBusyS - before.loopBusyS)) / (s.atS - before.atS)).toFixed(1);
+};
 const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
@@ -231,7 +238,6 @@ say(
   `soak: ${args.minutes} min at ${rate} req/s (Poisson, seed ${seed}), warm-up ${warmupS} s; ` +
     `simulator ${sim.url}, gateway ${gateway.url} (pid ${gatewayPid})`,
 );
-await scrape(); // resets the event-loop histogram, so the first sample covers traffic only
 const count = Math.round(rate * runS);
 const { offsetsMs } = arrivalSchedule(count, { requestRate: rate, burstiness: 1, seed });
 const random = new SeededRandom(`soak-kinds-${seed}`);
@@ -250,7 +256,7 @@ const progress = setInterval(() => {
   const last = samples[samples.length - 1];
   say(
     `  ${elapsedS().toFixed(0)} s: ${sent} sent, ${outcomes.filter(Boolean).length} answered` +
-      (last === undefined ? '' : `, RSS ${mb(last.rssBytes)} MiB, lag p99 ${ms(last.lagP99S)} ms`),
+      (last === undefined ? '' : `, RSS ${mb(last.rssBytes)} MiB, loop busy ${loopBusy(last)}%`),
   );
 }, PROGRESS_EVERY_MS);
 
@@ -391,7 +397,7 @@ const at = (s: number): Sample =>
 const warm = at(warmupS);
 const end = samples[samples.length - 1] as Sample;
 say('');
-say('gateway            at s   RSS MiB  heap MiB  lag p50 ms  lag p99 ms  lag max ms  in flight');
+say('gateway            at s   RSS MiB  heap MiB  loop busy %  lag ms  in flight');
 for (const [label, s] of [
   ['start', samples[0] as Sample],
   ['end of warm-up', warm],
@@ -400,11 +406,12 @@ for (const [label, s] of [
 ] as const) {
   say(
     `  ${label.padEnd(16)} ${s.atS.toFixed(0).padStart(5)} ${mb(s.rssBytes).padStart(8)} ${mb(s.heapUsedBytes).padStart(9)}` +
-      ` ${ms(s.lagP50S).padStart(11)} ${ms(s.lagP99S).padStart(11)} ${ms(s.lagMaxS).padStart(11)} ${String(s.inFlight).padStart(10)}`,
+      ` ${loopBusy(s).padStart(12)} ${ms(s.lagS).padStart(7)} ${String(s.inFlight).padStart(10)}`,
   );
 }
 say(
-  '  (prom-client samples the loop with a 10 ms timer and each figure includes that period: 10.3 is 0.3 ms late)',
+  '  (loop busy: the share of the time since the sample before that the event loop ran callbacks; lag: one' +
+    " setImmediate's wait, at the scrape before)",
 );
 const cpuS = metricValue(finalPage, 'tokenmeter_process_cpu_seconds_total');
 say(

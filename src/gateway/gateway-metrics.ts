@@ -15,6 +15,7 @@ import { CLIENT_ERROR_REASONS, type ClientErrorReason } from './client-errors.js
 import type { PathFix } from './client-path.js';
 import type { GatewayState } from './context.js';
 import { CountedHistogram, type CountedSeries, type SeriesObserver } from './counted-histogram.js';
+import { LAG_MONITOR_PERIOD_MS, registerEventLoopMetrics } from './event-loop-metrics.js';
 import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
@@ -189,9 +190,14 @@ export class GatewayMetrics {
         droppedCounted.export_failed = counts.failed;
       },
     });
-    // CPU, memory, event-loop lag and GC of the gateway process, so overhead can be explained by what the process
+    // CPU, memory, event-loop lag (event-loop-metrics.ts) and GC of the gateway process, so overhead can be explained by what the process
     // was doing. Prefixed so they never clash with another exporter's process_* on the same Prometheus.
-    collectDefaultMetrics({ register: this.registry, prefix: 'tokenmeter_' });
+    collectDefaultMetrics({
+      register: this.registry,
+      prefix: 'tokenmeter_',
+      eventLoopMonitoringPrecision: LAG_MONITOR_PERIOD_MS,
+    });
+    registerEventLoopMetrics(this.registry);
     // prom-client also exports the active handle/request/resource counts as gauges named *_total, which breaks the
     // naming rule (only counters end in _total; promtool flags them). The per-type gauges without the suffix
     // carry the same numbers, so the misnamed sums are dropped.

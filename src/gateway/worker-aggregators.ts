@@ -7,10 +7,8 @@ import type { Aggregator, Registry } from 'prom-client';
 const CHOSEN: Readonly<Record<string, Aggregator>> = {
   // prom-client omits it from an aggregate; the gateway is as old as its oldest worker.
   tokenmeter_process_start_time_seconds: 'min',
-  // prom-client averages these; the requests that wait are those on the worst worker, so the worst is shown.
+  // prom-client averages it; the requests that wait are those on the worst worker, so the worst is shown.
   tokenmeter_nodejs_eventloop_lag_seconds: 'max',
-  tokenmeter_nodejs_eventloop_lag_p90_seconds: 'max',
-  tokenmeter_nodejs_eventloop_lag_p99_seconds: 'max',
 };
 
 /** Sets the aggregator of each gauge in CHOSEN that `registry` holds. */

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
+import { SAMPLED_LAG_GAUGES } from '../../src/gateway/event-loop-metrics.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { chatStreamSteps, playScript, startUpstream, type TestUpstream } from './helpers/upstream.js';
 
@@ -88,6 +89,27 @@ test('requests, timings and tokens are exported with bounded model labels', asyn
     text,
     /tokenmeter_inter_token_gap_seconds_count\{upstream="sim",model="known",role="primary"\} 4/,
   );
+});
+
+/** The value of an unlabelled family on a metrics page. */
+function familyValue(page: string, name: string): number {
+  const line = page.split('\n').find((l) => l.startsWith(`${name} `));
+  assert.ok(line !== undefined, `${name} on the page`);
+  return Number(line.slice(name.length + 1));
+}
+
+test("the event loop's busy time is a counter read at the scrape; the sampled delay gauges are gone", async () => {
+  const before = familyValue(await scrape(gateway), 'tokenmeter_eventloop_busy_seconds_total');
+  // The gateway runs in this process: 60 ms spent in one callback are 60 ms of the loop's busy time.
+  const until = performance.now() + 60;
+  while (performance.now() < until) {
+    // busy on purpose
+  }
+  const page = await scrape(gateway);
+  const busy = familyValue(page, 'tokenmeter_eventloop_busy_seconds_total') - before;
+  assert.ok(busy >= 0.06, `busy ${busy} s across a 60 ms callback`);
+  assert.ok(page.includes('tokenmeter_nodejs_eventloop_lag_seconds '), 'the scrape-time lag gauge stays');
+  for (const name of SAMPLED_LAG_GAUGES) assert.ok(!page.includes(name), `${name} is not exported`);
 });
 
 test('each gateway has its own registry: a second gateway in the process starts at zero', async (t) => {
