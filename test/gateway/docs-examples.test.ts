@@ -4,12 +4,13 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/gateway/config-resolve.js';
 import { validateConfig } from '../../src/gateway/config-validate.js';
+import { codeBlocks } from '../helpers/doc-code-blocks.js';
 
 const DOC = new URL('../../../docs/configuration.md', import.meta.url);
 
 test('the configuration example in docs/configuration.md is valid', async () => {
   const text = await readFile(DOC, 'utf8');
-  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const blocks = codeBlocks(text, 'json');
   // The first block is the full example; the mirroring section's block must validate too.
   assert.equal(blocks.length, 2);
   const env = { TAOTOKEN_API_KEY: 'sk-test' };

@@ -5,14 +5,14 @@ import { test } from 'node:test';
 import { resolveConfig } from '../../src/gateway/config-resolve.js';
 import { validateConfig } from '../../src/gateway/config-validate.js';
 import { ModelRoutes } from '../../src/gateway/model-routes.js';
+import { codeBlocks } from '../helpers/doc-code-blocks.js';
 
 const DOC = new URL('../../../docs/comparing.md', import.meta.url);
 
 test("docs/comparing.md's configuration is valid and mirrors qwen to the hosted upstream", async () => {
   const text = await readFile(DOC, 'utf8');
-  const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) =>
-    (m[1] ?? '').replace(/^ {3}/gm, ''),
-  );
+  // The block sits in a list item: its lines are indented by three spaces.
+  const blocks = codeBlocks(text, 'json').map((block) => block.replace(/^ {3}/gm, ''));
   assert.equal(blocks.length, 1);
   const config = await resolveConfig(validateConfig(JSON.parse(blocks[0] ?? '')), {
     TAOTOKEN_API_KEY: 'sk-test',

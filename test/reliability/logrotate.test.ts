@@ -16,6 +16,7 @@ import {
   startUpstream,
   type TestUpstream,
 } from '../gateway/helpers/upstream.js';
+import { codeBlocks } from '../helpers/doc-code-blocks.js';
 import { sendStreams, strictRecordsIn, until, wholeLinesIn } from '../helpers/records-files.js';
 import { startCli } from '../helpers/run-cli.js';
 import { assertOneRecordPerRequest } from './accounting.js';
@@ -47,7 +48,7 @@ function logrotateMissing(): string | null {
 /** The documented snippet whose first line mentions `kind`, as written in the doc. */
 async function snippet(kind: string): Promise<string> {
   const section = (await readFile(DOC, 'utf8')).split('**Rotating the records file.**')[1] ?? '';
-  const blocks = [...section.matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const blocks = codeBlocks(section, '');
   const block = blocks.find((b) => (b.split('\n')[0] ?? '').includes(kind));
   assert.ok(block !== undefined, `docs/configuration.md has a logrotate snippet for ${kind}`);
   return block;
