@@ -33,7 +33,9 @@
 // cores. The default token rates (10 tokens, 40 ms apart at concurrency 16, 100 ms apart at 256: ~35 and ~230
 // requests/s, ~400 and ~2,800 SSE events/s through the proxy) keep the box below saturation, so the figures show
 // what the proxy adds rather than which process lost the fight for a core. Reported per proxy: CPU milliseconds
-// per request and its ratio to the leanest Node proxy's, added TTFT p50 and p99 and added inter-chunk gap p99
+// per request and its ratio to the leanest Node proxy's (over all rounds, then the lowest and highest of the
+// rounds' own ratios, each against the leanest proxy's CPU in the same round: their spread is the machine's noise,
+// and a difference smaller than it is not one), added TTFT p50 and p99 and added inter-chunk gap p99
 // (proxy percentile minus direct percentile, client-observed), requests/s relative to direct, and the proxy's
 // peak RSS.
 //
@@ -359,20 +361,18 @@ async function drive(): Promise<void> {
   for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
     const itl = itlByConcurrency.get(concurrency) ?? 40;
     const results = new Map(measured.map(({ name }) => [name, noSamples()]));
+    // Each round's CPU per request, per target: the ratio's spread over rounds says how noisy the machine was.
+    const perRound = new Map<string, number[]>(measured.map(({ name }) => [name, []]));
     // Warm-up (JIT, connection pools) is not counted.
     for (const { port } of measured) await load(port, concurrency, itl, 1, noSamples(), []);
     for (let round = 0; round < Number(args.rounds); round++) {
       const order = measured.map((_, i) => measured[(i + round) % measured.length]);
       for (const target of order) {
-        if (target)
-          await load(
-            target.port,
-            concurrency,
-            itl,
-            seconds,
-            results.get(target.name) as Samples,
-            target.pids,
-          );
+        if (target === undefined) continue;
+        const samples = results.get(target.name) as Samples;
+        const before = { cpuMs: samples.cpuMs, done: samples.done };
+        await load(target.port, concurrency, itl, seconds, samples, target.pids);
+        perRound.get(target.name)?.push((samples.cpuMs - before.cpuMs) / (samples.done - before.done));
       }
     }
     const d = results.get('direct') as Samples;
@@ -384,18 +384,24 @@ async function drive(): Promise<void> {
     };
     const lean = results.get('leanest Node proxy') as Samples;
     const leanCpu = lean.cpuMs / lean.done;
+    const leanRounds = perRound.get('leanest Node proxy') ?? [];
+    /** The lowest and highest of the rounds' ratios to the leanest proxy's CPU per request in the same round. */
+    const roundSpread = (name: string): string => {
+      const ratios = (perRound.get(name) ?? []).map((cpu, i) => cpu / (leanRounds[i] ?? Number.NaN));
+      return ratios.length < 2 ? '' : `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+    };
     console.log(
       `\nconcurrency ${concurrency}, first token at ${itl} ms then one every ${itl} ms: direct TTFT p50 ${base.p50.toFixed(2)} ms p99 ${base.p99.toFixed(2)} ms, gap p99 ${base.gap99.toFixed(2)} ms, ${base.rps.toFixed(1)} req/s`,
     );
     console.log(
-      'proxy                 CPU/req ms  x leanest  added TTFT p50  added TTFT p99   added gap p99  req/s ratio  RSS MB',
+      'proxy                 CPU/req ms  x leanest  rounds     added TTFT p50  added TTFT p99   added gap p99  req/s ratio  RSS MB',
     );
     for (const [name, s] of results) {
       if (name === 'direct') continue;
       const cpu = s.cpuMs / s.done;
       const row = [pct(s.ttft, 50) - base.p50, pct(s.ttft, 99) - base.p99, pct(s.gaps, 99) - base.gap99];
       console.log(
-        `${name.padEnd(22)}${cpu.toFixed(3).padStart(10)}  ${(cpu / leanCpu).toFixed(2).padStart(9)}${row.map((v) => `${v.toFixed(3)} ms`.padStart(16)).join('')}  ${(s.done / s.seconds / base.rps).toFixed(3).padStart(11)}  ${s.rss.toFixed(0).padStart(6)}`,
+        `${name.padEnd(22)}${cpu.toFixed(3).padStart(10)}  ${(cpu / leanCpu).toFixed(2).padStart(9)}  ${roundSpread(name).padEnd(9)}${row.map((v) => `${v.toFixed(3)} ms`.padStart(16)).join('')}  ${(s.done / s.seconds / base.rps).toFixed(3).padStart(11)}  ${s.rss.toFixed(0).padStart(6)}`,
       );
     }
   }
