@@ -1,7 +1,7 @@
 // The gateway's event loop, as a load signal that costs nothing between scrapes. prom-client's default metrics
-// sample the loop's delay with a libuv timer firing every 10 ms: on a lightly loaded gateway those 100 wake-ups a
-// second were most of its idle CPU and, in bench/gateway-overhead.ts at concurrency 16, about 0.18 ms of CPU per
-// proxied request (2.18 against 2.37 ms, side by side, 2026-12-06). A delay sampled every 10 ms also reads 10 ms
+// sample the loop's delay with a libuv timer firing every 10 ms: those 100 wake-ups a second were about half of an
+// idle gateway's CPU (7 of 14 ms a second) and, in bench/gateway-overhead.ts at concurrency 16, about 0.18 ms of
+// CPU per proxied request (2.18 against 2.37 ms, side by side, 2026-12-06). A delay sampled every 10 ms also reads 10 ms
 // when nothing is late, so its percentiles carried the sampling period rather than the wait.
 //
 // What replaces them: libuv's own count of the time the loop spent running callbacks (Node's
@@ -17,8 +17,8 @@ export const SAMPLED_LAG_GAUGES = ['min', 'max', 'mean', 'stddev', 'p50', 'p90',
 );
 
 /**
- * prom-client always starts its delay monitor and has no option to leave it out; sampling once a second, the
- * slowest period that still keeps it harmless, it costs one wake-up a second. Its gauges are then removed.
+ * prom-client always starts its delay monitor and has no option to leave it out: sampling once a second, it costs
+ * one wake-up a second, and its gauges are removed.
  */
 export const LAG_MONITOR_PERIOD_MS = 1000;
 

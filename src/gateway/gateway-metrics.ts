@@ -190,8 +190,9 @@ export class GatewayMetrics {
         droppedCounted.export_failed = counts.failed;
       },
     });
-    // CPU, memory, event-loop lag (event-loop-metrics.ts) and GC of the gateway process, so overhead can be explained by what the process
-    // was doing. Prefixed so they never clash with another exporter's process_* on the same Prometheus.
+    // CPU, memory, the event loop (event-loop-metrics.ts) and GC of the gateway process, so overhead can be
+    // explained by what the process was doing. Prefixed so they never clash with another exporter's process_* on
+    // the same Prometheus.
     collectDefaultMetrics({
       register: this.registry,
       prefix: 'tokenmeter_',
