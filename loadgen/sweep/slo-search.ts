@@ -239,7 +239,16 @@ function capacitySentence(
   const within = `within ${slos.map((s) => s.text).join(', ')}`;
   const tried = `Levels tried: ${trials.map((t) => `${named(t.load)} ${t.held ? 'held' : 'broke'}`).join(', ')}.`;
   if (held === undefined) {
-    return `No ${parameter} held ${within}: at the lowest tried, ${named(broke?.load ?? 0)}, ${brokeFirst ?? 'nothing'} broke; lower the load or loosen the SLOs. ${tried}`;
+    // The search starts at the least load that means anything (one request in flight, or the rate one request at
+    // a time achieves): a lower one does not make a lone request faster, so only a level that fell behind
+    // there points at less load.
+    const fellBehind = broke?.level.status === 'fell-behind';
+    const least =
+      parameter === 'concurrency' ? 'one request in flight' : "one user's rate, from the synchronous probe";
+    const advice = fellBehind
+      ? 'the server did not keep up even there'
+      : 'a lower load does not make a lone request faster: loosen the SLOs or make the server faster';
+    return `No ${parameter} held ${within}: at the lowest tried, ${named(broke?.load ?? 0)} (${least}), ${brokeFirst ?? 'nothing'} broke; ${advice}. ${tried}`;
   }
   const at = figures
     .map(

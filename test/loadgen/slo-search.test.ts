@@ -143,6 +143,45 @@ test('the SLO capacity search finds the known limit within one bisection step, w
   assert.match(page, /SLO capacity/);
 });
 
+test('an SLO that one request at a time already breaks: no capacity, and the sentence says why less load will not help', async () => {
+  const dir = scratchDir();
+  const run = await runCli(
+    [
+      'sweep',
+      '--base-url',
+      sim.url,
+      '--dataset-name',
+      'random',
+      '--random-input-len',
+      '16',
+      '--random-output-len',
+      '5',
+      '--ignore-eos',
+      '--num-prompts',
+      '20',
+      '--level-seconds',
+      '1',
+      // The simulator's first token comes 20 ms after a request: no load meets this.
+      '--slo',
+      'ttft_p50 < 5ms',
+      '--result-dir',
+      dir,
+      '--disable-tqdm',
+    ],
+    cleanEnv(),
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const c = (JSON.parse(readFileSync(join(dir, 'sweep-summary.json'), 'utf8')) as { slo_capacity: Capacity })
+    .slo_capacity;
+  assert.equal(c.capacity_rps, null);
+  assert.equal(c.trials.length, 1, 'the first level broke: nothing lower is tried');
+  assert.match(
+    c.sentence,
+    /^No rate held within ttft_p50 < 5ms: at the lowest tried, [\d.]+ req\/s \(one user's rate, from the synchronous probe\), ttft_p50 < 5ms \([\d.]+\) broke; a lower load does not make a lone request faster: loosen the SLOs or make the server faster\. Levels tried: /,
+  );
+  assert.match(run.stdout, /^No rate held within ttft_p50 < 5ms/m);
+});
+
 test('--slo with --rates is a usage error, and a misspelt SLO is named under --slo', async () => {
   const both = await runCli(
     ['sweep', '--base-url', sim.url, '--rates', '1,2', '--slo', 'ttft_p99 < 1s'],
