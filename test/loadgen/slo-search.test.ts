@@ -40,20 +40,27 @@ interface Capacity {
   sentence: string;
 }
 
+/** `sweep` against the simulator with short answers (16 prompt tokens, 5 output tokens): each test adds its SLOs. */
+function sweepOnSimulator(): string[] {
+  return [
+    'sweep',
+    '--base-url',
+    sim.url,
+    '--dataset-name',
+    'random',
+    '--random-input-len',
+    '16',
+    '--random-output-len',
+    '5',
+    '--ignore-eos',
+  ];
+}
+
 test('the SLO capacity search finds the known limit within one bisection step, with its interval', async () => {
   const dir = scratchDir();
   const run = await runCli(
     [
-      'sweep',
-      '--base-url',
-      sim.url,
-      '--dataset-name',
-      'random',
-      '--random-input-len',
-      '16',
-      '--random-output-len',
-      '5',
-      '--ignore-eos',
+      ...sweepOnSimulator(),
       '--burstiness',
       '100',
       '--num-prompts',
@@ -147,16 +154,7 @@ test('an SLO that one request at a time already breaks: no capacity, and the sen
   const dir = scratchDir();
   const run = await runCli(
     [
-      'sweep',
-      '--base-url',
-      sim.url,
-      '--dataset-name',
-      'random',
-      '--random-input-len',
-      '16',
-      '--random-output-len',
-      '5',
-      '--ignore-eos',
+      ...sweepOnSimulator(),
       '--num-prompts',
       '20',
       '--level-seconds',
