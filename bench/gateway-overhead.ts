@@ -304,58 +304,63 @@ async function drive(): Promise<void> {
   const seconds = Number(args.seconds);
   const up = await startChild(['upstream', args.tokens ?? '10']);
   const upstreamUrl = `http://127.0.0.1:${up.port}`;
-  const leanest = await startChild(['leanest', upstreamUrl]);
-  const floor = await startChild(['floor', upstreamUrl]);
-  const bare = await startChild(['bare', upstreamUrl]);
-  const gw = await startChild(['gateway', upstreamUrl, dir]);
-  const collector = await startChild(['collector']);
-  const gwOtlp = await startChild(['gateway', upstreamUrl, dir, `http://127.0.0.1:${collector.port}`]);
-  const nginxPort = 20000 + Math.floor(Math.random() * 20000);
-  const nginx = startNginx(dir, up.port, nginxPort);
+  // `--only` keeps these keys (direct and the leanest proxy always run: every ratio is against them), and only the
+  // targets kept are started: an idle proxy would still wake on its timers beside the ones being measured.
+  const only = args.only === undefined ? null : new Set(['direct', 'leanest', ...args.only.split(',')]);
+  const kept = (key: string): boolean => only === null || only.has(key);
+  const tree = (child: ChildProcess | undefined): number[] =>
+    child?.pid === undefined ? [] : processTree(child.pid);
+  const started: ChildProcess[] = [up.child];
+  const measured: { name: string; port: number; pids: number[] }[] = [
+    { name: 'direct', port: up.port, pids: [] },
+  ];
+  const startTarget = async (key: string, name: string, argv: string[], script?: string): Promise<void> => {
+    if (!kept(key)) return;
+    const target = await startChild(argv, script);
+    started.push(target.child);
+    measured.push({ name, port: target.port, pids: tree(target.child) });
+  };
+  await startTarget('leanest', 'leanest Node proxy', ['leanest', upstreamUrl]);
+  await startTarget('floor', 'Fastify floor', ['floor', upstreamUrl]);
+  await startTarget('bare', 'bare http-proxy', ['bare', upstreamUrl]);
+  let nginx: ChildProcess | undefined;
+  if (kept('nginx')) {
+    const nginxPort = 20000 + Math.floor(Math.random() * 20000);
+    nginx = startNginx(dir, up.port, nginxPort);
+    if (nginx !== undefined) {
+      started.push(nginx);
+      measured.push({ name: 'nginx', port: nginxPort, pids: tree(nginx) });
+    }
+  }
+  await startTarget('gateway', 'tokenmeter gateway', ['gateway', upstreamUrl, dir]);
+  if (kept('otlp')) {
+    const collector = await startChild(['collector']);
+    started.push(collector.child);
+    await startTarget('otlp', 'gateway + OTLP export', [
+      'gateway',
+      upstreamUrl,
+      dir,
+      `http://127.0.0.1:${collector.port}`,
+    ]);
+  }
   const baselineBuilds = args['baseline-build']?.split(',') ?? [];
-  const baselines: { name: string; child: ChildProcess; port: number }[] = [];
   for (const [i, build] of baselineBuilds.entries()) {
     const own = join(dir, `baseline-${i + 1}`);
     mkdirSync(own);
-    const started = await startChild(
+    const name = baselineBuilds.length === 1 ? 'gateway baseline' : `gateway baseline ${i + 1}`;
+    await startTarget(
+      'baseline',
+      name,
       ['gateway', upstreamUrl, own],
       resolve(build, 'bench', 'gateway-overhead.js'),
     );
-    const name = baselineBuilds.length === 1 ? 'gateway baseline' : `gateway baseline ${i + 1}`;
-    baselines.push({ name, ...started });
   }
   await new Promise((r) => setTimeout(r, 500));
-  const tree = (child: ChildProcess | undefined): number[] =>
-    child?.pid === undefined ? [] : processTree(child.pid);
-  const targets: { name: string; port: number; pids: number[] }[] = [
-    { name: 'direct', port: up.port, pids: [] },
-    { name: 'leanest Node proxy', port: leanest.port, pids: tree(leanest.child) },
-    { name: 'Fastify floor', port: floor.port, pids: tree(floor.child) },
-    { name: 'bare http-proxy', port: bare.port, pids: tree(bare.child) },
-    ...(nginx ? [{ name: 'nginx', port: nginxPort, pids: tree(nginx) }] : []),
-    { name: 'tokenmeter gateway', port: gw.port, pids: tree(gw.child) },
-    { name: 'gateway + OTLP export', port: gwOtlp.port, pids: tree(gwOtlp.child) },
-    ...baselines.map(({ name, port, child }) => ({ name, port, pids: tree(child) })),
-  ];
-  const keys: Record<string, string> = {
-    direct: 'direct',
-    'leanest Node proxy': 'leanest',
-    'Fastify floor': 'floor',
-    'bare http-proxy': 'bare',
-    nginx: 'nginx',
-    'tokenmeter gateway': 'gateway',
-    'gateway + OTLP export': 'otlp',
-    'gateway baseline': 'baseline',
-  };
-  const only = args.only === undefined ? null : new Set(['direct', 'leanest', ...args.only.split(',')]);
-  const keyOf = (name: string): string =>
-    keys[name] ?? (name.startsWith('gateway baseline') ? 'baseline' : name);
-  const measured = targets.filter(({ name }) => only === null || only.has(keyOf(name)));
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
   );
   console.log(
-    `tokens ${args.tokens}, ${seconds} s x ${args.rounds} rounds per target, CPUs ${CPUS}${nginx ? '' : ' (nginx not installed: skipped)'}`,
+    `tokens ${args.tokens}, ${seconds} s x ${args.rounds} rounds per target, CPUs ${CPUS}${kept('nginx') && nginx === undefined ? ' (nginx not installed: skipped)' : ''}`,
   );
   console.log(`load average (1, 5, 15 min) at start: ${loadAverage()}`);
   for (const concurrency of (args.concurrency ?? '16,256').split(',').map(Number)) {
@@ -406,18 +411,7 @@ async function drive(): Promise<void> {
     }
   }
   console.log(`\nload average (1, 5, 15 min) at the end: ${loadAverage()}`);
-  for (const child of [
-    up.child,
-    leanest.child,
-    floor.child,
-    bare.child,
-    gw.child,
-    gwOtlp.child,
-    collector.child,
-    nginx,
-    ...baselines.map(({ child }) => child),
-  ])
-    child?.kill('SIGTERM');
+  for (const child of started) child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   rmSync(dir, { recursive: true, force: true });
 }
