@@ -19,7 +19,10 @@ export const GAP_BUCKET_LABELS: readonly string[] = [...GAP_BUCKET_BOUNDS_S.map(
 export function gapCountsOf(gaps: GapSummary | undefined): GapCounts | null {
   if (gaps === undefined || gaps.count === 0) return null;
   const counts: Record<string, number> = {};
-  for (const [bucket, count] of gaps.bucketCounts.entries()) {
+  const buckets = gaps.bucketCounts;
+  // An indexed loop: entries() would build a pair per bucket, for every request that finishes.
+  for (let bucket = 0; bucket < buckets.length; bucket++) {
+    const count = buckets[bucket] as number;
     if (count > 0) counts[GAP_BUCKET_LABELS[bucket] as string] = count;
   }
   return { counts, sumMs: gaps.sumMs };

@@ -13,7 +13,8 @@ export function estimateTokens(text: string): number {
   if (text === '') return 0;
   let count = 0;
   TOKEN_PATTERN.lastIndex = 0;
-  while (TOKEN_PATTERN.exec(text) !== null) count++;
+  // test() advances lastIndex like exec() but builds no match array: the gateway counts every streamed chunk.
+  while (TOKEN_PATTERN.test(text)) count++;
   return count;
 }
 
