@@ -3,7 +3,7 @@
 // batch exporter. Times are the record's offsets on the run's monotonic clock; the span ends when the record is
 // made, which the engines do as the response ends. A model that reasoned gets what the gateway's span has
 // (src/gateway/gateway-span.ts): its TTFO, its reasoning tokens and the answer's start as an event.
-import { SpanKind } from '@opentelemetry/api';
+
 import type { ProtocolName } from '../../src/protocols/index.js';
 import { STARTED_FLAGS } from '../../src/shared/trace-context.js';
 import {
@@ -14,6 +14,7 @@ import {
   genAiSpanName,
 } from '../../src/tracing/genai-semconv.js';
 import type { SpanEventFacts, SpanExport } from '../../src/tracing/span-export.js';
+import { CLIENT_SPAN_KIND } from '../../src/tracing/span-kinds.js';
 import type { RequestRecord } from '../record.js';
 
 export interface ClientSpanTarget {
@@ -53,7 +54,7 @@ export function clientSpanSink(
       events.push({ name: FIRST_OUTPUT_TOKEN_EVENT, atMs: start + ttfo });
     spans.add({
       name: genAiSpanName(facts),
-      kind: SpanKind.CLIENT,
+      kind: CLIENT_SPAN_KIND,
       trace: { traceId: record.traceId, spanId: record.spanId, parentSpanId: null, flags: STARTED_FLAGS },
       startMs: start,
       endMs: endedAtMs,

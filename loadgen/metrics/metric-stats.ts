@@ -3,7 +3,7 @@
 // reports zeros rather than nan. We keep that for the vLLM-compatible output and keep `count` so our own
 // reports can say "no data" instead.
 
-import { mean, median, percentiles, std } from './numpy-stats.js';
+import { mean, medianOfSorted, percentilesOfSorted, sortedCopy, std } from './numpy-stats.js';
 
 export interface MetricStats {
   count: number;
@@ -16,11 +16,13 @@ export interface MetricStats {
 
 export function metricStats(values: readonly number[], wanted: readonly number[]): MetricStats {
   const series = values.length === 0 ? [0] : values;
-  const points = percentiles(series, wanted);
+  // One sort for the median and every percentile: an inter-token series holds one value per token of the run.
+  const sorted = sortedCopy(series);
+  const points = percentilesOfSorted(sorted, wanted);
   return {
     count: values.length,
     mean: mean(series),
-    median: median(series),
+    median: medianOfSorted(sorted),
     std: std(series),
     percentiles: wanted.map((p, i) => [p, points[i] as number]),
   };

@@ -59,7 +59,8 @@ export function std(values: ArrayLike<number>): number {
   return Math.sqrt(sum(squares) / values.length);
 }
 
-function sortedCopy(values: ArrayLike<number>): Float64Array {
+/** The values as a sorted Float64Array: what the *OfSorted functions take. */
+export function sortedCopy(values: ArrayLike<number>): Float64Array {
   return Float64Array.from(values).sort();
 }
 
@@ -76,8 +77,12 @@ export function percentile(values: ArrayLike<number>, p: number): number {
 
 /** Several percentiles of the same values, sorting once. */
 export function percentiles(values: ArrayLike<number>, ps: readonly number[]): number[] {
-  if (values.length === 0) return ps.map(() => Number.NaN);
-  const sorted = sortedCopy(values);
+  return percentilesOfSorted(sortedCopy(values), ps);
+}
+
+/** `percentiles` of values already sorted ascending (sortedCopy), for a caller that needs them sorted again. */
+export function percentilesOfSorted(sorted: Float64Array, ps: readonly number[]): number[] {
+  if (sorted.length === 0) return ps.map(() => Number.NaN);
   const last = sorted.length - 1;
   return ps.map((p) => {
     if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be within [0, 100], got ${p}`);
@@ -90,8 +95,12 @@ export function percentiles(values: ArrayLike<number>, ps: readonly number[]): n
 
 /** `np.median`. */
 export function median(values: ArrayLike<number>): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = sortedCopy(values);
+  return medianOfSorted(sortedCopy(values));
+}
+
+/** `median` of values already sorted ascending (sortedCopy). */
+export function medianOfSorted(sorted: Float64Array): number {
+  if (sorted.length === 0) return Number.NaN;
   const middle = sorted.length >> 1;
   if (sorted.length % 2 === 1) return sorted[middle] as number;
   return ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;

@@ -3,7 +3,6 @@
 // as parent), its times the record's, on the measurement's monotonic clock; the first token is an event. A
 // mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
 // gateway calling the mirror upstream on its own account.
-import { SpanKind } from '@opentelemetry/api';
 import {
   FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
@@ -12,6 +11,7 @@ import {
   genAiSpanName,
 } from '../tracing/genai-semconv.js';
 import type { SpanEventFacts, SpanExport } from '../tracing/span-export.js';
+import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../tracing/span-kinds.js';
 import type { ResolvedUpstream } from './config-resolve.js';
 import type { RecordSink } from './context.js';
 
@@ -46,7 +46,7 @@ export function gatewaySpanSink(
       events.push({ name: FIRST_OUTPUT_TOKEN_EVENT, atMs: start + ttfo });
     spans.add({
       name: genAiSpanName(facts),
-      kind: record.role === 'mirror' ? SpanKind.CLIENT : SpanKind.SERVER,
+      kind: record.role === 'mirror' ? CLIENT_SPAN_KIND : SERVER_SPAN_KIND,
       trace: {
         traceId: record.traceId,
         spanId: record.spanId,

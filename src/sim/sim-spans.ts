@@ -5,10 +5,10 @@
 // was written, decode until the last. Latencies are seconds, as vLLM writes them.
 
 import type { IncomingMessage } from 'node:http';
-import { SpanKind } from '@opentelemetry/api';
 import { newSpan, parseTraceparent, type TraceSpan } from '../shared/trace-context.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { SpanExport } from '../tracing/span-export.js';
+import { SERVER_SPAN_KIND } from '../tracing/span-kinds.js';
 import type { GenerationRequest } from './protocols/protocol.js';
 import type { RequestTruth } from './request-truth.js';
 
@@ -75,7 +75,7 @@ export class SimSpans {
     for (const [name, value] of Object.entries(latencies)) if (value !== undefined) attributes[name] = value;
     this.#export.add({
       name: 'llm_request',
-      kind: SpanKind.SERVER,
+      kind: SERVER_SPAN_KIND,
       trace,
       startMs: truth.receivedAtMs,
       endMs: endedAtMs,
