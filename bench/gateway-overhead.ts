@@ -311,14 +311,16 @@ async function drive(): Promise<void> {
   const tree = (child: ChildProcess | undefined): number[] =>
     child?.pid === undefined ? [] : processTree(child.pid);
   const started: ChildProcess[] = [up.child];
-  const measured: { name: string; port: number; pids: number[] }[] = [
+  // Each target's process tree is read once all have started and settled (below): nginx forks its worker after
+  // it starts, so a tree read at once would leave the worker's CPU out.
+  const measured: { name: string; port: number; child?: ChildProcess; pids: number[] }[] = [
     { name: 'direct', port: up.port, pids: [] },
   ];
   const startTarget = async (key: string, name: string, argv: string[], script?: string): Promise<void> => {
     if (!kept(key)) return;
     const target = await startChild(argv, script);
     started.push(target.child);
-    measured.push({ name, port: target.port, pids: tree(target.child) });
+    measured.push({ name, port: target.port, child: target.child, pids: [] });
   };
   await startTarget('leanest', 'leanest Node proxy', ['leanest', upstreamUrl]);
   await startTarget('floor', 'Fastify floor', ['floor', upstreamUrl]);
@@ -329,7 +331,7 @@ async function drive(): Promise<void> {
     nginx = startNginx(dir, up.port, nginxPort);
     if (nginx !== undefined) {
       started.push(nginx);
-      measured.push({ name: 'nginx', port: nginxPort, pids: tree(nginx) });
+      measured.push({ name: 'nginx', port: nginxPort, child: nginx, pids: [] });
     }
   }
   await startTarget('gateway', 'tokenmeter gateway', ['gateway', upstreamUrl, dir]);
@@ -356,6 +358,7 @@ async function drive(): Promise<void> {
     );
   }
   await new Promise((r) => setTimeout(r, 500));
+  for (const target of measured) target.pids = tree(target.child);
   const itlByConcurrency = new Map(
     (args['itl-ms'] ?? '').split(',').map((pair) => pair.split(':').map(Number) as [number, number]),
   );
