@@ -39,6 +39,7 @@ import { errorHeaders } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { deepFreeze } from '../src/shared/deep-freeze.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import type { SpanExport } from '../src/tracing/span-export.js';
@@ -85,14 +86,6 @@ async function everyRequestRecorded(state: GatewayState): Promise<void> {
   while (state.inFlight > 0 && performance.now() < giveUpAt) {
     await new Promise((resolve) => setImmediate(resolve));
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 function recordsWriter(config: GatewayConfig, log: FastifyBaseLogger): RecordsWriter<RequestRecord> | null {
