@@ -22,7 +22,8 @@
 // `git worktree` of the commit before a change, built), started the same way and measured in the same rounds, so
 // a change's before and after are side by side on the same noisy machine. Several DIRs, comma-separated, are
 // "gateway baseline 1", "gateway baseline 2", ... in that order. `--only` keeps the named targets
-// (leanest, floor, bare, nginx, gateway, otlp, baseline; direct always runs), for shorter runs.
+// (leanest, floor, bare, nginx, gateway, otlp, baseline; direct and leanest always run), for shorter runs: the
+// others are not started at all.
 //
 // `--cores N` pins every process of the run (this client, the upstream, every proxy) to CPUs 0..N-1 with taskset
 // (default: every CPU of the machine), so a run on a bigger machine can be made to look like a small one, or
@@ -304,8 +305,8 @@ async function drive(): Promise<void> {
   const seconds = Number(args.seconds);
   const up = await startChild(['upstream', args.tokens ?? '10']);
   const upstreamUrl = `http://127.0.0.1:${up.port}`;
-  // `--only` keeps these keys (direct and the leanest proxy always run: every ratio is against them), and only the
-  // targets kept are started: an idle proxy would still wake on its timers beside the ones being measured.
+  // Direct and the leanest proxy always run: every figure is against them. Targets left out are not started: an idle
+  // proxy would still wake on its timers beside the ones being measured.
   const only = args.only === undefined ? null : new Set(['direct', 'leanest', ...args.only.split(',')]);
   const kept = (key: string): boolean => only === null || only.has(key);
   const tree = (child: ChildProcess | undefined): number[] =>
