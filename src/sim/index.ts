@@ -5,6 +5,7 @@ import type { KvCapacity } from './kv-capacity.js';
 import type { LatenessSummary } from './lateness-stats.js';
 import type { RequestTruth } from './request-truth.js';
 import { createSimulatorServer, createSimulatorState } from './server.js';
+import { SimSpans } from './sim-spans.js';
 
 export type { SimConfig, SimOptions } from './config.js';
 export type { RequestTruth } from './request-truth.js';
@@ -29,7 +30,7 @@ export async function startSimulator(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningSimulator> {
   const config = resolveSimConfig({ port: 0, ...options });
-  const state = createSimulatorState(config, env);
+  const state = createSimulatorState(config, await SimSpans.fromConfig(config.otlpTracesEndpoint, env));
   const server = createSimulatorServer(state);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -17,7 +17,7 @@ import { type GenerationRequest, RequestRejection, type SimProtocol } from './pr
 import { TruthStore } from './request-truth.js';
 import { sendJson } from './send-json.js';
 import { SimMetrics } from './sim-metrics.js';
-import { SimSpans } from './sim-spans.js';
+import type { SimSpans } from './sim-spans.js';
 import { startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -32,10 +32,8 @@ export interface SimulatorState {
   ordinal: number;
 }
 
-export function createSimulatorState(
-  config: SimConfig,
-  env: NodeJS.ProcessEnv = process.env,
-): SimulatorState {
+/** `spans`: SimSpans.fromConfig's, or null for none. */
+export function createSimulatorState(config: SimConfig, spans: SimSpans | null): SimulatorState {
   const metrics = new SimMetrics();
   const lateness = new LatenessStats();
   const engine = SimMetrics.engineLabels(config.servedModelNames[0] as string);
@@ -86,7 +84,7 @@ export function createSimulatorState(
       scheduler,
       metrics,
       truths: new TruthStore(config.truthCapacity, config.truthLog),
-      spans: SimSpans.fromConfig(config.otlpTracesEndpoint, env),
+      spans,
     },
     lateness,
     faultRandom: new SeededRandom(hashSeed(config.seed, 'faults')),

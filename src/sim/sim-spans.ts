@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { newSpan, parseTraceparent, type TraceSpan } from '../shared/trace-context.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
-import { SpanExport } from '../tracing/span-export.js';
+import type { SpanExport } from '../tracing/span-export.js';
 import { SERVER_SPAN_KIND } from '../tracing/span-kinds.js';
 import type { GenerationRequest } from './protocols/protocol.js';
 import type { RequestTruth } from './request-truth.js';
@@ -25,8 +25,14 @@ export class SimSpans {
     this.#export = spanExport;
   }
 
-  /** Null when --otlp-traces-endpoint is not given: like vLLM, the OTEL_* endpoints alone do not turn it on. */
-  static fromConfig(otlpTracesEndpoint: string | undefined, env: NodeJS.ProcessEnv): SimSpans | null {
+  /**
+   * Null when --otlp-traces-endpoint is not given: like vLLM, the OTEL_* endpoints alone do not turn it on. The
+   * OpenTelemetry SDK is loaded only then (about 250 modules a simulator without spans does not load).
+   */
+  static async fromConfig(
+    otlpTracesEndpoint: string | undefined,
+    env: NodeJS.ProcessEnv,
+  ): Promise<SimSpans | null> {
     const settings = resolveOtlpExport(
       {
         endpoint: otlpTracesEndpoint,
@@ -37,7 +43,9 @@ export class SimSpans {
       },
       env,
     );
-    return settings === null ? null : new SimSpans(new SpanExport(settings));
+    if (settings === null) return null;
+    const { SpanExport } = await import('../tracing/span-export.js');
+    return new SimSpans(new SpanExport(settings));
   }
 
   get counts() {

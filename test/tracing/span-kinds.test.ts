@@ -1,5 +1,5 @@
 // The span kinds the gateway, bench and simulator give their spans are @opentelemetry/api's, and the gateway's and
-// bench's span makers do not load the API package: with spans off, `serve` and `bench` pay nothing for it.
+// bench's span makers do not load the API package (bench loads nothing else of it; serve does, through prom-client).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
