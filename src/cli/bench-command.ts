@@ -33,8 +33,6 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
 }
 
 export const benchCommand: Command = {
-  name: 'bench',
-  summary: "Benchmark an OpenAI-compatible server with vLLM's flags and report (open or closed loop)",
   usage: [
     'bench --backend openai-chat --base-url URL --api-key-env VAR --model ID [--dataset-path FILE] [--num-prompts N] [--request-rate R]',
     'bench --config bench_config.json [--smoke] [flags overriding the file]',

@@ -1,9 +1,10 @@
 import type { OptionSpec, ParsedCommandLine } from './options.js';
 
-/** One `tokenmeter <command>`: its flags, its help text, and what it does. Returns the process exit status. */
+/**
+ * One `tokenmeter <command>`: its flags, its help text, and what it does (its name and summary are in
+ * commands.ts). `run` returns the process exit status.
+ */
 export interface Command {
-  readonly name: string;
-  readonly summary: string;
   /** Lines printed under "Usage:" in `--help`, without the leading `tokenmeter`. */
   readonly usage: readonly string[];
   readonly options: readonly OptionSpec[];

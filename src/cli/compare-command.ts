@@ -19,9 +19,6 @@ import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 
 export const compareCommand: Command = {
-  name: 'compare',
-  summary:
-    'Compare saved benchmark results side by side: deltas with confidence intervals, and which run is better',
   usage: [
     'compare BEFORE.json AFTER.json [MORE.json ...] [--json] [--html FILE]',
     'compare --pairs GATEWAY_RECORDS.jsonl [--json] [--html FILE]',

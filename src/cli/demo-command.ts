@@ -3,8 +3,6 @@ import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION } from './log-format-option.js';
 
 export const demoCommand: Command = {
-  name: 'demo',
-  summary: 'Simulator + gateway + the bundled sample replayed through it, with the report (no GPU, no key)',
   usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running] [--log-format FORMAT]'],
   options: [
     {

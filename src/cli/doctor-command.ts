@@ -16,9 +16,6 @@ function doctorBackend(backend: BenchBackend): Backend {
 }
 
 export const doctorCommand: Command = {
-  name: 'doctor',
-  summary:
-    'Check an endpoint the way the troubleshooting guide does: key, proxy, URL, auth, model, backend, stream',
   usage: [
     'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai|vllm]',
     "doctor --command '<vLLM benchmark command line>' [--base-url URL]",

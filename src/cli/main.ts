@@ -5,7 +5,7 @@ import { packageVersion } from '../shared/package-version.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
-import { commands } from './commands.js';
+import { type CommandEntry, commands } from './commands.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { describeListenError } from './listen-error.js';
 import { formatOptionsHelp, parseCommandLine } from './options.js';
@@ -26,9 +26,9 @@ export function topLevelHelp(): string {
   ].join('\n');
 }
 
-export function commandHelp(command: Command): string {
+export function commandHelp(entry: CommandEntry, command: Command): string {
   const parts = [
-    `tokenmeter ${command.name}: ${command.summary}`,
+    `tokenmeter ${entry.name}: ${entry.summary}`,
     '',
     'Usage:',
     ...command.usage.map((line) => `  tokenmeter ${line}`),
@@ -60,8 +60,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     const hint = nearestNames(
       name,
       commands.map((c) => c.name),
@@ -70,13 +70,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`tokenmeter: unknown command '${name}'.${didYouMean} See 'tokenmeter --help'.\n`);
     return EXIT_USAGE;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${commandHelp(command)}\n`);
+    process.stdout.write(`${commandHelp(entry, command)}\n`);
     return 0;
   }
   try {
     const commandLine = parseCommandLine(
-      command.name,
+      entry.name,
       command.options,
       rest,
       process.env,
@@ -85,12 +86,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await command.run(commandLine);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`tokenmeter ${command.name}: ${withHelpPointer(error.message, command.name)}\n`);
+      process.stderr.write(`tokenmeter ${entry.name}: ${withHelpPointer(error.message, entry.name)}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof UserFacingError ? error.message : describeListenError(error);
     if (message !== undefined) {
-      process.stderr.write(`tokenmeter ${command.name}: ${message}\n`);
+      process.stderr.write(`tokenmeter ${entry.name}: ${message}\n`);
       return EXIT_RUN_FAILED;
     }
     throw error;

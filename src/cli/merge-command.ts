@@ -45,8 +45,6 @@ const ALLOW_PARTIAL: OptionSpec = {
 };
 
 export const mergeCommand: Command = {
-  name: 'merge',
-  summary: "Merge a run's shards (bench --shard, --save-result) into one report from their raw records",
   usage: ['merge SHARD.json [...] [--save-result] [--html FILE]', 'merge DIR [--save-result] [--html FILE]'],
   options: [...MERGE_OPTIONS, ALLOW_PARTIAL],
   details:

@@ -5,9 +5,6 @@ import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
 
 export const printConfigCommand: Command = {
-  name: 'print-config',
-  summary:
-    'Print what to paste so a client (Claude Code, Cline, Codex, SDKs, vLLM bench, curl) uses the gateway',
   usage: [`print-config <${CLIENT_NAMES.join('|')}> [--gateway-url URL] [--model ID] [--key-env VAR]`],
   allowPositionals: true,
   options: [

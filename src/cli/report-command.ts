@@ -14,9 +14,6 @@ import type { Command } from './command.js';
 const WHAT = 'a result file (--save-result) or a sweep summary';
 
 export const reportCommand: Command = {
-  name: 'report',
-  summary:
-    'Write a self-contained HTML report (charts, settings, verdicts) of a run, a sweep or several runs',
   usage: [
     'report RESULT.json -o report.html',
     'report SWEEP_SUMMARY.json -o sweep.html',

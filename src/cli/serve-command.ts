@@ -46,8 +46,6 @@ function serveFlags(commandLine: ParsedCommandLine): ServeFlags {
 }
 
 export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'Run the measurement gateway in front of an OpenAI-compatible upstream',
   usage: [
     'serve --upstream http://127.0.0.1:8000/v1 [--upstream-key-env VAR] [--host H] [--port P] [--records FILE]',
     'serve --config tokenmeter.config.json',

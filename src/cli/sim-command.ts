@@ -381,8 +381,6 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
 }
 
 export const simCommand: Command = {
-  name: 'sim',
-  summary: 'Run a vLLM-like OpenAI-compatible simulator (no GPU needed)',
   usage: ['sim [--host 127.0.0.1] [--port 8000] [--config sim.json] [options]'],
   options,
   details: 'Timing model, fault switches and ground-truth endpoints: docs/simulator.md',

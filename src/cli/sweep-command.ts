@@ -130,9 +130,6 @@ function sweptParameter(
 }
 
 export const sweepCommand: Command = {
-  name: 'sweep',
-  summary:
-    'Run the bench at several request rates (or concurrencies) and find where the server stops keeping up',
   usage: [
     'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
     "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",

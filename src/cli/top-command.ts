@@ -15,8 +15,6 @@ const EXIT_STATUS: Record<TopEnd, number> = {
 };
 
 export const topCommand: Command = {
-  name: 'top',
-  summary: 'Watch running gateways live: requests/s, success, TTFT and errors per upstream and model',
   usage: ['top --url http://127.0.0.1:8080 [--url http://10.0.0.2:9464/metrics ...] [--once]'],
   options: [
     {

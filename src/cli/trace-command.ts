@@ -11,9 +11,6 @@ import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 
 export const traceCommand: Command = {
-  name: 'trace',
-  summary:
-    "Export a gateway's records file as an anonymised Mooncake-style trace (lengths, times, prefix ids)",
   usage: ['trace export RECORDS.jsonl -o trace.jsonl [--block-tokens 512]'],
   options: [
     {
