@@ -1,27 +1,21 @@
 // The simulator loads the OpenTelemetry SDK only when it exports spans (--otlp-traces-endpoint): about 250 modules
 // that every simulator used to load at start, spans or not.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { commonJsModulesLoaded } from '../helpers/commonjs-modules-loaded.js';
 
 /** The OpenTelemetry SDK packages loaded by a fresh process that starts a simulator with `options` and stops it. */
 async function sdkModulesLoaded(options: object): Promise<string[]> {
   const simulator = new URL('../../src/sim/index.js', import.meta.url).href;
-  const script = `
+  const loaded = await commonJsModulesLoaded(`
     const { startSimulator } = await import(${JSON.stringify(simulator)});
     const sim = await startSimulator(${JSON.stringify(options)}, {});
-    await sim.close();
-    const { createRequire } = await import('node:module');
-    const loaded = Object.keys(createRequire(import.meta.url).cache);
-    console.log(JSON.stringify([...new Set(loaded.flatMap((p) => /@opentelemetry\\/(sdk-trace|exporter-[^/]+)\\//.exec(p)?.[1] ?? []))]));
-  `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: fileURLToPath(new URL('.', import.meta.url)),
-    timeout: 20_000,
-  });
-  return JSON.parse(stdout) as string[];
+    await sim.close();`);
+  return [
+    ...new Set(
+      loaded.flatMap((path) => /@opentelemetry\/(sdk-trace|exporter-[^/]+)\//.exec(path)?.[1] ?? []),
+    ),
+  ];
 }
 
 test('a simulator without --otlp-traces-endpoint loads no OpenTelemetry SDK module', async () => {
