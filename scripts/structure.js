@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// The codebase's shape, counted: `node scripts/structure.js` (add `--json` for the figures as one object).
+//
+// It reads the TypeScript sources under src/, plugins/ and loadgen/ (not tests, not bench/) and prints the figures
+// issue 29 tracks for the load generator's restructuring, so anyone can rerun them before and after a change:
+//   - import circles: strongly connected groups of files that import each other, type-only imports included;
+//   - imports from a lower loadgen folder back up into loadgen/bench/ (only sweep/ and shards/ sit above it);
+//   - files naming each optional feature of bench (by the identifiers that carry it);
+//   - lines of option and settings plumbing (the files whose name says options, settings or config);
+//   - files under 40 lines;
+//   - files that read a protocol's token usage out of an answer.
+// It reads files only; it changes nothing and needs no build.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCE_FOLDERS = ['src', 'plugins', 'loadgen'];
+
+/** Every .ts file under the source folders, as repo-relative paths with forward slashes. */
+export function sourceFiles(repoRoot = root) {
+  const files = [];
+  for (const folder of SOURCE_FOLDERS) {
+    for (const entry of readdirSync(join(repoRoot, folder), { withFileTypes: true, recursive: true })) {
+      if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+        files.push(
+          relative(repoRoot, join(entry.parentPath ?? entry.path, entry.name))
+            .split('\\')
+            .join('/'),
+        );
+      }
+    }
+  }
+  return files.sort();
+}
+
+// Static imports and re-exports (`import ... from '...'`, `export ... from '...'`, `import '...'`) and dynamic
+// `import('...')` with a literal specifier. Comments are not stripped: the sources do not quote import lines.
+// Type-only imports count: a circle of types is still a circle a reader has to hold in their head.
+const IMPORT_PATTERN = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]/g;
+const DYNAMIC_IMPORT_PATTERN = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The repo-relative .ts files one source file imports (package imports left out). */
+export function importsOf(file, text) {
+  const targets = new Set();
+  for (const pattern of [IMPORT_PATTERN, DYNAMIC_IMPORT_PATTERN]) {
+    for (const match of text.matchAll(pattern)) {
+      const specifier = match[1];
+      if (!specifier.startsWith('.')) continue;
+      targets.add(
+        normalize(join(dirname(file), specifier))
+          .split('\\')
+          .join('/')
+          .replace(/\.js$/, '.ts'),
+      );
+    }
+  }
+  return [...targets];
+}
+
+/** The import graph: file -> the files it imports, among the sources. */
+export function importGraph(repoRoot = root) {
+  const files = sourceFiles(repoRoot);
+  const known = new Set(files);
+  const texts = new Map(files.map((file) => [file, readFileSync(join(repoRoot, file), 'utf8')]));
+  const graph = new Map();
+  for (const file of files) {
+    graph.set(
+      file,
+      importsOf(file, texts.get(file)).filter((target) => known.has(target)),
+    );
+  }
+  return { graph, texts };
+}
+
+/** Tarjan's strongly connected components with more than one file, or a file importing itself. */
+export function importCircles(graph) {
+  let counter = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const circles = [];
+  // Iterative, so a deep chain of imports cannot overflow the call stack.
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work = [[start, 0]];
+    index.set(start, counter);
+    low.set(start, counter);
+    counter += 1;
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const [node, next] = frame;
+      const targets = graph.get(node);
+      if (next < targets.length) {
+        frame[1] += 1;
+        const target = targets[next];
+        if (!index.has(target)) {
+          index.set(target, counter);
+          low.set(target, counter);
+          counter += 1;
+          stack.push(target);
+          onStack.add(target);
+          work.push([target, 0]);
+        } else if (onStack.has(target)) {
+          low.set(node, Math.min(low.get(node), index.get(target)));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent), low.get(node)));
+      }
+      if (low.get(node) === index.get(node)) {
+        const members = [];
+        let member;
+        do {
+          member = stack.pop();
+          onStack.delete(member);
+          members.push(member);
+        } while (member !== node);
+        if (members.length > 1 || graph.get(node).includes(node)) circles.push(members.sort());
+      }
+    }
+  }
+  return circles;
+}
+
+// The loadgen folders that run whole bench runs, and so sit above loadgen/bench/: a sweep runs one a level, shards
+// run its share of one. Every other loadgen folder serves a run and should not reach back into it.
+const ABOVE_BENCH = /^loadgen\/(bench|sweep|shards)\//;
+
+/** Imports from a loadgen folder below bench/ (not sweep/ or shards/) up into loadgen/bench/. */
+function importsUpIntoBench(graph) {
+  const found = [];
+  for (const [file, targets] of graph) {
+    if (!file.startsWith('loadgen/') || ABOVE_BENCH.test(file)) continue;
+    for (const target of targets) {
+      if (target.startsWith('loadgen/bench/')) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found;
+}
+
+// The identifiers that carry each optional feature of bench through the code: a file that names one of them has
+// to change when the feature does.
+const FEATURE_NAMES = {
+  cancellation: /cancellation|cancelledRequests|CancelledRequests/,
+  'server metrics': /serverMetrics|ServerMetrics|server_metrics/,
+  breakdown: /breakdown|Breakdown/,
+  'early stop': /earlyStop|EarlyStop|early_stop|stopOnSaturation/,
+};
+
+/** Files whose name says they turn flags, config files or defaults into settings. */
+const PLUMBING_FILE = /(option|settings|config)[^/]*\.ts$/;
+
+// Reading token usage out of an answer: a code line (not a comment) naming the usage object's output count as a
+// string, as the readers pass it to the field lookups, in the parts that read answers (the simulator writes usage;
+// a dataset's or top's fields of the same name are not answers).
+const ANSWER_READERS = /^(src\/(measure|protocols|gateway|doctor)|loadgen\/(engine|bench))\//;
+const USAGE_READ = /^(?!\s*(\/\/|\*|\/\*)).*['"](completion_tokens|output_tokens)['"]/m;
+
+export function structureFigures(repoRoot = root) {
+  const { graph, texts } = importGraph(repoRoot);
+  const files = [...graph.keys()];
+  const lineCount = (file) => texts.get(file).split('\n').length - (texts.get(file).endsWith('\n') ? 1 : 0);
+  const features = {};
+  for (const [feature, pattern] of Object.entries(FEATURE_NAMES)) {
+    features[feature] = files.filter((file) => pattern.test(texts.get(file))).length;
+  }
+  const plumbing = files.filter((file) => PLUMBING_FILE.test(file) && !file.startsWith('src/sim/protocols/'));
+  return {
+    files: files.length,
+    importCircles: importCircles(graph),
+    importsUpIntoBench: importsUpIntoBench(graph),
+    filesNamingFeature: features,
+    optionPlumbing: {
+      lines: plumbing.reduce((sum, file) => sum + lineCount(file), 0),
+      files: plumbing,
+    },
+    filesUnder40Lines: files.filter((file) => lineCount(file) < 40).length,
+    usageReaders: files.filter((file) => ANSWER_READERS.test(file) && USAGE_READ.test(texts.get(file))),
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === normalize(process.argv[1])) {
+  const figures = structureFigures();
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(figures, null, 2));
+  } else {
+    console.log(`source files                          ${figures.files}`);
+    console.log(`import circles                        ${figures.importCircles.length}`);
+    for (const circle of figures.importCircles) console.log(`  ${circle.join(' <-> ')}`);
+    console.log(`imports up into loadgen/bench/        ${figures.importsUpIntoBench.length}`);
+    for (const edge of figures.importsUpIntoBench) console.log(`  ${edge}`);
+    for (const [feature, count] of Object.entries(figures.filesNamingFeature)) {
+      console.log(`files naming ${feature.padEnd(25)}${count}`);
+    }
+    console.log(
+      `option and settings plumbing         ${figures.optionPlumbing.lines} lines in ${figures.optionPlumbing.files.length} files`,
+    );
+    console.log(`files under 40 lines                  ${figures.filesUnder40Lines}`);
+    console.log(`files reading answer usage            ${figures.usageReaders.length}`);
+    for (const file of figures.usageReaders) console.log(`  ${file}`);
+  }
+}
