@@ -7,7 +7,7 @@
 // that ran.
 
 import { DEFAULT_VERDICT_THRESHOLDS } from '../report/verdicts.js';
-import type { ComparedRun, ComparisonRow } from './compare-runs.js';
+import type { ComparedRun, ComparisonRow } from './comparison.js';
 
 interface Aspect {
   /** Plural, as in "models differ". */

@@ -3,7 +3,7 @@
 // significant difference". Plain ASCII, so it pastes into issues and chat unchanged.
 
 import { CONFIDENCE, type Interval, RESAMPLES } from './bootstrap.js';
-import type { Comparison, ComparisonRow, Delta } from './compare-runs.js';
+import type { Comparison, ComparisonRow, Delta } from './comparison.js';
 
 const GAP = '  ';
 

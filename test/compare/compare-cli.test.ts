@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Comparison } from '../../loadgen/compare/compare-runs.js';
+import type { Comparison } from '../../loadgen/compare/comparison.js';
 import { runCli } from '../helpers/run-cli.js';
 import { okRecord, resultOf } from '../report/helpers/synthetic-run.js';
 

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Comparison, ComparisonRow } from '../../loadgen/compare/compare-runs.js';
+import type { Comparison, ComparisonRow } from '../../loadgen/compare/comparison.js';
 import { packageVersion } from '../../src/shared/package-version.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';

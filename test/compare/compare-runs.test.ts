@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareRuns, type Delta } from '../../loadgen/compare/compare-runs.js';
+import { compareRuns } from '../../loadgen/compare/compare-runs.js';
+import type { Delta } from '../../loadgen/compare/comparison.js';
 import { formatComparison } from '../../loadgen/compare/format-comparison.js';
 import { type LoadedRun, loadRun } from '../../loadgen/compare/run-records.js';
 import type { LoadedResult } from '../../loadgen/report/read-result-file.js';

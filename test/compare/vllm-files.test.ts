@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Comparison } from '../../loadgen/compare/compare-runs.js';
+import type { Comparison } from '../../loadgen/compare/comparison.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const fixture = (path: string): string =>

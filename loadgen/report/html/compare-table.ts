@@ -2,7 +2,7 @@
 // (same formatting functions), with significant better deltas in green, significant worse in red, and the best
 // run's value in bold. A change within the noise, or untested, is not coloured.
 
-import type { Comparison, ComparisonRow } from '../../compare/compare-runs.js';
+import type { Comparison, ComparisonRow } from '../../compare/comparison.js';
 import {
   bestText,
   formatDelta,
