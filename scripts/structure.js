@@ -4,13 +4,14 @@
 // It reads the TypeScript sources under src/, plugins/ and loadgen/ (not tests, not bench/) and prints the figures
 // issue 29 tracks for the load generator's restructuring, so anyone can rerun them before and after a change:
 //   - import circles: strongly connected groups of files that import each other, type-only imports included;
+//   - imports against the layers (LAYERS below; test/structure/layers.test.ts fails on any, and on a circle);
 //   - imports from a lower loadgen folder back up into loadgen/bench/ (only sweep/ and shards/ sit above it);
 //   - files naming each optional feature of bench (by the identifiers that carry it);
 //   - lines of option and settings plumbing (the files whose name says options, settings or config);
 //   - files under 40 lines;
 //   - files that read a protocol's token usage out of an answer.
 // It reads files only; it changes nothing and needs no build.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,7 @@ const SOURCE_FOLDERS = ['src', 'plugins', 'loadgen'];
 export function sourceFiles(repoRoot = root) {
   const files = [];
   for (const folder of SOURCE_FOLDERS) {
+    if (!existsSync(join(repoRoot, folder))) continue;
     for (const entry of readdirSync(join(repoRoot, folder), { withFileTypes: true, recursive: true })) {
       if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
         files.push(
@@ -163,6 +165,49 @@ const PLUMBING_FILE = /(option|settings|config)[^/]*\.ts$/;
 const ANSWER_READERS = /^(src\/(measure|protocols|gateway|doctor)|loadgen\/(engine|bench))\//;
 const USAGE_READ = /^(?!\s*(\/\/|\*|\/\*)).*['"](completion_tokens|output_tokens)['"]/m;
 
+// The layers, lowest first: a folder may import its own files and the folders of layers below its own, nothing
+// beside or above it. Within loadgen/, the folders below bench/ never reach up into it (importsUpIntoBench).
+const LAYERS = [
+  ['src/shared', 'src/sse'],
+  ['src/measure'],
+  ['src/protocols'],
+  ['src/tracing/receiver', 'src/tracing'],
+  ['src/gateway', 'src/sim'],
+  ['loadgen', 'plugins', 'src/doctor', 'src/top', 'src/client-config'],
+  ['src/cli'],
+];
+
+/** The folder of LAYERS a file belongs to (the longest that prefixes it). */
+function layerFolder(file) {
+  let best = null;
+  for (const folder of LAYERS.flat()) {
+    if (file.startsWith(`${folder}/`) && (best === null || folder.length > best.length)) best = folder;
+  }
+  return best;
+}
+
+const LAYER_OF = new Map(LAYERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank])));
+
+/** Every import against the layers, as "importer -> imported (why)". */
+export function layerViolations(graph) {
+  const found = [];
+  for (const [file, targets] of graph) {
+    const from = layerFolder(file);
+    if (from === null) {
+      found.push(`${file} is in no layer: add its folder to LAYERS in scripts/structure.js`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = layerFolder(target);
+      if (to === null || to === from) continue;
+      if (LAYER_OF.get(to) >= LAYER_OF.get(from)) {
+        found.push(`${file} -> ${target} (${from} may import only layers below its own)`);
+      }
+    }
+  }
+  return found;
+}
+
 export function structureFigures(repoRoot = root) {
   const { graph, texts } = importGraph(repoRoot);
   const files = [...graph.keys()];
@@ -175,6 +220,7 @@ export function structureFigures(repoRoot = root) {
   return {
     files: files.length,
     importCircles: importCircles(graph),
+    layerViolations: layerViolations(graph),
     importsUpIntoBench: importsUpIntoBench(graph),
     filesNamingFeature: features,
     optionPlumbing: {
@@ -187,13 +233,17 @@ export function structureFigures(repoRoot = root) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === normalize(process.argv[1])) {
-  const figures = structureFigures();
+  // --root DIR reads another tree laid out like this one (the layering test's own small trees).
+  const rootAt = process.argv.indexOf('--root');
+  const figures = structureFigures(rootAt > 0 ? process.argv[rootAt + 1] : root);
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify(figures, null, 2));
   } else {
     console.log(`source files                          ${figures.files}`);
     console.log(`import circles                        ${figures.importCircles.length}`);
     for (const circle of figures.importCircles) console.log(`  ${circle.join(' <-> ')}`);
+    console.log(`imports against the layers            ${figures.layerViolations.length}`);
+    for (const violation of figures.layerViolations) console.log(`  ${violation}`);
     console.log(`imports up into loadgen/bench/        ${figures.importsUpIntoBench.length}`);
     for (const edge of figures.importsUpIntoBench) console.log(`  ${edge}`);
     for (const [feature, count] of Object.entries(figures.filesNamingFeature)) {

@@ -1,7 +1,8 @@
 // --stop-on-saturation, --max-error-rate and their window: when a run (bench, or a sweep level) stops because
 // its answer is already known. The rules are early-stop.ts's.
 
-import type { EarlyStop } from './early-stop.js';
+/** Which rule stopped a run. */
+export type EarlyStopReason = 'saturation' | 'error_rate';
 
 /** Seconds of the sliding window both rules read unless --stop-window says otherwise. */
 export const DEFAULT_STOP_WINDOW_S = 10;
@@ -21,6 +22,6 @@ export function stopsEarly(settings: EarlyStopSettings | undefined): settings is
 }
 
 /** The flag whose rule fired, as the user typed it. */
-export function ruleFlag(reason: EarlyStop['reason']): string {
+export function ruleFlag(reason: EarlyStopReason): string {
   return reason === 'saturation' ? '--stop-on-saturation' : '--max-error-rate';
 }

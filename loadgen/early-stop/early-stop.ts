@@ -13,15 +13,18 @@
 import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import type { RequestRecord } from '../record.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
-import { FOLLOW_RATIO } from '../sweep/sweep-level.js';
-import type { EarlyStopSettings } from './early-stop-settings.js';
+import type { EarlyStopReason, EarlyStopSettings } from './early-stop-settings.js';
+
+/**
+ * A run keeps up while it completes at least this share of what it was offered: the sweep judges a level by it
+ * (loadgen/sweep/sweep-level.ts), and the saturation rule here reads it over the window.
+ */
+export const FOLLOW_RATIO = 0.9;
 
 const MIN_DUE = 10;
 const MIN_FINISHED = 10;
 const MIN_WAITING_GROWTH = 5;
 const MIN_WAITING_SAMPLES = 3;
-
-export type EarlyStopReason = 'saturation' | 'error_rate';
 
 /** Why a run stopped early, with the numbers, for the report and the result JSON. */
 export interface EarlyStop {

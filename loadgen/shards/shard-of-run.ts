@@ -2,9 +2,8 @@
 // schedule, offsets unchanged so every shard shares one t = 0), and its share of --max-concurrency. Without a
 // shard, the run as it is.
 
-import type { BenchSettings } from '../bench/settings.js';
 import type { PreparedRequest } from '../engine/engine.js';
-import { concurrencyShare, takeShard } from './shard-spec.js';
+import { concurrencyShare, type ShardSpec, takeShard } from './shard-spec.js';
 
 export interface ShardOfRun {
   readonly requests: PreparedRequest[];
@@ -15,7 +14,7 @@ export interface ShardOfRun {
 export function shardOfRun(
   requests: PreparedRequest[],
   offsetsMs: number[],
-  settings: Pick<BenchSettings, 'shard' | 'maxConcurrency'>,
+  settings: { readonly shard?: ShardSpec; readonly maxConcurrency?: number },
 ): ShardOfRun {
   const { shard, maxConcurrency } = settings;
   if (shard === undefined) return { requests, offsetsMs, maxConcurrency };

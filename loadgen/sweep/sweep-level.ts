@@ -6,7 +6,7 @@
 
 import type { BenchRunResult } from '../bench/run-bench.js';
 import { cancelledByRun } from '../cancellation/cancelled-requests.js';
-import type { EarlyStop } from '../early-stop/early-stop.js';
+import { type EarlyStop, FOLLOW_RATIO } from '../early-stop/early-stop.js';
 import { ruleFlag } from '../early-stop/early-stop-settings.js';
 import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
@@ -16,9 +16,8 @@ import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.
 import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
 
-/** A level keeps up while it completes at least this share of what it was offered. */
-export const FOLLOW_RATIO = 0.9;
-/** ... while at least this share of its requests succeed, and (with --goodput) meet each SLO. */
+/** A level keeps up while it completes at least FOLLOW_RATIO of what it was offered (early-stop.ts), and while at
+ * least this share of its requests succeed, and (with --goodput) meet each SLO. */
 export const SLO_ATTAINMENT = 0.9;
 /** Fewer requests than this in the steady window cannot show a rate. */
 export const MIN_STEADY_REQUESTS = 20;
