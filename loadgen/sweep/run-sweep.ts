@@ -39,7 +39,13 @@ import {
   ratesFromProbes,
   SYNC_PROBE_REQUESTS,
 } from './sweep-rates.js';
-import { sweepSummaryJson } from './sweep-summary.js';
+import {
+  type SweepProbes,
+  type SweepStop,
+  type SynchronousProbe,
+  sweepSummaryJson,
+  type ThroughputProbe,
+} from './sweep-summary.js';
 import { formatSweepTable } from './sweep-table.js';
 
 export interface SweepInput {
@@ -61,39 +67,6 @@ export interface SweepInput {
   readonly sloBisections?: number;
   /** --search: what the SLO search moves; the rate unless told. */
   readonly search?: SweepParameter;
-}
-
-/** One request at a time: the median end-to-end latency and the completed rate. */
-export interface SynchronousProbe {
-  requests: number;
-  medianLatencyMs: number;
-  rps: number;
-  resultFile: string;
-}
-
-/** Every request at once (within --max-concurrency): the completion rate while busy. */
-export interface ThroughputProbe {
-  requests: number;
-  rps: number;
-  resultFile: string;
-}
-
-/** What the probes found (a probe that did not run is absent). */
-export interface SweepProbes {
-  synchronous?: SynchronousProbe;
-  throughput?: ThroughputProbe;
-}
-
-/** A level cut short by --stop-on-saturation or --max-error-rate, and the levels that did not run after it. */
-export interface SweepStop {
-  readonly parameter: SweepParameter;
-  /** The level's rate or concurrency. */
-  readonly load: number;
-  readonly earlyStop: EarlyStop;
-  /** The loads listed after it, not run. */
-  readonly skipped: readonly number[];
-  /** "The sweep stopped at 100.00 req/s: ..." */
-  readonly sentence: string;
 }
 
 export interface SweepOutcome {

@@ -1,11 +1,47 @@
 // sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
+import type { EarlyStop } from '../early-stop/early-stop.js';
 import { earlyStopJson } from '../server-metrics/server-metrics-keys.js';
 import type { Knee } from './knee.js';
 import { kneeCause } from './knee-cause.js';
-import type { SweepProbes, SweepStop } from './run-sweep.js';
 import type { SloCapacity } from './slo-search.js';
 import type { SweepLevel } from './sweep-level.js';
+import type { SweepParameter } from './sweep-load.js';
+
+// What the sweep found besides its levels, summarised here and returned by run-sweep.ts.
+
+/** One request at a time: the median end-to-end latency and the completed rate. */
+export interface SynchronousProbe {
+  requests: number;
+  medianLatencyMs: number;
+  rps: number;
+  resultFile: string;
+}
+
+/** Every request at once (within --max-concurrency): the completion rate while busy. */
+export interface ThroughputProbe {
+  requests: number;
+  rps: number;
+  resultFile: string;
+}
+
+/** What the probes found (a probe that did not run is absent). */
+export interface SweepProbes {
+  synchronous?: SynchronousProbe;
+  throughput?: ThroughputProbe;
+}
+
+/** A level cut short by --stop-on-saturation or --max-error-rate, and the levels that did not run after it. */
+export interface SweepStop {
+  readonly parameter: SweepParameter;
+  /** The level's rate or concurrency. */
+  readonly load: number;
+  readonly earlyStop: EarlyStop;
+  /** The loads listed after it, not run. */
+  readonly skipped: readonly number[];
+  /** "The sweep stopped at 100.00 req/s: ..." */
+  readonly sentence: string;
+}
 
 export interface SweepSummaryContext {
   readonly date: string;
