@@ -16,13 +16,7 @@ import { Admission } from '../src/gateway/admission.js';
 import { ApiPath } from '../src/gateway/api-path.js';
 import { watchClientErrors } from '../src/gateway/client-errors.js';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
-import {
-  type Gateway,
-  type GatewayContext,
-  type GatewayState,
-  RECORDS_SETTLE_MS,
-  type RecordSink,
-} from '../src/gateway/context.js';
+import type { Gateway, GatewayContext } from '../src/gateway/context.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
 import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
@@ -31,13 +25,14 @@ import { createGatewayLogger } from '../src/gateway/logger.js';
 import type { MetricsSource } from '../src/gateway/metrics-page.js';
 import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import { ModelRoutes } from '../src/gateway/model-routes.js';
-import type { RequestRecord } from '../src/gateway/record.js';
+import type { RecordSink, RequestRecord } from '../src/gateway/record.js';
 import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestIdFrom } from '../src/gateway/request-id.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
+import { type GatewayState, RECORDS_SETTLE_MS } from '../src/gateway/run-state.js';
 import { errorHeaders } from '../src/gateway/send-error.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
-import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
+import { SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
 import { deepFreeze } from '../src/shared/deep-freeze.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
@@ -144,7 +139,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     records: writer,
     spans,
   });
-  const writerSink: HeldRecordSink | null = writer === null ? null : (record) => writer.add(record);
+  const writerSink: RecordSink | null = writer === null ? null : (record) => writer.add(record);
   const extraSink = options.onRecord ?? null;
   const sinks: RecordSink[] = [(record) => gatewayMetrics.observe(record)];
   const spanSink = spans === null ? null : gatewaySpanSink(spans, config.upstreams, config.genAiSemconv);

@@ -14,12 +14,11 @@ import { type KnownProtocol, upstreamAuthOf } from '../protocols/index.js';
 import { deepFreeze } from '../shared/deep-freeze.js';
 import { traceparentOf } from '../shared/trace-context.js';
 import type { ResolvedUpstream } from './config-resolve.js';
-import type { RecordSink } from './context.js';
 import { settleExchange } from './exchange-outcome.js';
 import { forwardableRequestHeaders } from './hop-by-hop.js';
 import type { KeyScrubber } from './key-scrubber.js';
 import type { RequestMeasurement } from './measurement.js';
-import type { RequestRecord } from './record.js';
+import type { RecordSink, RequestRecord } from './record.js';
 import { type ParsedBody, upstreamBody } from './request-body.js';
 import { applyUpstreamAuth } from './upstream-auth.js';
 

@@ -13,13 +13,13 @@ import { LOST_REASONS, type LostReason, type RecordsWriter } from '../shared/rec
 import type { SpanExport } from '../tracing/span-export.js';
 import { CLIENT_ERROR_REASONS, type ClientErrorReason } from './client-errors.js';
 import type { PathFix } from './client-path.js';
-import type { GatewayState } from './context.js';
 import { CountedHistogram, type CountedSeries, type SeriesObserver } from './counted-histogram.js';
 import { LAG_MONITOR_PERIOD_MS, registerEventLoopMetrics } from './event-loop-metrics.js';
 import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
+import type { GatewayState } from './run-state.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 // Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts).

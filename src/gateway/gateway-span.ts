@@ -13,7 +13,7 @@ import {
 import type { SpanEventFacts, SpanExport } from '../tracing/span-export.js';
 import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../tracing/span-kinds.js';
 import type { ResolvedUpstream } from './config-resolve.js';
-import type { RecordSink } from './context.js';
+import type { RecordSink } from './record.js';
 
 /** A record sink that exports each request's span. */
 export function gatewaySpanSink(

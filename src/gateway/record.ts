@@ -12,6 +12,9 @@ import type { GapCounts } from './gap-counts.js';
  * that is not a mirror's copy is one), `mirror` is the copy sent to a route's mirror upstream, measured and
  * discarded. The metrics' `role` label takes the same values.
  */
+/** Receives each finished request's record: frozen, complete, and all a sink gets (exchange.ts finishes it). */
+export type RecordSink = (record: RequestRecord) => void;
+
 export const REQUEST_ROLES = ['primary', 'mirror'] as const;
 export type RequestRole = (typeof REQUEST_ROLES)[number];
 

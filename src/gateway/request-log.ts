@@ -3,7 +3,7 @@
 // error text is the record's, whose upstream keys were scrubbed where it was set (exchange-outcome.ts), so the
 // line and the record cannot disagree about it.
 import type { Logger } from 'pino';
-import type { RecordSink } from './context.js';
+import type { RecordSink } from './record.js';
 
 export function requestLogSink(log: Logger): RecordSink {
   // The level is fixed at start: below info the sink is a no-op, not an object built per request for nothing.

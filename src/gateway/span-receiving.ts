@@ -11,9 +11,7 @@ import type { ResolvedSpanReceiver } from './config-resolve.js';
 import type { GatewayKey } from './gateway-keys.js';
 import { matchesGatewayKey } from './gateway-keys.js';
 import type { RequestMeasurement } from './measurement.js';
-import type { RequestRecord } from './record.js';
-
-export type HeldRecordSink = (record: RequestRecord) => void;
+import type { RecordSink, RequestRecord } from './record.js';
 
 export class SpanReceiving {
   readonly join: SpanJoin<RequestRecord>;
@@ -24,7 +22,7 @@ export class SpanReceiving {
    * `token`: the metrics token (metrics.tokenEnv), which exporters must then send too (vLLM:
    * OTEL_EXPORTER_OTLP_TRACES_HEADERS=Authorization=Bearer%20<token>).
    */
-  constructor(config: ResolvedSpanReceiver, token: GatewayKey | null, sinks: readonly HeldRecordSink[]) {
+  constructor(config: ResolvedSpanReceiver, token: GatewayKey | null, sinks: readonly RecordSink[]) {
     this.join = new SpanJoin<RequestRecord>({
       // The server's span continues the gateway's: its parent is the gateway's span of the request.
       spanKey: (span) => span.traceId + span.parentSpanId,

@@ -12,11 +12,12 @@
 import type { Dispatcher } from 'undici';
 import { newSpan } from '../../shared/trace-context.js';
 import type { GatewayConfig, ResolvedUpstream } from '../config-resolve.js';
-import { type GatewayState, RECORDS_SETTLE_MS, type RecordSink } from '../context.js';
 import { type ClientRequest, finishExchange, startExchange } from '../exchange.js';
 import type { KeyScrubber } from '../key-scrubber.js';
 import { RequestMeasurement } from '../measurement.js';
 import type { RouteMirror } from '../model-routes.js';
+import type { RecordSink } from '../record.js';
+import { type GatewayState, RECORDS_SETTLE_MS } from '../run-state.js';
 import { mayHaveSideEffects } from './mirror-eligibility.js';
 import { MirrorSink } from './mirror-sink.js';
 
