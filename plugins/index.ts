@@ -36,6 +36,7 @@ import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
 import { requestIdFrom } from '../src/gateway/request-id.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { errorHeaders } from '../src/gateway/send-error.js';
+import { SessionTable } from '../src/gateway/sessions.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { type HeldRecordSink, SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
@@ -182,6 +183,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sinks,
     mirrors,
     spanReceiving,
+    sessions: new SessionTable(),
     state,
   });
   const limits = config.clientLimits;
