@@ -33,6 +33,12 @@ const MAX_HINT_BYTES = 4096;
  */
 export const MAX_PARSED_TAIL_BYTES = 1024 * 1024;
 
+/**
+ * The most messages one turn may add to its conversation and still be found as the next turn: an answer and the
+ * results of its tool calls are a few. Each one more costs a copy of the hash's state (about 5 us).
+ */
+export const MAX_TURN_GROWTH = 32;
+
 /** Session ids the body carries, as sent (sessions.ts bounds and checks them). */
 export interface BodySessionHints {
   /** The session id Claude Code writes into Anthropic's `metadata.user_id`. */
@@ -41,16 +47,25 @@ export interface BodySessionHints {
   readonly previousResponseId: string | undefined;
 }
 
+/** The conversation's hashes, for prefix chaining. */
+export interface ConversationChain {
+  /** The hash of the whole conversation. */
+  readonly hash: string;
+  /**
+   * Hashes of the conversation cut after fewer messages, longest first: what an earlier turn of the same session
+   * would have hashed to. At most MAX_TURN_GROWTH of them, and only as far back as the scan kept message spans.
+   */
+  readonly prefixHashes: readonly string[];
+}
+
 export interface ConversationFacts extends BodySessionHints {
   /** Messages (or input items) in the conversation; 0 when it has no list of them. */
   readonly length: number;
-  /** The hash of the whole conversation; undefined without messages. */
-  readonly hash: string | undefined;
   /**
-   * Hashes of the conversation cut after fewer messages, longest first: what an earlier turn of the same session
-   * would have hashed to. Only as far back as the scan kept message spans (element-spans.ts).
+   * The conversation's hashes, computed on the first call (a request whose client names its session never pays
+   * for them); undefined without messages.
    */
-  readonly prefixHashes: readonly string[];
+  chain(): ConversationChain | undefined;
   /**
    * Tool results sent after the model's last message in the conversation (OpenAI `role: tool` messages,
    * Anthropic `tool_result` blocks, Responses `*_call_output` items): those answering the previous answer's
@@ -87,13 +102,18 @@ export function conversationFacts(body: ParsedBody, field: ConversationField): C
   }
   const bodyHints = hints === undefined ? NO_HINTS : readHints(raw, hints);
   if (conversation === undefined || conversation.count === 0) {
-    return { ...bodyHints, length: 0, hash: undefined, prefixHashes: [], toolResults: 0 };
+    return { ...bodyHints, length: 0, chain: () => undefined, toolResults: 0 };
   }
+  const spans = conversation;
+  let chain: ConversationChain | undefined;
   return {
     ...bodyHints,
-    length: conversation.count,
-    ...hashes(raw, frames, conversation),
-    toolResults: toolResultsAtEnd(raw, conversation),
+    length: spans.count,
+    chain: () => {
+      chain ??= hashes(raw, frames, spans);
+      return chain;
+    },
+    toolResults: toolResultsAtEnd(raw, spans),
   };
 }
 
@@ -134,18 +154,14 @@ export function sessionOfUserId(userId: unknown): string | undefined {
   return stringOrUndefined(fieldOf(parseJsonObject(userId), 'session_id'));
 }
 
-/** The whole conversation's hash and its prefixes' back to the oldest kept span, longest first. */
-function hashes(
-  raw: Buffer,
-  frames: readonly MemberSpan[],
-  spans: ElementSpans,
-): { hash: string; prefixHashes: string[] } {
+/** The whole conversation's hash and its prefixes', longest first, as far back as ConversationChain says. */
+function hashes(raw: Buffer, frames: readonly MemberSpan[], spans: ElementSpans): ConversationChain {
   const running: Hash = createHash('sha256');
   for (const frame of frames) running.update(raw.subarray(frame.valueStart, frame.valueEnd));
   // A separator, so that instructions and messages cannot trade bytes across the boundary and hash alike.
   running.update('\u0000');
   // The shortest prefix whose end is kept: the bytes before it go in one native call.
-  const shortest = Math.max(1, spans.oldestKept + 1);
+  const shortest = Math.max(1, spans.oldestKept + 1, spans.count - MAX_TURN_GROWTH);
   let covered = spans.firstStart;
   const prefixHashes: string[] = [];
   for (let k = shortest; k < spans.count; k++) {

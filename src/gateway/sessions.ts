@@ -108,10 +108,11 @@ export class SessionTable {
     const found = this.#find(headers, conversation);
     if (found === undefined) return undefined;
     const [session, source] = found;
-    if (conversation?.hash !== undefined && session.chained) {
+    const chain = session.chained ? conversation?.chain() : undefined;
+    if (chain !== undefined) {
       if (session.conversationHash !== undefined) this.#byConversation.delete(session.conversationHash);
-      session.conversationHash = conversation.hash;
-      this.#byConversation.set(conversation.hash, session);
+      session.conversationHash = chain.hash;
+      this.#byConversation.set(chain.hash, session);
     }
     const waited = session.inFlight === 0 && !Number.isNaN(session.lastEndAt);
     const turn: SessionTurn = {
@@ -165,8 +166,9 @@ export class SessionTable {
         answered !== undefined && !answered.forgotten ? answered : this.#add(randomUUID(), false);
       return [session, 'previous-response-id'];
     }
-    if (conversation.hash === undefined) return undefined;
-    for (const hash of conversation.prefixHashes) {
+    const chain = conversation.chain();
+    if (chain === undefined) return undefined;
+    for (const hash of chain.prefixHashes) {
       const earlier = this.#byConversation.get(hash);
       if (earlier !== undefined) return [earlier, 'prefix'];
     }
@@ -199,8 +201,9 @@ export class SessionTable {
   /** Sessions idle for MAX_IDLE_MS, from the least recently seen (the table's order) until one is not. */
   #forgetIdle(now: number): void {
     for (const session of this.#byKey.values()) {
-      if (now - session.lastSeenAt < MAX_IDLE_MS || session.inFlight > 0) return;
-      this.#forget(session);
+      if (now - session.lastSeenAt < MAX_IDLE_MS) return;
+      // One waiting on an answer is not idle (a stream longer than the bound); those past it may be.
+      if (session.inFlight === 0) this.#forget(session);
     }
   }
 
