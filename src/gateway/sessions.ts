@@ -1,7 +1,7 @@
 // Which session each request belongs to, and its turn in it (docs/metrics.md, "Sessions"). A session is found
 // from what the client sends, first that applies:
 //
-//   1. header `x-claude-code-session-id` (Claude Code), then `session-id` (Codex)
+//   1. header `x-claude-code-session-id` (Claude Code), then `session-id` or `session_id` (Codex)
 //   2. Anthropic `metadata.user_id` when it embeds a session (Claude Code writes one there)
 //   3. `prompt_cache_key` (OpenAI chat and Responses; Codex sets it to its conversation)
 //   4. `previous_response_id`: the session of the answer it names
@@ -39,6 +39,8 @@ export type SessionSource = (typeof SESSION_SOURCES)[number];
 const SESSION_HEADERS: readonly (readonly [string, SessionSource])[] = [
   ['x-claude-code-session-id', 'claude-code-header'],
   ['session-id', 'codex-header'],
+  // Earlier Codex versions spelled it with an underscore.
+  ['session_id', 'codex-header'],
 ];
 
 /** A client's session id when it is one to keep (see the header comment's rule); undefined otherwise. */
