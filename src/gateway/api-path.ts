@@ -244,9 +244,14 @@ export class ApiPath {
     body: ParsedBody | undefined,
     field: ConversationField | null,
   ): void {
-    const conversation = body === undefined || field === null ? undefined : conversationFacts(body, field);
-    m.toolResults = conversation?.toolResults ?? null;
-    m.session = this.#context.sessions.begin(request.headers, conversation, m.receivedAt) ?? null;
+    // The request is already on its way: whatever happens here must not answer it a second time.
+    try {
+      const conversation = body === undefined || field === null ? undefined : conversationFacts(body, field);
+      m.toolResults = conversation?.toolResults ?? null;
+      m.session = this.#context.sessions.begin(request.headers, conversation, m.receivedAt) ?? null;
+    } catch (error) {
+      this.#log.error({ requestId: m.requestId, err: error }, 'placing the request in its session failed');
+    }
   }
 
   #listModels(response: ServerResponse, m: RequestMeasurement): void {

@@ -441,3 +441,24 @@ test('a session header that is garbage (too long, non-ASCII, spaces) is ignored:
   const [longest] = await recordsTagged('longest', 1);
   assert.equal(longest?.sessionId, 'b'.repeat(128));
 });
+
+test('non-streamed answers: the tool calls of a chat message and of Anthropic tool_use blocks are counted', async () => {
+  const chat = { model: MODEL, messages: [{ role: 'user', content: 'two calls, chat' }] };
+  const messages = {
+    model: MODEL,
+    max_tokens: 8,
+    messages: [{ role: 'user', content: 'two calls, messages' }],
+  };
+  assert.equal(
+    await post('/v1/chat/completions', chat, { 'x-test-tool-calls': '2', 'x-test-tag': 'json-chat' }),
+    200,
+  );
+  assert.equal(
+    await post('/v1/messages', messages, { 'x-test-tool-calls': '3', 'x-test-tag': 'json-messages' }),
+    200,
+  );
+  const [chatRecord] = await recordsTagged('json-chat', 1);
+  const [messagesRecord] = await recordsTagged('json-messages', 1);
+  assert.deepEqual([chatRecord?.stream, chatRecord?.toolCalls], [false, 2]);
+  assert.deepEqual([messagesRecord?.stream, messagesRecord?.toolCalls], [false, 3]);
+});
