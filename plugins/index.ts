@@ -31,6 +31,7 @@ import { requestIdFrom } from '../src/gateway/request-id.js';
 import { requestLogSink } from '../src/gateway/request-log.js';
 import { type GatewayState, RECORDS_SETTLE_MS } from '../src/gateway/run-state.js';
 import { errorHeaders } from '../src/gateway/send-error.js';
+import { SessionTable } from '../src/gateway/sessions.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
 import { SpanReceiving } from '../src/gateway/span-receiving.js';
 import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
@@ -177,6 +178,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     sinks,
     mirrors,
     spanReceiving,
+    sessions: new SessionTable(),
     state,
   });
   const limits = config.clientLimits;

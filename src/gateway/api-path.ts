@@ -20,6 +20,7 @@ import { parserRefusal } from './client-errors.js';
 import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
 import { ClientSink } from './client-sink.js';
 import type { GatewayContext } from './context.js';
+import { type ConversationField, conversationFacts } from './conversation.js';
 import { GatewayError, upstreamFailure } from './errors.js';
 import { type ClientRequest, finishExchange, startExchange } from './exchange.js';
 import { gatewayKeyRefusal } from './gateway-auth.js';
@@ -231,8 +232,26 @@ export class ApiPath {
       },
       { sink },
     );
+    // After the primary is on its way: placing it in its session delays nothing the client waits for.
+    if (path.timed) this.#placeInSession(m, request, body, path.protocol?.conversationField ?? null);
     // After the primary is on its way, never before: the copy costs the client nothing but this call.
     if (route.mirror !== null) context.mirrors.consider(route.mirror, { primary: m, request: asked });
+  }
+
+  #placeInSession(
+    m: RequestMeasurement,
+    request: IncomingMessage,
+    body: ParsedBody | undefined,
+    field: ConversationField | null,
+  ): void {
+    // The request is already on its way: whatever happens here must not answer it a second time.
+    try {
+      const conversation = body === undefined || field === null ? undefined : conversationFacts(body, field);
+      m.toolResults = conversation?.toolResults ?? null;
+      m.session = this.#context.sessions.begin(request.headers, conversation, m.receivedAt) ?? null;
+    } catch (error) {
+      this.#log.error({ requestId: m.requestId, err: error }, 'placing the request in its session failed');
+    }
   }
 
   #listModels(response: ServerResponse, m: RequestMeasurement): void {
@@ -280,5 +299,6 @@ export class ApiPath {
     if (m.status === 0 && response.headersSent) m.status = response.statusCode;
     context.state.inFlight--;
     finishExchange(m, endAt, context.config.recordGaps, context.sinks);
+    if (m.session !== null) context.sessions.end(m.session, endAt, m.responseId());
   }
 }

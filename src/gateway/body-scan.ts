@@ -24,6 +24,7 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from '../shared/json-bytes.js';
+import { ElementSpans, MAX_ARRAY_MEMBERS_TRACKED } from './element-spans.js';
 import { GatewayError } from './errors.js';
 
 /**
@@ -57,6 +58,8 @@ export interface MemberSpan {
 export interface ObjectShape {
   readonly members: readonly MemberSpan[];
   readonly closeAt: number;
+  /** The objects listed in array members (a conversation's messages), by member index (element-spans.ts). */
+  readonly elements: ReadonlyMap<number, ElementSpans>;
 }
 
 /** Where the scan is at the top level (inside the outer object). */
@@ -102,6 +105,10 @@ export class BodyScanner {
   #afterOpen = false;
   /** Per chunk, where each of STRUCTURAL occurs next (nextStructural's cache). */
   readonly #next = new Int32Array(STRUCTURAL.length);
+  /** The objects of the first array members that list objects, by member index (sessions read a conversation's). */
+  readonly #elements = new Map<number, ElementSpans>();
+  /** Where the object being listed in an array member opened. */
+  #elementStart = -1;
 
   /**
    * Scans one chunk (what the socket delivered: 64 KB at most, so each native search covers that much at most);
@@ -143,7 +150,7 @@ export class BodyScanner {
   /** The body's shape once every chunk was pushed: an object's members, or null for anything else. */
   finish(): ObjectShape | null {
     if (this.#inString || this.#depth !== 0 || this.#top !== Top.Done) return null;
-    return { members: this.#members, closeAt: this.#closeAt };
+    return { members: this.#members, closeAt: this.#closeAt, elements: this.#elements };
   }
 
   /** Inside a string from `from`: past its closing quote (string over), or to the chunk's end (still open). */
@@ -206,6 +213,8 @@ export class BodyScanner {
       this.#afterOpen = true;
       if (this.#top === Top.Value) this.#valueStart = at;
       else this.#notObject();
+    } else if (this.#depth === 3 && c === OPEN_BRACE && this.#open[2] === OPEN_BRACKET) {
+      this.#elementStart = at;
     }
   }
 
@@ -221,7 +230,25 @@ export class BodyScanner {
       this.#memberEnds(at + 1);
     } else if (this.#depth === 0) {
       this.#objectCloses(at);
+    } else if (this.#depth === 2 && this.#elementStart >= 0) {
+      this.#elementEnds(at + 1);
     }
+  }
+
+  /** An object listed in an array member closed: kept for the first few such members (element-spans.ts). */
+  #elementEnds(end: number): void {
+    const member = this.#members.length;
+    let spans = this.#elements.get(member);
+    if (spans === undefined) {
+      if (this.#elements.size >= MAX_ARRAY_MEMBERS_TRACKED || this.#top !== Top.Value) {
+        this.#elementStart = -1;
+        return;
+      }
+      spans = new ElementSpans();
+      this.#elements.set(member, spans);
+    }
+    spans.add(this.#elementStart, end);
+    this.#elementStart = -1;
   }
 
   /** The outer object's closing brace: a member may end with it, and only whitespace may follow. */

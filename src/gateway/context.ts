@@ -13,6 +13,7 @@ import type { Mirrors } from './mirror/mirrors.js';
 import type { ModelRoutes } from './model-routes.js';
 import type { RecordSink, RequestRecord } from './record.js';
 import type { GatewayState } from './run-state.js';
+import type { SessionTable } from './sessions.js';
 import type { SpanReceiving } from './span-receiving.js';
 
 export interface GatewayContext {
@@ -34,6 +35,8 @@ export interface GatewayContext {
   readonly mirrors: Mirrors;
   /** The built-in span receiver and the records waiting for their server's span (spanReceiver); null = off. */
   readonly spanReceiving: SpanReceiving | null;
+  /** The sessions the API path places each request in (sessions.ts). */
+  readonly sessions: SessionTable;
   readonly state: GatewayState;
 }
 

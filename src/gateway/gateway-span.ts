@@ -58,6 +58,9 @@ export function gatewaySpanSink(
       attributes: {
         ...genAiAttributes(facts, semconv),
         ...(record.status === 0 ? {} : { 'http.response.status_code': record.status }),
+        // The GenAI conventions' conversation id: the session, which spans may carry and metrics never do.
+        ...(record.sessionId == null ? {} : { 'gen_ai.conversation.id': record.sessionId }),
+        ...(record.turn == null ? {} : { 'tokenmeter.session.turn': record.turn }),
         'tokenmeter.request_id': record.requestId,
         'tokenmeter.outcome': record.outcome,
         'tokenmeter.role': record.role,

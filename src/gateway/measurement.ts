@@ -13,6 +13,7 @@ import { gapCountsOf } from './gap-counts.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
 import type { RequestRecord, RequestRole } from './record.js';
 import type { RecordedBody } from './recorded-body.js';
+import type { SessionTurn } from './sessions.js';
 
 export function round3(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -50,6 +51,10 @@ export class RequestMeasurement {
   usageInjected = false;
   /** Set only with records.bodies. */
   body: RecordedBody | null = null;
+  /** The request's place in its session (sessions.ts); null without one. */
+  session: SessionTurn | null = null;
+  /** Tool results the request sent (conversation.ts); null when not counted. */
+  toolResults: number | null = null;
   /** The upstream exchange: its wire stamps and, for a timed stream, its meter. Set once dispatched. */
   exchange: MeteredHandler | null = null;
   json: JsonAnswerFacts | null = null;
@@ -105,6 +110,11 @@ export class RequestMeasurement {
   overheadMs(): number {
     if (Number.isNaN(this.upstreamRequestAt)) return this.endAt - this.receivedAt;
     return this.upstreamRequestAt - this.receivedAt + (this.exchange?.sinkMs ?? 0);
+  }
+
+  /** The answer's own id (Responses), streamed or not; undefined when it had none. */
+  responseId(): string | undefined {
+    return this.timing()?.responseId ?? this.json?.responseId ?? undefined;
   }
 
   /** The meter's result (undefined without a meter), computed once: call it only after the meter has ended. */
@@ -184,6 +194,12 @@ export class RequestMeasurement {
       sseOverflow: figures?.overflowed ?? false,
       usageInjected: this.usageInjected,
       gapCounts: gapCountsOf(timing?.contentGaps),
+      sessionId: this.session?.sessionId ?? null,
+      sessionSource: this.session?.source ?? null,
+      turn: this.session?.turn ?? null,
+      waitBeforeMs: maybe(this.session?.waitBeforeMs ?? undefined),
+      toolCalls: timing?.toolCalls ?? json?.toolCalls ?? null,
+      toolResults: this.toolResults,
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(figures === undefined ? {} : chunkUsageFields(figures, recordGaps)),

@@ -6,6 +6,7 @@ import type { Outcome } from '../measure/outcome.js';
 import type { ProtocolName } from '../protocols/index.js';
 import type { ServerSegments } from '../tracing/receiver/server-segments.js';
 import type { GapCounts } from './gap-counts.js';
+import type { SessionSource } from './sessions.js';
 
 /**
  * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
@@ -84,6 +85,24 @@ export interface RequestRecord extends ExchangeFigures {
    * non-zero counts keyed by `le`, and their sum; null without a metered stream of two or more content chunks.
    */
   readonly gapCounts: GapCounts | null;
+  // The session fields (docs/metrics.md, "Sessions"): always written since they were added, absent from the
+  // records of earlier versions. Null when the request has no session (no conversation and no id: an untimed
+  // endpoint, completions) or, for the counts, when its answer or body was not read.
+  /** The session this request is a turn of, as the client named it or the gateway found it (sessions.ts). */
+  readonly sessionId?: string | null;
+  /** Where sessionId came from. */
+  readonly sessionSource?: SessionSource | null;
+  /** Its place in the session, from 0, in order of arrival. */
+  readonly turn?: number | null;
+  /**
+   * Milliseconds from the end of the session's previous answer to this request's arrival (the agent's tool and
+   * think time); null for turn 0 and for a request that arrived while another of its session was unanswered.
+   */
+  readonly waitBeforeMs?: number | null;
+  /** Tool calls the answer asked the client to run. */
+  readonly toolCalls?: number | null;
+  /** Tool results the request sent back after the model's last message in its conversation (conversation.ts). */
+  readonly toolResults?: number | null;
   readonly itlMs?: readonly number[];
   /** The client's request body as received (records.bodies only), cut at 256 KiB. Never any header. */
   readonly requestBody?: string;

@@ -42,8 +42,6 @@ const READ_KEYS = ['model', 'stream', 'stream_options', 'tools', 'functions', 's
 export type ReadKey = (typeof READ_KEYS)[number];
 const READ_KEY_SET: ReadonlySet<string> = new Set(READ_KEYS);
 const LONGEST_READ_KEY = Math.max(...READ_KEYS.map((key) => key.length));
-/** A key spelled with escapes is at most six bytes a character (`\uXXXX`): longer ones are none of READ_KEYS. */
-const LONGEST_SPELLED_KEY = LONGEST_READ_KEY * 6 + 2;
 
 /**
  * The largest member value the gateway decodes (a model name, stream_options). Real ones are tens of bytes; the
@@ -90,18 +88,24 @@ function bodyObject(raw: Buffer, shape: ObjectShape): BodyObject {
 
 /** The member's key when it is one the gateway reads; undefined for any other. */
 function readKeyOf(raw: Buffer, member: MemberSpan): ReadKey | undefined {
-  const length = member.keyEnd - member.keyStart;
-  if (length > LONGEST_SPELLED_KEY) return undefined;
+  const key = memberKey(raw, member, LONGEST_READ_KEY);
+  return key !== undefined && READ_KEY_SET.has(key) ? (key as ReadKey) : undefined;
+}
+
+/**
+ * A member's key (escapes decoded), or undefined when it is longer than `longest` characters: decoding keys a
+ * reader has no use for would let a body of long keys cost the gateway their bytes again.
+ */
+export function memberKey(raw: Buffer, member: MemberSpan, longest: number): string | undefined {
+  // A key spelled with escapes is at most six bytes a character (`\uXXXX`).
+  if (member.keyEnd - member.keyStart > longest * 6 + 2) return undefined;
   const inner = raw.toString('utf8', member.keyStart + 1, member.keyEnd - 1);
-  let key = inner;
-  if (inner.includes('\\')) {
-    try {
-      key = JSON.parse(raw.toString('utf8', member.keyStart, member.keyEnd)) as string;
-    } catch {
-      return undefined;
-    }
+  if (!inner.includes('\\')) return inner;
+  try {
+    return JSON.parse(raw.toString('utf8', member.keyStart, member.keyEnd)) as string;
+  } catch {
+    return undefined;
   }
-  return READ_KEY_SET.has(key) ? (key as ReadKey) : undefined;
 }
 
 /** A read member's value, decoded; undefined when it is not valid JSON (the upstream will say so). */

@@ -67,10 +67,12 @@ export const anthropicMessagesParsingClassifier: EventClassifier = {
         return messageDelta(data);
       case 'message_stop':
         return DONE_FACTS;
+      case 'content_block_start':
+        return blockStart(data);
       case 'error':
         return { errorMessage: errorMessageOf(data, event.data) };
       default:
-        // ping, content_block_start, content_block_stop and anything new: no measurement in them.
+        // ping, content_block_stop and anything new: no measurement in them.
         return NO_FACTS;
     }
   },
@@ -116,6 +118,14 @@ function contentOf(delta: unknown): EventFacts {
   const textField = DELTA_TEXT_FIELDS[type];
   const text = textField === undefined ? '' : stringField(delta, textField);
   return text === '' ? NO_FACTS : contentFacts(text, type === THINKING_DELTA);
+}
+
+/** A `tool_use` block (a tool the client runs; not `server_tool_use`) is a tool call, known by its block index. */
+function blockStart(data: JsonObject): EventFacts {
+  const block = field(data, 'content_block');
+  if (!isJsonObject(block) || field(block, 'type') !== 'tool_use') return NO_FACTS;
+  const index = field(data, 'index');
+  return { toolCallIndexes: [typeof index === 'number' ? index : 0] };
 }
 
 function usageOf(usage: unknown, withOutput: boolean): MutableFacts {

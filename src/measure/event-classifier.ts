@@ -27,6 +27,14 @@ export interface EventFacts {
   readonly completionTokens?: number;
   /** Of completionTokens, those the upstream reports as reasoning (OpenAI's `reasoning_tokens` details). */
   readonly reasoningTokens?: number;
+  /**
+   * The tool calls this event starts or continues, by their index in the answer (OpenAI's `tool_calls[].index`,
+   * Anthropic's content block index, Responses' output index): the meter counts distinct indexes. Only calls the
+   * client is asked to run (function tools), not tools the server ran itself.
+   */
+  readonly toolCallIndexes?: readonly number[];
+  /** The answer's id (Responses' `response.id`), by which a later request's `previous_response_id` names it. */
+  readonly responseId?: string;
   /** Why generation stopped (`stop`, `length`, `tool_calls`, `end_turn`, ...). */
   readonly finishReason?: string;
   /** The protocol's end-of-stream marker (`data: [DONE]`, `message_stop`, `response.completed`). */

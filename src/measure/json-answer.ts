@@ -8,6 +8,10 @@ export interface JsonAnswerFacts {
   outputTokens: number | null;
   source: 'usage' | 'estimate' | null;
   finishReason: string | null;
+  /** Tool calls the answer asks the client to run (as the stream's StreamTiming.toolCalls counts them). */
+  toolCalls: number | null;
+  /** The answer's own id, where its protocol gives one (Responses), for previous_response_id chains. */
+  responseId: string | null;
   /** Set when a 2xx body holds an error object instead of an answer. */
   errorMessage: string | null;
 }

@@ -54,15 +54,24 @@ function readDeltaText(choice: JsonObject): ChoiceText {
   const reasoning = stringField(delta, 'reasoning_content') || stringField(delta, 'reasoning');
   let text = stringField(delta, 'content') + stringField(delta, 'refusal');
 
+  // Each delta of a call carries its index; the first also its id and name.
   const toolCalls = field(delta, 'tool_calls');
+  const indexes: number[] = [];
   if (Array.isArray(toolCalls)) {
     for (const call of toolCalls) {
-      if (isJsonObject(call)) text += functionText(field(call, 'function'));
+      if (!isJsonObject(call)) continue;
+      text += functionText(field(call, 'function'));
+      const index = field(call, 'index');
+      indexes.push(typeof index === 'number' ? index : 0);
     }
   }
   // The deprecated `functions` API streams the same thing as a single `function_call`.
-  text += functionText(field(delta, 'function_call'));
-  return { answer: text, reasoning };
+  const functionCall = field(delta, 'function_call');
+  text += functionText(functionCall);
+  if (isJsonObject(functionCall)) indexes.push(0);
+  return indexes.length === 0
+    ? { answer: text, reasoning }
+    : { answer: text, reasoning, toolCallIndexes: indexes };
 }
 
 // A tool call's generated text: its name (in the first delta of the call) and its argument fragments.

@@ -62,6 +62,8 @@ export const openAiResponsesParsingClassifier: EventClassifier = {
     if (type === 'response.completed' || type === 'response.incomplete')
       return finished(field(data, 'response'));
     if (type === 'response.failed') return failed(field(data, 'response'));
+    if (type === 'response.created') return created(field(data, 'response'));
+    if (type === 'response.output_item.added') return itemAdded(data);
     if (type === 'error') {
       const message = stringField(data, 'message');
       return { errorMessage: message === '' ? errorJsonText(data, event.data) : capErrorMessage(message) };
@@ -94,9 +96,35 @@ export const openAiResponsesClassifier: EventClassifier = withScan(
   openAiResponsesScan,
 );
 
+/**
+ * The output items that ask the client to run a tool; `web_search_call`, `file_search_call` and the like ran on
+ * the server and are not counted.
+ */
+export const CLIENT_TOOL_CALL_ITEMS: ReadonlySet<string> = new Set([
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'computer_call',
+]);
+
+function created(response: unknown): EventFacts {
+  const id = isJsonObject(response) ? stringField(response, 'id') : '';
+  return id === '' ? NO_FACTS : { responseId: id };
+}
+
+function itemAdded(data: JsonObject): EventFacts {
+  const item = field(data, 'item');
+  const type = isJsonObject(item) ? stringField(item, 'type') : '';
+  if (!CLIENT_TOOL_CALL_ITEMS.has(type)) return NO_FACTS;
+  const index = field(data, 'output_index');
+  return { toolCallIndexes: [typeof index === 'number' ? index : 0] };
+}
+
 function finished(response: unknown): EventFacts {
   const facts: MutableFacts = { done: true };
   if (!isJsonObject(response)) return facts;
+  const id = stringField(response, 'id');
+  if (id !== '') facts.responseId = id;
   const usage = field(response, 'usage');
   if (isJsonObject(usage)) {
     const prompt = responsesPromptUsage(usage);

@@ -32,6 +32,8 @@ import { openAiPromptUsage } from './prompt-usage.js';
 export interface ChoiceText {
   readonly answer: string;
   readonly reasoning: string;
+  /** The tool calls the choice's delta continues, by their index (EventFacts.toolCallIndexes). */
+  readonly toolCallIndexes?: readonly number[];
 }
 
 /** Reads the generated text out of one element of `choices` ('' for each part it does not carry). */
@@ -92,6 +94,7 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
       const text = readChoiceText(choice);
       answer += text.answer;
       reasoning += text.reasoning;
+      if (text.toolCallIndexes !== undefined) facts.toolCallIndexes = text.toolCallIndexes;
       const finish = field(choice, 'finish_reason');
       if (typeof finish === 'string' && facts.finishReason === undefined) facts.finishReason = finish;
     }

@@ -45,6 +45,9 @@ export interface StreamMeterOptions {
 const NO_BYTES = Buffer.alloc(0);
 const NO_COUNTS: readonly number[] = Object.freeze([]);
 
+/** The most tool calls one answer is counted with: far beyond any real answer's parallel calls. */
+const MAX_TOOL_CALLS = 1024;
+
 export class StreamMeter {
   readonly #classifier: EventClassifier;
   readonly #parser: SseParser;
@@ -86,6 +89,9 @@ export class StreamMeter {
   #usageReasoningTokens: number | undefined;
   #estimatedReasoningTokens = 0;
   #finishReason: string | undefined;
+  // Allocated at the first tool call: most answers have none.
+  #toolCallIndexes: Set<number> | undefined;
+  #responseId: string | undefined;
   #sawDone = false;
   #errorMessage: string | undefined;
   #unparseableEvents = 0;
@@ -164,6 +170,8 @@ export class StreamMeter {
       outputTokens: usage ?? this.#tokens.total,
       outputTokensSource: usage === undefined ? 'estimate' : 'usage',
       finishReason: this.#finishReason,
+      toolCalls: this.#toolCallIndexes?.size ?? 0,
+      responseId: this.#responseId,
       sawDone: this.#sawDone,
       errorMessage: this.#errorMessage,
       overflowed: this.#parser.overflowed,
@@ -188,12 +196,21 @@ export class StreamMeter {
     if (facts.finishReason !== undefined && this.#finishReason === undefined) {
       this.#finishReason = facts.finishReason;
     }
+    if (facts.toolCallIndexes !== undefined) this.#onToolCalls(facts.toolCallIndexes);
+    if (facts.responseId !== undefined) this.#responseId ??= facts.responseId;
     if (facts.done) this.#sawDone = true;
     if (facts.errorMessage !== undefined && this.#errorMessage === undefined) {
       this.#errorMessage = facts.errorMessage;
     }
     if (facts.unparseable) this.#unparseableEvents++;
     if (facts.usageOnly && this.#remover !== undefined) this.#remover.remove(event);
+  }
+
+  #onToolCalls(indexes: readonly number[]): void {
+    this.#toolCallIndexes ??= new Set();
+    const seen = this.#toolCallIndexes;
+    // An upstream inventing an index per event cannot grow the set without bound.
+    for (const index of indexes) if (seen.size < MAX_TOOL_CALLS) seen.add(index);
   }
 
   #onContent(text: string, reasoning: boolean): void {

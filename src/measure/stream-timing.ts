@@ -113,6 +113,10 @@ export interface StreamTiming {
   readonly outputTokens: number;
   readonly outputTokensSource: OutputTokenSource;
   readonly finishReason: string | undefined;
+  /** Tool calls the answer asked the client to run (distinct EventFacts.toolCallIndexes). */
+  readonly toolCalls: number;
+  /** The answer's own id, when its protocol streams one (Responses). */
+  readonly responseId: string | undefined;
   /** The protocol's end marker arrived (`data: [DONE]` for OpenAI). */
   readonly sawDone: boolean;
   /** Message of the first error event inside the stream. */

@@ -30,6 +30,7 @@ export const anthropicMessages = defineProtocol({
     if (Array.isArray(content)) {
       const text = content.map((block) => (isJsonObject(block) ? stringField(block, 'text') : '')).join('');
       estimateFromText(facts, text);
+      facts.toolCalls = content.filter((block) => isJsonObject(block) && block['type'] === 'tool_use').length;
     }
   }),
   // max_tokens is required by the Messages API.

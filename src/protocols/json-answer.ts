@@ -26,6 +26,8 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
       outputTokens: null,
       source: null,
       finishReason: null,
+      toolCalls: null,
+      responseId: null,
       errorMessage: null,
     };
     const answer = parseJsonObject(bytes.toString('utf8'));

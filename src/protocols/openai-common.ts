@@ -29,12 +29,18 @@ export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): vo
   const choices = field(answer, 'choices');
   if (!Array.isArray(choices)) return;
   let text = '';
+  let toolCalls = 0;
   for (const choice of choices) {
     if (!isJsonObject(choice)) continue;
     const finish = field(choice, 'finish_reason');
     if (typeof finish === 'string' && facts.finishReason === null) facts.finishReason = finish;
     const message = field(choice, 'message');
     text += isJsonObject(message) ? stringField(message, 'content') : stringField(choice, 'text');
+    if (!isJsonObject(message)) continue;
+    const calls = field(message, 'tool_calls');
+    if (Array.isArray(calls)) toolCalls += calls.length;
+    if (isJsonObject(field(message, 'function_call'))) toolCalls++;
   }
+  facts.toolCalls = toolCalls;
   estimateFromText(facts, text);
 }

@@ -1,7 +1,7 @@
 // OpenAI Responses (`/v1/responses`): its stream always carries usage (response.completed), and it has no
 // ignore_eos.
 
-import { openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
+import { CLIENT_TOOL_CALL_ITEMS, openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
 import { responsesPromptUsage } from '../measure/prompt-usage.js';
 import { field, isJsonObject, stringField } from '../shared/json-object.js';
 import { streamOnly, userContent } from './body-parts.js';
@@ -20,6 +20,13 @@ export const openAiResponses = defineProtocol({
   readAnswer: jsonAnswerReader((answer, facts) => {
     readUsage(answer, facts, responsesPromptUsage, 'output_tokens');
     if (field(answer, 'object') !== 'response') return;
+    facts.responseId = stringField(answer, 'id') || null;
+    const output = field(answer, 'output');
+    if (Array.isArray(output)) {
+      facts.toolCalls = output.filter(
+        (item) => isJsonObject(item) && CLIENT_TOOL_CALL_ITEMS.has(stringField(item, 'type')),
+      ).length;
+    }
     const details = field(answer, 'incomplete_details');
     facts.finishReason =
       (isJsonObject(details) ? stringField(details, 'reason') : '') || stringField(answer, 'status') || null;

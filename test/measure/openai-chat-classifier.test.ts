@@ -12,11 +12,17 @@ test('a role-only delta, an empty delta and empty strings are not content', () =
     {},
     { content: null },
     { content: '', reasoning_content: '', tool_calls: [] },
-    { tool_calls: [{ index: 0, function: { arguments: '' } }] },
   ]) {
     assert.deepEqual(classify(chatChunk([delta(fields)], { usage: null })), {}, JSON.stringify(fields));
   }
   assert.deepEqual(classify(chatChunk([])), {});
+  // An empty argument fragment is no content, though it names its tool call.
+  assert.deepEqual(
+    classify(chatChunk([delta({ tool_calls: [{ index: 0, function: { arguments: '' } }] })])),
+    {
+      toolCallIndexes: [0],
+    },
+  );
 });
 
 test('content, reasoning and refusal deltas are content; reasoning is marked as such', () => {
@@ -41,16 +47,24 @@ test('content, reasoning and refusal deltas are content; reasoning is marked as 
   assert.deepEqual(classify(chatChunk([delta({ refusal: 'I cannot' })])), { contentText: 'I cannot' });
 });
 
-test('tool-call argument deltas are content', () => {
-  const call = (fn: object) => ({ index: 0, id: 'call_1', type: 'function', function: fn });
+test('tool-call argument deltas are content, each naming its call by index', () => {
+  const call = (fn: object, index = 0) => ({ index, id: 'call_1', type: 'function', function: fn });
   assert.deepEqual(classify(chatChunk([delta({ tool_calls: [call({ arguments: '{"city":' })] })])), {
     contentText: '{"city":',
+    toolCallIndexes: [0],
   });
   assert.deepEqual(classify(chatChunk([delta({ tool_calls: [call({ name: 'weather', arguments: '' })] })])), {
     contentText: 'weather',
+    toolCallIndexes: [0],
   });
+  // Two parallel calls in one delta.
+  assert.deepEqual(
+    classify(chatChunk([delta({ tool_calls: [call({ name: 'a' }), call({ name: 'b' }, 1)] })])),
+    { contentText: 'ab', toolCallIndexes: [0, 1] },
+  );
   assert.deepEqual(classify(chatChunk([delta({ function_call: { arguments: '"Paris"}' } })])), {
     contentText: '"Paris"}',
+    toolCallIndexes: [0],
   });
 });
 

@@ -26,6 +26,8 @@ const TIMING: StreamTiming = {
   outputTokens: 10,
   outputTokensSource: 'usage',
   finishReason: 'stop',
+  toolCalls: 0,
+  responseId: undefined,
   sawDone: true,
   errorMessage: undefined,
   overflowed: false,

@@ -63,6 +63,8 @@ test('the recorded chat stream gives the hand-checked record', () => {
     outputTokens: 7,
     outputTokensSource: 'usage',
     finishReason: 'stop',
+    toolCalls: 0,
+    responseId: undefined,
     sawDone: true,
     errorMessage: undefined,
     overflowed: false,

@@ -1,0 +1,43 @@
+// Where the objects listed in a body's array member lie (a conversation's messages or input items), found by the
+// body scan (body-scan.ts) as the bytes arrive, so a session's turns can be told apart by hashing whole messages
+// (conversation.ts) without parsing the body. Bounded whatever the body holds: the first element's start, the
+// count, and the spans of the last KEPT_ELEMENTS only; a turn adds a few messages to its conversation, so the
+// last ones are the ones a session needs.
+
+/** The last elements whose spans are kept: far more than one agent turn adds (an answer and its tool results). */
+export const KEPT_ELEMENTS = 128;
+
+/** Array members whose elements are kept (a body has one conversation; tools and the like come beside it). */
+export const MAX_ARRAY_MEMBERS_TRACKED = 4;
+
+export class ElementSpans {
+  /** Objects listed so far. */
+  count = 0;
+  /** Where the first one starts. */
+  firstStart = -1;
+  /** Start and end (exclusive) of the last KEPT_ELEMENTS, as a ring: element i at (i % KEPT_ELEMENTS) * 2. */
+  readonly #ring = new Int32Array(KEPT_ELEMENTS * 2);
+
+  add(start: number, end: number): void {
+    if (this.count === 0) this.firstStart = start;
+    const slot = (this.count % KEPT_ELEMENTS) * 2;
+    this.#ring[slot] = start;
+    this.#ring[slot + 1] = end;
+    this.count++;
+  }
+
+  /** The index of the oldest element whose span is kept. */
+  get oldestKept(): number {
+    return Math.max(0, this.count - KEPT_ELEMENTS);
+  }
+
+  /** Element `i`'s start; only for oldestKept <= i < count. */
+  start(i: number): number {
+    return this.#ring[(i % KEPT_ELEMENTS) * 2] as number;
+  }
+
+  /** Element `i`'s end (exclusive); only for oldestKept <= i < count. */
+  end(i: number): number {
+    return this.#ring[(i % KEPT_ELEMENTS) * 2 + 1] as number;
+  }
+}
