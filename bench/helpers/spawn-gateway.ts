@@ -11,6 +11,8 @@ const CLI = fileURLToPath(new URL('../../../bin/tokenmeter.js', import.meta.url)
 export interface SpawnedGateway {
   /** `http://127.0.0.1:PORT`, without `/v1`. */
   readonly url: string;
+  /** `http://HOST:PORT/metrics` when the gateway listens on a metrics port of its own (--metrics-port), else null. */
+  readonly metricsUrl: string | null;
   readonly process: ChildProcess;
   /** Resolves with the exit code once the process has exited (null when a signal ended it). */
   readonly exited: Promise<number | null>;
@@ -28,21 +30,23 @@ export async function spawnGateway(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const log = createWriteStream(logFile);
   child.stderr.pipe(log, { end: false });
-  const url = await new Promise<string>((resolve, reject) => {
+  const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     const onData = (d: Buffer): void => {
       out += d.toString();
-      const match = /listening on (http:\/\/\S+?)\/v1 /.exec(out);
-      if (match?.[1] === undefined) return;
+      const match = /listening on http:[^\n]*\n/.exec(out);
+      if (match === null) return;
       child.stdout.off('data', onData);
       log.write(out);
       child.stdout.pipe(log);
-      resolve(match[1]);
+      resolve(match[0]);
     };
     child.stdout.on('data', onData);
     void exited.then((code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
   });
-  return { url, process: child, exited };
+  const url = /listening on (http:\/\/\S+?)\/v1 /.exec(line)?.[1] ?? '';
+  const metricsUrl = /metrics on (http:\/\/\S+?\/metrics)/.exec(line)?.[1] ?? null;
+  return { url, metricsUrl, process: child, exited };
 }
 
 /** The process's resident set size now, in bytes, from /proc (Linux). */
