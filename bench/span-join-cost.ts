@@ -14,6 +14,8 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { RequestRecord } from '../src/gateway/record.js';
 import { newSpanId, newTraceId } from '../src/shared/trace-context.js';
+import { runToEnd } from '../src/tracing/receiver/decode-slices.js';
+import { DEFAULT_EXPORT_LIMITS } from '../src/tracing/receiver/export-limits.js';
 import { decodeJsonTraceRequest } from '../src/tracing/receiver/otlp-json-request.js';
 import { decodeProtobufTraceRequest } from '../src/tracing/receiver/otlp-protobuf-request.js';
 import type { ReceivedSpan } from '../src/tracing/receiver/received-span.js';
@@ -183,10 +185,14 @@ function decodeCpu(): void {
   }
   const spans = memory.getFinishedSpans();
   const protobuf = ProtobufTraceSerializer.serializeRequest(spans) as Uint8Array;
-  const json = Buffer.from(JsonTraceSerializer.serializeRequest(spans) as Uint8Array).toString('utf8');
+  const json = Buffer.from(JsonTraceSerializer.serializeRequest(spans) as Uint8Array);
   for (const [name, decode, size] of [
-    ['protobuf', () => decodeProtobufTraceRequest(protobuf), protobuf.length],
-    ['json', () => decodeJsonTraceRequest(json), json.length],
+    [
+      'protobuf',
+      () => runToEnd(decodeProtobufTraceRequest(protobuf, DEFAULT_EXPORT_LIMITS)),
+      protobuf.length,
+    ],
+    ['json', () => runToEnd(decodeJsonTraceRequest(json, DEFAULT_EXPORT_LIMITS)), json.length],
   ] as const) {
     for (let i = 0; i < 20; i++) decode(); // warm-up
     const rounds = 200;

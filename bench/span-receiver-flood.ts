@@ -53,7 +53,7 @@ try {
         const statuses = r.answers.map((a) => a.status).join(',');
         console.log(
           `${kind.padEnd(20)} ${(body.length / MB).toFixed(2)} MiB x${copies}: RSS ${(r.idleRss / MB).toFixed(0)} -> ` +
-            `${(r.peakRss / MB).toFixed(0)} MB, longest stream gap ${r.maxGapMs.toFixed(0)} ms (own stall ` +
+            `${(r.peakRss / MB).toFixed(0)} MB, longest stream gap ${r.maxGapMs.toFixed(0)} ms (quiet ${r.quietGapMs.toFixed(0)} ms, own stall ` +
             `${r.ownStallMs.toFixed(0)} ms), answered in ${r.elapsedMs.toFixed(0)} ms: ${statuses} ` +
             `${JSON.stringify(r.answers[0]?.body.slice(0, 160))}`,
         );

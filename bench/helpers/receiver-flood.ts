@@ -11,6 +11,8 @@ import { residentBytes, type SpawnedGateway } from './spawn-gateway.js';
 
 /** How often the upstream writes a chunk of the concurrent stream. */
 export const TICK_MS = 5;
+/** How long the stream is watched before the exports are sent. */
+export const QUIET_MS = 1000;
 const CHUNK = 'data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n';
 
 /** An upstream whose every chat stream writes a chunk every TICK_MS until its client goes away. */
@@ -45,6 +47,8 @@ export interface FloodResult {
   readonly peakRss: number;
   /** The longest gap between two of the stream's chunks at the client, ms (TICK_MS when nothing stalled). */
   readonly maxGapMs: number;
+  /** The same in QUIET_MS before the exports: what the machine alone causes (other processes taking the CPU). */
+  readonly quietGapMs: number;
   /** The longest stall of this (measuring) process's own event loop meanwhile, ms. */
   readonly ownStallMs: number;
   readonly answers: readonly ExportAnswer[];
@@ -88,6 +92,10 @@ export async function floodReceiver(
   })();
   // A few chunks first, so the measured gaps are the steady stream's.
   while (chunks < 20) await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+  measuring = true;
+  await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+  const quietGapMs = maxGapMs;
+  maxGapMs = 0;
 
   const idleRss = await residentBytes(pid);
   let peakRss = idleRss;
@@ -100,7 +108,6 @@ export async function floodReceiver(
   })();
   const ownStalls = monitorEventLoopDelay({ resolution: 1 });
   ownStalls.enable();
-  measuring = true;
   const start = performance.now();
   const answers = await Promise.all(
     Array.from({ length: copies }, async (): Promise<ExportAnswer> => {
@@ -114,7 +121,10 @@ export async function floodReceiver(
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
       });
-      return { status: answer.statusCode, body: Buffer.from(await answer.body.arrayBuffer()).toString('latin1') };
+      return {
+        status: answer.statusCode,
+        body: Buffer.from(await answer.body.arrayBuffer()).toString('latin1'),
+      };
     }),
   );
   const elapsedMs = performance.now() - start;
@@ -130,6 +140,7 @@ export async function floodReceiver(
     idleRss,
     peakRss,
     maxGapMs,
+    quietGapMs,
     ownStallMs: Math.max(0, ownStalls.max / 1e6 - 1),
     answers,
     elapsedMs,

@@ -243,5 +243,25 @@ export async function resolveConfig(
     genAiSemconv: genAiSemconvVersion(env),
     warnings,
   };
+  const exposed = exposedReceiverWarning(config);
+  if (exposed !== null) warnings.push(exposed);
   return Object.freeze(config);
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The span receiver takes exports from whoever reaches the metrics port (which listens on the gateway's host
+ * unless metrics.host says otherwise): with no token, on an address other hosts reach, anyone there can post
+ * spans into the records. Said at start rather than refused, so that a server on another machine can still export
+ * to a gateway on a private network; docs/security.md, "Who is trusted".
+ */
+function exposedReceiverWarning(config: GatewayConfig): string | null {
+  const listen = config.metricsListen;
+  if (config.spanReceiver === null || listen === null) return null;
+  if (config.metricsToken !== null || isLoopbackHost(listen.host)) return null;
+  return `the span receiver listens on ${listen.host}:${listen.port} (the metrics port) with no metrics.tokenEnv: anyone who reaches it can post spans into the records; set metrics.tokenEnv (exporters then send the token: OTEL_EXPORTER_OTLP_TRACES_HEADERS=Authorization=Bearer%20<token>) or metrics.host 127.0.0.1`;
 }

@@ -2,6 +2,7 @@
 // tokenmeter_records_lost_total: they only grow, every label value is exported from the start at 0, and nothing
 // is counted on the request path.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { MAX_SPANS_PER_EXPORT } from '../tracing/receiver/export-limits.js';
 import { EXPORT_RESULTS } from '../tracing/receiver/span-receiver.js';
 import type { SpanReceiving } from './span-receiving.js';
 
@@ -43,13 +44,14 @@ export function registerSpanReceiverMetrics(registry: Registry, receiving: SpanR
     joined: () => join.stats.spansJoined,
     unmatched: () => join.stats.spansUnmatched,
     rejected: () => receiver.stats.rejectedSpans,
+    over_limit: () => receiver.stats.overLimitSpans,
   };
   counterOf(
     registry,
     'tokenmeter_span_receiver_spans_total',
-    'Spans received, by result: joined a request measured here, unmatched (dropped here), rejected (bad ids)',
+    `Spans received, by result: joined a request measured here, unmatched (dropped here), rejected (bad ids), over_limit (past the first ${MAX_SPANS_PER_EXPORT} of an export, not read)`,
     'result',
-    ['joined', 'unmatched', 'rejected'] as const,
+    ['joined', 'unmatched', 'rejected', 'over_limit'] as const,
     (result) => spans[result](),
   );
   const records = {

@@ -114,3 +114,27 @@ test('a key file is read (whitespace trimmed); an empty or missing one is an err
     /upstreams\[0\]\.keyFile: cannot read .* \(ENOENT\)/,
   );
 });
+
+test('the span receiver on a metrics port other hosts reach, with no metrics token, draws a start-up warning', async () => {
+  const upstreams = [{ name: 'local', baseUrl: 'http://127.0.0.1:8000', keyless: true }];
+  const warningsOf = async (extra: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+    (await resolveConfig(validateConfig({ upstreams, spanReceiver: {}, ...extra }), env)).warnings.filter(
+      (w) => w.includes('span receiver'),
+    );
+  const [exposed, ...more] = await warningsOf({ host: '0.0.0.0', metrics: { port: 9464 } });
+  assert.match(exposed ?? '', /span receiver listens on 0\.0\.0\.0:9464 .* no metrics\.tokenEnv/);
+  assert.deepEqual(more, []);
+  assert.equal((await warningsOf({ metrics: { port: 9464, host: '10.0.0.5' } })).length, 1);
+  // Loopback (the default host), or a token: nothing to say.
+  assert.deepEqual(await warningsOf({ metrics: { port: 9464 } }), []);
+  assert.deepEqual(await warningsOf({ host: '0.0.0.0', metrics: { port: 9464, host: '::1' } }), []);
+  assert.deepEqual(
+    await warningsOf(
+      { host: '0.0.0.0', metrics: { port: 9464, tokenEnv: 'METRICS_TOKEN' } },
+      {
+        METRICS_TOKEN: 'a-long-enough-token',
+      },
+    ),
+    [],
+  );
+});

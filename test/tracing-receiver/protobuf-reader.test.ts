@@ -2,6 +2,8 @@
 // (negative int64, fields this decoder skips, every wire type), and the malformed ones it must refuse.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { runToEnd } from '../../src/tracing/receiver/decode-slices.js';
+import { DEFAULT_EXPORT_LIMITS } from '../../src/tracing/receiver/export-limits.js';
 import { decodeProtobufTraceRequest } from '../../src/tracing/receiver/otlp-protobuf-request.js';
 import { ProtobufError, ProtobufReader } from '../../src/tracing/receiver/protobuf-reader.js';
 
@@ -60,7 +62,7 @@ test('a span with fields of every wire type the decoder does not read keeps what
     ...embedded(9, [...embedded(1, [...Buffer.from('list')]), ...embedded(2, embedded(5, []))]), // array: left out
   ];
   const request = Buffer.from(embedded(1, [...embedded(1, []), ...embedded(2, embedded(2, span))]));
-  const [decoded] = decodeProtobufTraceRequest(request);
+  const [decoded] = runToEnd(decodeProtobufTraceRequest(request, DEFAULT_EXPORT_LIMITS)).spans;
   assert.ok(decoded !== undefined);
   assert.equal(decoded.traceId, traceId.toString('hex'));
   assert.equal(decoded.spanId, '0101010101010101');
@@ -79,6 +81,10 @@ test('truncated, overlong, mistyped and group-encoded messages are refused with 
     ['a varint cut short', [0x08, 0x80]],
   ];
   for (const [what, bytes] of cases) {
-    assert.throws(() => decodeProtobufTraceRequest(Buffer.from(bytes)), ProtobufError, what);
+    assert.throws(
+      () => runToEnd(decodeProtobufTraceRequest(Buffer.from(bytes), DEFAULT_EXPORT_LIMITS)),
+      ProtobufError,
+      what,
+    );
   }
 });

@@ -1,6 +1,10 @@
 // Decodes an OTLP ExportTraceServiceRequest in protobuf (opentelemetry-proto, collector/trace/v1 and trace/v1)
 // to the spans it carries. Field numbers are the .proto files'; fields the join does not read are skipped, so a
-// newer sender's additions pass through.
+// newer sender's additions pass through. Within the export's limits (export-limits.ts): spans past maxSpans are
+// passed over and counted, attributes past maxAttributesPerSpan passed over; and it yields every few hundred
+// fields, however they nest, so that it runs in slices (decode-slices.ts).
+import { Pace, type SlicedWork } from './decode-slices.js';
+import type { DecodedExport, ExportLimits } from './export-limits.js';
 import {
   expectWireType,
   ProtobufReader,
@@ -32,45 +36,63 @@ const ANY_BOOL = 2;
 const ANY_INT = 3;
 const ANY_DOUBLE = 4;
 
-export function decodeProtobufTraceRequest(body: Uint8Array): ReceivedSpan[] {
+export function* decodeProtobufTraceRequest(
+  body: Uint8Array,
+  limits: ExportLimits,
+): SlicedWork<DecodedExport> {
   const spans: ReceivedSpan[] = [];
+  let overLimit = 0;
+  const pace = new Pace();
   const request = new ProtobufReader(body);
   while (!request.done) {
+    if (pace.tick()) yield;
     const tag = request.tag();
     if (tag.field !== REQUEST_RESOURCE_SPANS) {
       request.skip(tag.wireType);
       continue;
     }
     expectWireType(tag, WIRE_LENGTH_DELIMITED);
-    eachEmbedded(request.message(), RESOURCE_SPANS_SCOPE_SPANS, (scopeSpans) =>
-      eachEmbedded(scopeSpans, SCOPE_SPANS_SPANS, (span) => spans.push(readSpan(span))),
-    );
-  }
-  return spans;
-}
-
-/** Calls `read` with each embedded message in `field` of the message `reader` is over. */
-function eachEmbedded(reader: ProtobufReader, field: number, read: (inner: ProtobufReader) => void): void {
-  while (!reader.done) {
-    const tag = reader.tag();
-    if (tag.field !== field) {
-      reader.skip(tag.wireType);
-      continue;
+    const resourceSpans = request.message();
+    while (!resourceSpans.done) {
+      if (pace.tick()) yield;
+      const scopeTag = resourceSpans.tag();
+      if (scopeTag.field !== RESOURCE_SPANS_SCOPE_SPANS) {
+        resourceSpans.skip(scopeTag.wireType);
+        continue;
+      }
+      expectWireType(scopeTag, WIRE_LENGTH_DELIMITED);
+      const scopeSpans = resourceSpans.message();
+      while (!scopeSpans.done) {
+        if (pace.tick()) yield;
+        const spanTag = scopeSpans.tag();
+        if (spanTag.field !== SCOPE_SPANS_SPANS) {
+          scopeSpans.skip(spanTag.wireType);
+          continue;
+        }
+        expectWireType(spanTag, WIRE_LENGTH_DELIMITED);
+        if (spans.length < limits.maxSpans) {
+          spans.push(yield* readSpan(scopeSpans.message(), limits.maxAttributesPerSpan, pace));
+        } else {
+          scopeSpans.skip(WIRE_LENGTH_DELIMITED);
+          overLimit++;
+        }
+      }
     }
-    expectWireType(tag, WIRE_LENGTH_DELIMITED);
-    read(reader.message());
   }
+  return { spans, overLimit };
 }
 
-function readSpan(reader: ProtobufReader): ReceivedSpan {
+function* readSpan(reader: ProtobufReader, maxAttributes: number, pace: Pace): SlicedWork<ReceivedSpan> {
   let traceId = '';
   let spanId = '';
   let parentSpanId = '';
   let name = '';
   let startTimeUnixNano = 0n;
   let endTimeUnixNano = 0n;
+  let attributesSeen = 0;
   const attributes = new Map<string, ScalarAttribute>();
   while (!reader.done) {
+    if (pace.tick()) yield;
     const tag = reader.tag();
     switch (tag.field) {
       case SPAN_TRACE_ID:
@@ -99,7 +121,8 @@ function readSpan(reader: ProtobufReader): ReceivedSpan {
         break;
       case SPAN_ATTRIBUTES:
         expectWireType(tag, WIRE_LENGTH_DELIMITED);
-        readKeyValue(reader.message(), attributes);
+        if (attributesSeen++ < maxAttributes) readKeyValue(reader.message(), attributes);
+        else reader.skip(WIRE_LENGTH_DELIMITED);
         break;
       default:
         reader.skip(tag.wireType);
@@ -108,10 +131,17 @@ function readSpan(reader: ProtobufReader): ReceivedSpan {
   return { traceId, spanId, parentSpanId, name, startTimeUnixNano, endTimeUnixNano, attributes };
 }
 
+/**
+ * A KeyValue has two fields and an AnyValue one; an encoder may repeat a field (the last one counts), but one
+ * that writes more than this many is hostile, and the rest of its message is left unread: each read here is a
+ * bounded amount of work, so that the span's own loop is where the decoder yields.
+ */
+const MAX_FIELDS_OF_A_VALUE = 8;
+
 function readKeyValue(reader: ProtobufReader, into: Map<string, ScalarAttribute>): void {
   let key = '';
   let value: ScalarAttribute | undefined;
-  while (!reader.done) {
+  for (let fields = 0; !reader.done && fields < MAX_FIELDS_OF_A_VALUE; fields++) {
     const tag = reader.tag();
     if (tag.field === KEY_VALUE_KEY) {
       expectWireType(tag, WIRE_LENGTH_DELIMITED);
@@ -129,7 +159,7 @@ function readKeyValue(reader: ProtobufReader, into: Map<string, ScalarAttribute>
 /** AnyValue's scalar case, or undefined for the others (array, kvlist, bytes) and an empty value. */
 function readScalar(reader: ProtobufReader): ScalarAttribute | undefined {
   let value: ScalarAttribute | undefined;
-  while (!reader.done) {
+  for (let fields = 0; !reader.done && fields < MAX_FIELDS_OF_A_VALUE; fields++) {
     const tag = reader.tag();
     switch (tag.field) {
       case ANY_STRING:

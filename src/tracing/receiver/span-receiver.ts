@@ -2,11 +2,20 @@
 // exporters send it (vLLM's `--otlp-traces-endpoint` among them). Each span is offered to the join, which keeps
 // only those of requests measured here; the export itself, accepted, is passed on unchanged to the collector
 // when one is configured. Answers follow OTLP/HTTP: 200 with ExportTraceServiceResponse (partial_success counts
-// spans not kept anywhere), 400 for a body that does not decode, 413 past the size bound, 415 for an encoding it
-// does not speak, 503 with Retry-After when too many exports are being read at once.
+// spans not kept anywhere, those past the span bound among them), 400 for a body that does not decode, 413 past the
+// size bound, 415 for an encoding it does not speak, 503 with Retry-After when too many exports are being read at
+// once. What an export may make it build is bounded by count too (export-limits.ts), and decoding runs one export
+// at a time, in slices that leave the event loop to the gateway's streams (decode-slices.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OneAtATime, runInSlices } from './decode-slices.js';
 import { decodedBody, readRawBody } from './export-body.js';
 import type { ExportForwarder } from './export-forwarder.js';
+import {
+  DEFAULT_EXPORT_LIMITS,
+  type DecodedExport,
+  type ExportLimits,
+  ExportTooLargeError,
+} from './export-limits.js';
 import { decodeJsonTraceRequest, OtlpJsonError } from './otlp-json-request.js';
 import { decodeProtobufTraceRequest } from './otlp-protobuf-request.js';
 import {
@@ -41,6 +50,8 @@ export interface SpanReceiverOptions {
   readonly maxBodyBytes?: number;
   readonly maxConcurrent?: number;
   readonly readTimeoutMs?: number;
+  /** What one export may make the receiver decode (export-limits.ts); the defaults unless a test says. */
+  readonly limits?: ExportLimits;
   /** When set, an export must pass it (a bearer token), or is answered 401. */
   readonly authorize?: (authorization: string | undefined) => boolean;
 }
@@ -61,6 +72,8 @@ export interface SpanReceiverStats {
   readonly exports: Record<ExportResult, number>;
   /** Spans whose ids are not OTLP's sizes: refused (partial_success). */
   rejectedSpans: number;
+  /** Spans past the span bound of their export: counted, not read (partial_success when no collector takes them). */
+  overLimitSpans: number;
 }
 
 interface Refusal {
@@ -108,6 +121,7 @@ export class SpanReceiver {
       incomplete: 0,
     },
     rejectedSpans: 0,
+    overLimitSpans: 0,
   };
   readonly #sink: SpanSink;
   readonly #forwarder: ExportForwarder | null;
@@ -115,6 +129,8 @@ export class SpanReceiver {
   readonly #maxConcurrent: number;
   readonly #readTimeoutMs: number;
   readonly #authorize: ((authorization: string | undefined) => boolean) | undefined;
+  readonly #limits: ExportLimits;
+  readonly #decodes = new OneAtATime();
   #reading = 0;
 
   constructor(options: SpanReceiverOptions) {
@@ -124,6 +140,7 @@ export class SpanReceiver {
     this.#maxConcurrent = options.maxConcurrent ?? DEFAULT_RECEIVER_MAX_CONCURRENT;
     this.#readTimeoutMs = options.readTimeoutMs ?? DEFAULT_RECEIVER_READ_TIMEOUT_MS;
     this.#authorize = options.authorize;
+    this.#limits = options.limits ?? DEFAULT_EXPORT_LIMITS;
   }
 
   /** Answers one request to TRACES_PATH; never throws. */
@@ -202,13 +219,17 @@ export class SpanReceiver {
     if (body.kind === 'too_large') return this.#refused('too_large', encoding);
     if (body.kind !== 'ok')
       return this.#refused('malformed', encoding, body.kind === 'malformed' ? body.message : '');
-    let spans: ReceivedSpan[];
+    let decoded: DecodedExport;
     try {
-      spans =
-        encoding === 'json'
-          ? decodeJsonTraceRequest(body.bytes.toString('utf8'))
-          : decodeProtobufTraceRequest(body.bytes);
+      decoded = await this.#decodes.run(() =>
+        runInSlices(
+          encoding === 'json'
+            ? decodeJsonTraceRequest(body.bytes, this.#limits)
+            : decodeProtobufTraceRequest(body.bytes, this.#limits),
+        ),
+      );
     } catch (error) {
+      if (error instanceof ExportTooLargeError) return this.#refused('too_large', encoding, error.message);
       if (!(error instanceof ProtobufError || error instanceof OtlpJsonError)) throw error;
       return this.#refused('malformed', encoding, `not an ExportTraceServiceRequest: ${error.message}`);
     }
@@ -220,18 +241,25 @@ export class SpanReceiver {
     );
     let invalid = 0;
     let unmatched = 0;
-    for (const span of spans) {
+    for (const span of decoded.spans) {
       if (!hasValidIds(span)) invalid++;
       else if (!this.#sink.offer(span)) unmatched++;
     }
     this.stats.rejectedSpans += invalid;
-    // Spans that joined no request are still accepted when a collector gets them; without one they are gone,
-    // and the exporter is told so.
-    const rejected = invalid + (this.#forwarder === null ? unmatched : 0);
+    this.stats.overLimitSpans += decoded.overLimit;
+    // Spans that joined no request, and spans past the bound, are still accepted when a collector gets them;
+    // without one they are gone, and the exporter is told so.
+    const kept = this.#forwarder !== null;
+    const notKept = {
+      invalid,
+      unmatched: kept ? 0 : unmatched,
+      overLimit: kept ? 0 : decoded.overLimit,
+      maxSpans: this.#limits.maxSpans,
+    };
     return exportAnswer(
       encoding,
-      rejected,
-      rejectionMessage(invalid, this.#forwarder === null ? unmatched : 0),
+      notKept.invalid + notKept.unmatched + notKept.overLimit,
+      rejectionMessage(notKept),
     );
   }
 
@@ -242,7 +270,7 @@ export class SpanReceiver {
         413,
         encoding,
         RPC_RESOURCE_EXHAUSTED,
-        `the export is larger than ${this.#maxBodyBytes} bytes; send smaller batches`,
+        message || `the export is larger than ${this.#maxBodyBytes} bytes; send smaller batches`,
       );
     }
     this.stats.exports.bad_request++;
@@ -250,12 +278,22 @@ export class SpanReceiver {
   }
 }
 
-function rejectionMessage(invalid: number, unmatched: number): string {
+function rejectionMessage(notKept: {
+  readonly invalid: number;
+  readonly unmatched: number;
+  readonly overLimit: number;
+  readonly maxSpans: number;
+}): string {
+  const { invalid, unmatched, overLimit, maxSpans } = notKept;
   const parts: string[] = [];
   if (invalid > 0) parts.push(`${invalid} spans have trace or span ids of the wrong size`);
   if (unmatched > 0)
     parts.push(
       `${unmatched} spans belong to no request measured here and no collector is configured to take them`,
+    );
+  if (overLimit > 0)
+    parts.push(
+      `${overLimit} spans past the first ${maxSpans} of the export were not read; send smaller batches`,
     );
   return parts.join('; ');
 }
