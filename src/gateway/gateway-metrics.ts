@@ -19,6 +19,7 @@ import { GAP_BUCKET_LABELS } from './gap-counts.js';
 import { ModelLabels, statusClass } from './metric-labels.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from './mirror/mirrors.js';
 import type { RequestRecord, RequestRole } from './record.js';
+import { registerRequestsLost } from './requests-lost-metric.js';
 import type { GatewayState } from './run-state.js';
 import { chooseWorkerAggregators } from './worker-aggregators.js';
 
@@ -175,6 +176,8 @@ export class GatewayMetrics {
         }
       },
     });
+    // A single process cannot count its own death: 0 here, the primary's count under --workers.
+    registerRequestsLost(this.registry, () => 0);
     // Read from the span exporter's counts the same way; both reasons exist from the start, at 0 with export off.
     const droppedCounted = { queue_full: 0, export_failed: 0 };
     new Counter({

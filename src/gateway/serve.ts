@@ -133,8 +133,14 @@ async function serveAsWorker(input: ServeInput): Promise<number> {
   const buildGateway = await input.loadBuilder();
   const { shutDownOnSignals } = await import('./shutdown.js');
   const { reopenRecordsOnHangup } = await import('./records-reopen.js');
-  const { answerRegistryRequests, gatewayMetricsSource, leavePrimary, sendToPrimary, workerSlot } =
-    await import('./cluster/worker.js');
+  const {
+    answerRegistryRequests,
+    gatewayMetricsSource,
+    leavePrimary,
+    reportInFlight,
+    sendToPrimary,
+    workerSlot,
+  } = await import('./cluster/worker.js');
   try {
     const recordsFile =
       config.recordsFile === null ? null : workerRecordsPath(config.recordsFile, workerSlot());
@@ -142,13 +148,16 @@ async function serveAsWorker(input: ServeInput): Promise<number> {
       { ...config, recordsFile, warnings: [] },
       { logger, metricsSource: gatewayMetricsSource() },
     );
-    answerRegistryRequests(gateway.context.metrics.registry);
+    const inFlight = (): number => gateway.context.state.inFlight;
+    answerRegistryRequests(gateway.context.metrics.registry, inFlight);
+    const stopReporting = reportInFlight(inFlight);
     const stopReopening = reopenRecordsOnHangup(gateway);
     sendToPrimary({
       type: 'tokenmeter:listening',
       line: await listenQuietly(gateway, logger, config.host, config.port),
     });
     await shutDownOnSignals(gateway);
+    stopReporting();
     stopReopening();
     if (gateway.context.records?.writeStuck === true) endDespiteParkedWrite(() => flushLogSync(logger));
     return 0;

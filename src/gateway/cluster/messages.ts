@@ -28,7 +28,14 @@ export type ToPrimary =
       readonly id: number;
       readonly metrics?: RegistryJson;
       readonly error?: string;
+      /** The requests this worker is serving as it answers: a report like `tokenmeter:in-flight`. */
+      readonly inFlight: number;
     }
+  /**
+   * The requests this worker is serving, sent when the count changed, at most every IN_FLIGHT_REPORT_MS: what the
+   * primary counts lost if this worker dies.
+   */
+  | { readonly type: 'tokenmeter:in-flight'; readonly count: number }
   /** A scrape arrived here: aggregate every worker's registry (reply: `tokenmeter:page`). */
   | { readonly type: 'tokenmeter:page?'; readonly id: number }
   /** Is `key` new to the whole gateway? (reply, only if so: `tokenmeter:first`). */

@@ -5,10 +5,14 @@
 // aggregates the workers' registries into the gateway's one
 // /metrics page for whichever worker was scraped, and answers "first in the gateway?" for once-per-pattern log
 // lines. It loads no Fastify and serves no request: a primary that does nothing else cannot become the bottleneck.
+// A worker that dies (killed, crashed) takes the requests it was serving with it, and their records: the primary
+// counts them lost (tokenmeter_requests_lost_total{reason="worker_exit"}, added to the aggregated page) from the
+// count the worker last reported, and says so in a log line.
 import cluster, { type Worker } from 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { AggregatorRegistry } from 'prom-client';
+import { AggregatorRegistry, Registry } from 'prom-client';
+import { registerRequestsLost } from '../requests-lost-metric.js';
 import { type RegistryJson, type ToWorker, toPrimary, WORKER_SLOT_ENV } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 
@@ -55,6 +59,12 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   const listening = new Set<Worker>();
   const gathers = new Map<number, Gather>();
   const firstKeys = new Set<string>();
+  /** What each worker last reported of its requests in flight. */
+  const heldBy = new Map<Worker, number>();
+  let lostToWorkerExits = 0;
+  // The primary's own figures, added to the workers' when a page is aggregated.
+  const own = new Registry();
+  registerRequestsLost(own, () => lostToWorkerExits);
   let nextGather = 0;
   let announced = false;
   let stopping = false;
@@ -127,8 +137,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
             return;
           }
           // A page that cannot be merged fails this scrape, never the primary.
-          Promise.resolve()
-            .then(() => AggregatorRegistry.aggregate(gather.registries).metrics())
+          own
+            .getMetricsAsJSON()
+            .then((ownMetrics) => AggregatorRegistry.aggregate([...gather.registries, ownMetrics]).metrics())
             .then(
               (text) => reply({ text }),
               (failure: unknown) => reply({ error: String(failure) }),
@@ -157,7 +168,11 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
           logger.flush();
           return;
         }
+        case 'tokenmeter:in-flight':
+          heldBy.set(worker, message.count);
+          return;
         case 'tokenmeter:registry': {
+          heldBy.set(worker, message.inFlight);
           const gather = gathers.get(message.id);
           if (gather === undefined || !gather.pending.delete(worker)) return;
           if (message.metrics === undefined) {
@@ -187,9 +202,19 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       for (const gather of gathers.values()) {
         if (gather.pending.delete(worker) && gather.pending.size === 0) gather.done(null);
       }
+      const held = heldBy.get(worker) ?? 0;
+      heldBy.delete(worker);
       if (slot === undefined) return;
       slot.worker = null;
       const how = signal === null ? `with code ${code}` : `on ${signal}`;
+      // A worker that exits 0 finished (or recorded) every request it had; its last report may predate that.
+      if (held > 0 && (code !== 0 || signal !== null)) {
+        lostToWorkerExits += held;
+        logger.error(
+          { worker: slot.number, pid: worker.process.pid, lost: held, reason: 'worker_exit' },
+          `worker ${slot.number} (pid ${worker.process.pid}) exited ${how} holding ${held} requests (its last report): their clients' connections were cut and they have no record; counted in tokenmeter_requests_lost_total{reason="worker_exit"}`,
+        );
+      }
       if (stopping) {
         // One still starting was ended by the primary's own SIGTERM (stopAll): that is no failure.
         const endedByUs = !wasListening && signal === 'SIGTERM';

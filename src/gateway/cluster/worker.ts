@@ -35,17 +35,47 @@ export function sendToPrimary(message: ToPrimary): void {
   process.send?.(message);
 }
 
-/** Answers the primary's requests for this worker's registry, as JSON that `AggregatorRegistry.aggregate` reads. */
-export function answerRegistryRequests(registry: Registry): void {
+/**
+ * Answers the primary's requests for this worker's registry, as JSON that `AggregatorRegistry.aggregate` reads,
+ * with the requests in flight as it answers (so a scrape also brings the primary's count up to date).
+ */
+export function answerRegistryRequests(registry: Registry, inFlight: () => number): void {
   process.on('message', (raw) => {
     const message = toWorker(raw);
     if (message?.type !== 'tokenmeter:registry?') return;
     registry.getMetricsAsJSON().then(
-      (metrics) => sendToPrimary({ type: 'tokenmeter:registry', id: message.id, metrics }),
+      (metrics) =>
+        sendToPrimary({ type: 'tokenmeter:registry', id: message.id, metrics, inFlight: inFlight() }),
       (error: unknown) =>
-        sendToPrimary({ type: 'tokenmeter:registry', id: message.id, error: String(error) }),
+        sendToPrimary({
+          type: 'tokenmeter:registry',
+          id: message.id,
+          error: String(error),
+          inFlight: inFlight(),
+        }),
     );
   });
+}
+
+/**
+ * How often a worker looks at its requests in flight, sending the count to the primary when it changed. A worker
+ * killed at once (SIGKILL, the OOM killer) says nothing more: the primary counts lost what it last heard, off by
+ * the requests that began or ended in the last interval. One timer wake-up per interval, and one small message
+ * only when the count changed.
+ */
+export const IN_FLIGHT_REPORT_MS = 100;
+
+/** Reports `inFlight()` to the primary as it changes (see IN_FLIGHT_REPORT_MS); returns the stop. */
+export function reportInFlight(inFlight: () => number): () => void {
+  let reported = 0;
+  const timer = setInterval(() => {
+    const count = inFlight();
+    if (count === reported || !process.connected) return;
+    reported = count;
+    sendToPrimary({ type: 'tokenmeter:in-flight', count });
+  }, IN_FLIGHT_REPORT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The /metrics page source of a worker: the whole gateway's exposition, aggregated by the primary. */
