@@ -121,6 +121,12 @@ test('the span receiver on a metrics port other hosts reach, with no metrics tok
     (await resolveConfig(validateConfig({ upstreams, spanReceiver: {}, ...extra }), env)).warnings.filter(
       (w) => w.includes('span receiver'),
     );
+  // The metrics port listens where the API port does unless metrics.host says otherwise.
+  const resolved = await resolveConfig(
+    validateConfig({ upstreams, host: '0.0.0.0', metrics: { port: 9464 } }),
+    {},
+  );
+  assert.deepEqual(resolved.metricsListen, { host: '0.0.0.0', port: 9464 });
   const [exposed, ...more] = await warningsOf({ host: '0.0.0.0', metrics: { port: 9464 } });
   assert.match(exposed ?? '', /span receiver listens on 0\.0\.0\.0:9464 .* no metrics\.tokenEnv/);
   assert.deepEqual(more, []);
