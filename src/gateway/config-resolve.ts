@@ -263,5 +263,5 @@ function exposedReceiverWarning(config: GatewayConfig): string | null {
   const listen = config.metricsListen;
   if (config.spanReceiver === null || listen === null) return null;
   if (config.metricsToken !== null || isLoopbackHost(listen.host)) return null;
-  return `the span receiver listens on ${listen.host}:${listen.port} (the metrics port) with no metrics.tokenEnv: anyone who reaches it can post spans into the records; set metrics.tokenEnv (exporters then send the token: OTEL_EXPORTER_OTLP_TRACES_HEADERS=Authorization=Bearer%20<token>) or metrics.host 127.0.0.1`;
+  return `the span receiver listens on ${listen.host} (the metrics port's host) with no metrics.tokenEnv: anyone who reaches it can post spans into the records; set metrics.tokenEnv (exporters then send the token: OTEL_EXPORTER_OTLP_TRACES_HEADERS=Authorization=Bearer%20<token>) or metrics.host 127.0.0.1`;
 }
