@@ -44,17 +44,22 @@ try {
     const { body, type } = KINDS[kind]();
     for (const copies of (args.copies ?? '').split(',').map(Number)) {
       // A fresh gateway for each, so one's heap does not carry into the next.
+      const probe = join(dir, `${kind}-${copies}.probe.json`);
       const gateway = await spawnGateway(
         ['--upstream', upstream.url, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--span-receiver'],
         join(dir, `${kind}-${copies}.log`),
+        undefined,
+        probe,
       );
       try {
-        const r = await floodReceiver(gateway, body, type, copies);
+        const r = await floodReceiver(gateway, body, type, copies, probe);
         const statuses = r.answers.map((a) => a.status).join(',');
         console.log(
           `${kind.padEnd(20)} ${(body.length / MB).toFixed(2)} MiB x${copies}: RSS ${(r.idleRss / MB).toFixed(0)} -> ` +
-            `${(r.peakRss / MB).toFixed(0)} MB, longest stream gap ${r.maxGapMs.toFixed(0)} ms (quiet ${r.quietGapMs.toFixed(0)} ms, own stall ` +
-            `${r.ownStallMs.toFixed(0)} ms), answered in ${r.elapsedMs.toFixed(0)} ms: ${statuses} ` +
+            `${(r.peakRss / MB).toFixed(0)} MB; loop held at most ${r.loopHeld?.maxHeldMs.toFixed(1)} ms of CPU ` +
+            `(longest turn ${r.loopHeld?.maxGapMs.toFixed(0)} ms of wall clock); longest stream gap ` +
+            `${r.maxGapMs.toFixed(0)} ms (quiet ${r.quietGapMs.toFixed(0)} ms, own stall ${r.ownStallMs.toFixed(0)} ms); ` +
+            `answered in ${r.elapsedMs.toFixed(0)} ms: ${statuses} ` +
             `${JSON.stringify(r.answers[0]?.body.slice(0, 160))}`,
         );
       } finally {

@@ -3,10 +3,12 @@
 // read from /proc every few milliseconds, and the longest gap between the stream's chunks, which an upstream
 // writes every TICK_MS: a gateway whose event loop is held for X ms delivers nothing for X ms. The measuring
 // process's own stalls (it also sends the exports) are measured too, so a gap can be told from them.
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { request } from 'undici';
+import type { LoopHoldReport } from './loop-hold-probe.js';
 import { residentBytes, type SpawnedGateway } from './spawn-gateway.js';
 
 /** How often the upstream writes a chunk of the concurrent stream. */
@@ -36,6 +38,7 @@ export async function startTickingUpstream(): Promise<{ readonly url: string; cl
 }
 
 export interface ExportAnswer {
+  /** 0 when no answer came. */
   readonly status: number;
   readonly body: string;
 }
@@ -51,18 +54,43 @@ export interface FloodResult {
   readonly quietGapMs: number;
   /** The longest stall of this (measuring) process's own event loop meanwhile, ms. */
   readonly ownStallMs: number;
+  /** With the gateway's loop probe (spawnGateway's loopProbeFile): how long its own work held its loop. */
+  readonly loopHeld: LoopHoldReport | null;
   readonly answers: readonly ExportAnswer[];
   /** From the first export sent to the last answered, ms. */
   readonly elapsedMs: number;
 }
 
-/** Posts `copies` copies of `body` at once to the gateway's receiver, with a stream running; see the top. */
+/** Asks the gateway's loop probe for its report (which also starts it over) and waits for it. */
+async function loopProbeReport(pid: number, file: string): Promise<LoopHoldReport> {
+  const read = async (): Promise<LoopHoldReport | null> => {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as LoopHoldReport;
+    } catch {
+      return null; // not written yet, or being written
+    }
+  };
+  const before = (await read())?.seq ?? 0;
+  process.kill(pid, 'SIGUSR2');
+  const giveUpAt = performance.now() + 10_000;
+  for (;;) {
+    const report = await read();
+    if (report !== null && report.seq > before) return report;
+    if (performance.now() > giveUpAt) throw new Error(`the gateway's loop probe did not report to ${file}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * Posts `copies` copies of `body` at once to the gateway's receiver, with a stream running; see the top.
+ * `loopProbeFile`: the one the gateway was spawned with, to read its loop probe.
+ */
 export async function floodReceiver(
   gateway: SpawnedGateway,
   body: Buffer,
   contentType: string,
   copies: number,
-  authorization?: string,
+  loopProbeFile?: string,
 ): Promise<FloodResult> {
   const metricsUrl = gateway.metricsUrl;
   if (metricsUrl === null) throw new Error('the gateway has no metrics port: start it with --metrics-port');
@@ -106,25 +134,28 @@ export async function floodReceiver(
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   })();
+  if (loopProbeFile !== undefined) await loopProbeReport(pid, loopProbeFile);
   const ownStalls = monitorEventLoopDelay({ resolution: 1 });
   ownStalls.enable();
   const start = performance.now();
   const answers = await Promise.all(
     Array.from({ length: copies }, async (): Promise<ExportAnswer> => {
-      const answer = await request(tracesUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': contentType,
-          ...(authorization === undefined ? {} : { authorization }),
-        },
-        body,
-        headersTimeout: 60_000,
-        bodyTimeout: 60_000,
-      });
-      return {
-        status: answer.statusCode,
-        body: Buffer.from(await answer.body.arrayBuffer()).toString('latin1'),
-      };
+      try {
+        const answer = await request(tracesUrl, {
+          method: 'POST',
+          headers: { 'content-type': contentType },
+          body,
+          headersTimeout: 60_000,
+          bodyTimeout: 60_000,
+        });
+        return {
+          status: answer.statusCode,
+          body: Buffer.from(await answer.body.arrayBuffer()).toString('latin1'),
+        };
+      } catch (error) {
+        // No answer (the connection was reset): status 0, and why.
+        return { status: 0, body: String(error) };
+      }
     }),
   );
   const elapsedMs = performance.now() - start;
@@ -132,6 +163,7 @@ export async function floodReceiver(
   await new Promise((resolve) => setTimeout(resolve, 200));
   measuring = false;
   ownStalls.disable();
+  const loopHeld = loopProbeFile === undefined ? null : await loopProbeReport(pid, loopProbeFile);
   sampling = false;
   await sampler;
   stream.body.destroy();
@@ -142,6 +174,7 @@ export async function floodReceiver(
     maxGapMs,
     quietGapMs,
     ownStallMs: Math.max(0, ownStalls.max / 1e6 - 1),
+    loopHeld,
     answers,
     elapsedMs,
   };

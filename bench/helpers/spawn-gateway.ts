@@ -5,8 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { LOOP_PROBE_FILE_ENV } from './loop-hold-probe.js';
 
 const CLI = fileURLToPath(new URL('../../../bin/tokenmeter.js', import.meta.url));
+const LOOP_PROBE = new URL('./loop-hold-probe.js', import.meta.url).href;
 
 export interface SpawnedGateway {
   /** `http://127.0.0.1:PORT`, without `/v1`. */
@@ -18,15 +20,22 @@ export interface SpawnedGateway {
   readonly exited: Promise<number | null>;
 }
 
-/** `cpus` (taskset's list, e.g. `1` or `0-1`) pins the gateway, and every worker it forks, to those CPUs. */
+/**
+ * `cpus` (taskset's list, e.g. `1` or `0-1`) pins the gateway, and every worker it forks, to those CPUs.
+ * `loopProbeFile` preloads loop-hold-probe.ts, which reports there on SIGUSR2.
+ */
 export async function spawnGateway(
   flags: readonly string[],
   logFile: string,
   cpus?: string,
+  loopProbeFile?: string,
 ): Promise<SpawnedGateway> {
-  const argv = [process.execPath, CLI, 'serve', '--port', '0', ...flags];
+  const probe = loopProbeFile === undefined ? [] : ['--import', LOOP_PROBE];
+  const argv = [process.execPath, ...probe, CLI, 'serve', '--port', '0', ...flags];
   const [command = '', ...args] = cpus === undefined ? argv : ['taskset', '-c', cpus, ...argv];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env =
+    loopProbeFile === undefined ? process.env : { ...process.env, [LOOP_PROBE_FILE_ENV]: loopProbeFile };
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const log = createWriteStream(logFile);
   child.stderr.pipe(log, { end: false });

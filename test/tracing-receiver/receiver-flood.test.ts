@@ -3,10 +3,14 @@
 // 691 MB and held its event loop 2.6-6.3 s before the bounds; 1,398,085 in JSON), sent to a real
 // `tokenmeter serve --span-receiver` (a child process, its RSS read from /proc) while one chat stream runs through
 // it (its upstream writes a chunk every 5 ms). Asserted: the gateway's RSS stays under twice its idle RSS plus
-// eight times the body bound, and no gap in the stream exceeds 50 ms beyond what the machine itself causes: the
-// worst gap of the same stream in a quiet second before the exports (the box is shared: other processes take the
-// CPU from the gateway whatever it does) and the worst stall of this test's own loop while it sends. Before the
-// bounds, the protobuf row peaked at 1513 MB with a 7 s gap on the 2-core development machine.
+// eight times the body bound, and its own work never holds its event loop more than 50 ms.
+//
+// How long the loop is held is read inside the gateway (bench/helpers/loop-hold-probe.ts, preloaded): the main
+// thread's time on the CPU between two turns of a 1 ms timer, from /proc. A wall-clock measure (the stream's gaps,
+// monitorEventLoopDelay) also counts the time the machine gives the CPU to other processes, which on the shared
+// 2-core development box (load average 12) reached 100-200 ms with the gateway idle or busy alike, so it is
+// reported beside, not asserted. Before the bounds, the protobuf row held the loop for seconds and peaked at
+// 1513 MB.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,13 +43,19 @@ after(async () => {
 });
 
 /** A fresh gateway for each row, so that its idle RSS is its own, not what the last row left. */
-async function withGateway<T>(name: string, use: (gateway: SpawnedGateway) => Promise<T>): Promise<T> {
+async function withGateway<T>(
+  name: string,
+  use: (gateway: SpawnedGateway, loopProbeFile: string) => Promise<T>,
+): Promise<T> {
+  const probe = join(dir, `${name}.probe.json`);
   const gateway = await spawnGateway(
     ['--upstream', upstream.url, '--metrics-port', '0', '--metrics-host', '127.0.0.1', '--span-receiver'],
     join(dir, `${name}.log`),
+    undefined,
+    probe,
   );
   try {
-    return await use(gateway);
+    return await use(gateway, probe);
   } finally {
     gateway.process.kill('SIGTERM');
     await gateway.exited;
@@ -89,17 +99,21 @@ for (const row of rows) {
     timeout: 120_000,
   }, async (t) => {
     const body = row.body();
-    const result = await withGateway(row.file, (gateway) => floodReceiver(gateway, body, row.type, AT_ONCE));
+    const result = await withGateway(row.file, (gateway, probe) =>
+      floodReceiver(gateway, body, row.type, AT_ONCE, probe),
+    );
     const bound = 2 * result.idleRss + AT_ONCE * BODY_BOUND;
-    const allowedGapMs = MAX_STALL_MS + result.quietGapMs + result.ownStallMs;
+    const held = result.loopHeld;
+    assert.ok(held !== null);
     t.diagnostic(
       `RSS ${(result.idleRss / MB).toFixed(0)} MB idle, peak ${(result.peakRss / MB).toFixed(0)} MB (bound ` +
-        `${(bound / MB).toFixed(0)} MB); longest gap ${result.maxGapMs.toFixed(0)} ms (quiet ` +
-        `${result.quietGapMs.toFixed(0)} ms, own stall ${result.ownStallMs.toFixed(0)} ms); answered in ` +
-        `${result.elapsedMs.toFixed(0)} ms`,
+        `${(bound / MB).toFixed(0)} MB); loop held at most ${held.maxHeldMs.toFixed(1)} ms of CPU, longest turn ` +
+        `${held.maxGapMs.toFixed(0)} ms of wall clock; the stream's longest gap ${result.maxGapMs.toFixed(0)} ms ` +
+        `(${result.quietGapMs.toFixed(0)} ms in a quiet second before; this process's own longest stall ` +
+        `${result.ownStallMs.toFixed(0)} ms); answered in ${result.elapsedMs.toFixed(0)} ms`,
     );
-    for (const answer of result.answers) row.check(answer);
     assert.ok(result.peakRss < bound, `peak RSS ${(result.peakRss / MB).toFixed(0)} MB`);
-    assert.ok(result.maxGapMs <= allowedGapMs, `the stream stalled ${result.maxGapMs.toFixed(0)} ms`);
+    assert.ok(held.maxHeldMs <= MAX_STALL_MS, `the gateway held its loop ${held.maxHeldMs.toFixed(1)} ms`);
+    for (const answer of result.answers) row.check(answer);
   });
 }
