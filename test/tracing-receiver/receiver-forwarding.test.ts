@@ -46,7 +46,11 @@ async function listen(server: Server): Promise<string> {
 
 async function receiverForwardingTo(url: string, options = {}): Promise<[ReceiverServer, ExportForwarder]> {
   const forwarder = new ExportForwarder(url, options);
-  const server = await startReceiverServer(new SpanReceiver({ sink: { offer: () => false }, forwarder }));
+  // Reading slots for every export a test sends at once (20): past the default 8, some would be answered 503,
+  // which is the slot bound's test (receiver-slow-senders), not the forwarder's.
+  const server = await startReceiverServer(
+    new SpanReceiver({ sink: { offer: () => false }, forwarder, maxConcurrent: 32 }),
+  );
   cleanups.push(
     () => server.close(),
     () => forwarder.close(),
