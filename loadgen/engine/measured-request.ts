@@ -299,6 +299,7 @@ export class MeasuredRequest {
       record.cancelledAtMs = this.#cancelledAt - sentAt;
     if (o.keepText) record.generatedText = text;
     if (this.#gatewayVersion !== undefined) record.gatewayVersion = this.#gatewayVersion;
+    if (timing?.implausibleUsage !== undefined) record.implausibleUsage = timing.implausibleUsage;
     this.#record = record;
     return record;
   }

@@ -98,6 +98,7 @@ export class StreamMeter {
   #sawDone = false;
   #errorMessage: string | undefined;
   #unparseableEvents = 0;
+  #implausibleUsage: string | undefined;
 
   constructor(options: StreamMeterOptions) {
     this.#classifier = options.classifier;
@@ -185,6 +186,7 @@ export class StreamMeter {
       overflowed: this.#parser.overflowed,
       endedMidEvent: this.#parser.endedMidEvent,
       unparseableEvents: this.#unparseableEvents,
+      implausibleUsage: this.#implausibleUsage,
       events: this.#parser.events,
       bytes: this.#parser.bytesSeen,
       text: this.#text?.text,
@@ -211,6 +213,7 @@ export class StreamMeter {
       this.#errorMessage = facts.errorMessage;
     }
     if (facts.unparseable) this.#unparseableEvents++;
+    if (facts.implausibleUsage !== undefined) this.#implausibleUsage ??= facts.implausibleUsage;
     if (facts.usageOnly && this.#remover !== undefined) this.#remover.remove(event);
   }
 
