@@ -73,6 +73,8 @@ export interface RequestRecord extends ExchangeFigures {
    * absent when the answer came straight from the upstream, or when no answer arrived.
    */
   gatewayVersion?: string;
+  /** As the gateway's record's: the server's usage held a count no answer can have, so none was read; why. */
+  implausibleUsage?: string;
   /**
    * The server's own segments of this request, from the span it exported to the run's span receiver
    * (--span-receiver-port), the same field as the gateway's record (docs/tracing-receiver.md), without `startMs`.

@@ -3,9 +3,9 @@
 // ENOENT stack from the stream that would have read it.
 
 import type { Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileErrorReason } from '../../src/shared/file-error.js';
+import { checkRegularFile, NotRegularFileError } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 /**
@@ -22,13 +22,12 @@ export async function checkInputFile(
   const named = `${flag} ${path}`;
   let stats: Stats;
   try {
-    const file = await open(path, 'r');
-    try {
-      stats = await file.stat();
-    } finally {
-      await file.close();
-    }
+    stats = await checkRegularFile(path);
   } catch (error) {
+    if (error instanceof NotRegularFileError) {
+      const what = error.isFolder ? ' is a folder: name the file in it' : `: ${error.message}`;
+      throw new UserFacingError(`${named}${what}`, { cause: error });
+    }
     // The article's bench_config.json is a settings file: named here, it was meant for --config.
     const hint =
       (error as NodeJS.ErrnoException).code === 'ENOENT' && /config/i.test(basename(path))
@@ -36,8 +35,6 @@ export async function checkInputFile(
         : '';
     throw new UserFacingError(`${named}: ${fileErrorReason(error)}${hint}`, { cause: error });
   }
-  if (stats.isDirectory()) throw new UserFacingError(`${named} is a folder: name the file in it`);
-  if (!stats.isFile()) throw new UserFacingError(`${named} is not a regular file`);
   if (stats.size === 0 && !mayBeEmpty)
     throw new UserFacingError(`${named} is empty: expected ${whatItHolds}`);
 }

@@ -5,10 +5,12 @@
 // versions, or vLLM's without --save-detailed, have neither: they still compare, on their summary figures,
 // without intervals.
 
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
+import { fileErrorReason } from '../../src/shared/file-error.js';
+import { readRegularFile } from '../../src/shared/regular-file.js';
 import type { RequestRecord } from '../record.js';
+import { implausibleRecord } from '../record-bounds.js';
 import type { LoadedResult } from '../report/read-result-file.js';
 import { stringField, tokenmeterSection } from '../report/result-fields.js';
 import { missingDetail, recordsFromResult } from '../report/result-records.js';
@@ -28,22 +30,20 @@ export interface LoadedRun extends LoadedResult {
   readonly records: RunRecords;
 }
 
-function reasonFor(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ENOENT') return 'no such file';
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function fromRecordsFile(result: LoadedResult, file: string): Promise<RunRecords> {
   const path = resolve(dirname(result.path), file);
   try {
-    const lines = parseRecordLines(await readFile(path, 'utf8'));
+    const lines = parseRecordLines(await readRegularFile(path));
     const records = lines.records as unknown as RequestRecord[];
     if (records.length === 0) return { records: null, missing: `records file ${file} is empty` };
+    for (const record of records) {
+      const problem = implausibleRecord(record);
+      if (problem !== undefined) return { records: null, missing: `records file ${file}: ${problem}` };
+    }
     records.sort((a, b) => a.index - b.index);
     return { records, source: `records file ${file}`, tornLines: lines.malformed };
   } catch (error) {
-    return { records: null, missing: `cannot read records file ${file}: ${reasonFor(error)}` };
+    return { records: null, missing: `cannot read records file ${file}: ${fileErrorReason(error)}` };
   }
 }
 

@@ -12,7 +12,7 @@
 // ~90k. Pass 2 reads back, by position, only the entries it examines in shuffled order, until num_prompts pass.
 // So memory is O(entries x 24 bytes + chosen prompts), never O(file).
 
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
@@ -90,7 +90,7 @@ export async function sampleShareGpt(options: ShareGptSampleOptions): Promise<Sh
   const requests: SampleRequest[] = [];
   const rejected: Record<string, number> = {};
   let examined = 0;
-  const file = await open(options.path, 'r');
+  const file = await openRegularFile(options.path);
   try {
     for (const slot of order) {
       if (requests.length >= options.numPrompts) break;

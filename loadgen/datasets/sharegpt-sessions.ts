@@ -8,8 +8,8 @@
 // messages and anything else end the walk, as does `maxTurns`. A turn whose reply measures 0 tokens ends it
 // too: asking a server for nothing times nothing.
 
-import { open } from 'node:fs/promises';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
+import { openRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import type { SampleRequest } from './sample-request.js';
@@ -66,7 +66,7 @@ export async function sampleShareGptSessions(options: ShareGptSessionsOptions): 
   const requests: SampleRequest[] = [];
   const sessions: SessionSpan[] = [];
   let withoutTurns = 0;
-  const file = await open(options.path, 'r');
+  const file = await openRegularFile(options.path);
   try {
     for (const slot of order) {
       if (sessions.length >= options.numPrompts) break;

@@ -26,7 +26,12 @@ import {
   resetParser,
 } from './autocannon-client.js';
 import type { Engine, EngineResult, EngineRunOptions } from './engine.js';
-import { ConnectionClosedError, IdleTimeoutError, RunAbortedError } from './failure-kind.js';
+import {
+  AnswerTooLongError,
+  ConnectionClosedError,
+  IdleTimeoutError,
+  RunAbortedError,
+} from './failure-kind.js';
 import { MeasuredRequest } from './measured-request.js';
 
 const A_DAY_S = 86_400;
@@ -153,6 +158,12 @@ function runClosedLoop(options: EngineRunOptions, concurrency: number): Promise<
       });
       client.on('body', (chunk: Buffer) => {
         connection.current?.onBody(chunk);
+        if (connection.current?.stoppedReading === true) {
+          settle(connection, (m) => m.fail(new AnswerTooLongError()));
+          resetParser(client);
+          client._resetConnection?.();
+          return;
+        }
         armIdle(connection);
       });
       client.on('response', () => settle(connection, (m) => m.complete()));

@@ -1,6 +1,7 @@
 // Sorts a wire-level failure into the record's outcomes (by src/measure/network-failure.ts, the gateway's rule), so
 // the report can say "the server refused the connection" rather than "fetch failed".
 
+import { MAX_KEPT_TEXT_CHARS } from '../../src/measure/kept-text.js';
 import {
   ABORTED_CODE,
   CONNECTION_CLOSED_CODE,
@@ -28,6 +29,19 @@ export class PlannedCancelError extends Error {
   override readonly name = 'PlannedCancelError';
   constructor(delayMs: number) {
     super(`cancelled as planned ${delayMs} ms after it was written (--request-cancellation-rate)`);
+  }
+}
+
+/**
+ * The answer's generated text passed the most a request keeps (MAX_KEPT_TEXT_CHARS): the request stops reading it,
+ * its record is cut short there (`truncated`, with this reason) and the run goes on.
+ */
+export class AnswerTooLongError extends Error {
+  override readonly name = 'AnswerTooLongError';
+  constructor() {
+    super(
+      `stopped reading: the answer passed ${MAX_KEPT_TEXT_CHARS.toLocaleString('en-US')} characters of generated text, the most a request keeps`,
+    );
   }
 }
 

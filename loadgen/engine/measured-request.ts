@@ -21,7 +21,7 @@ import { GATEWAY_HEADER } from '../../src/shared/gateway-header.js';
 import { type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { failureFromError, PlannedCancelError } from './failure-kind.js';
+import { AnswerTooLongError, failureFromError, PlannedCancelError } from './failure-kind.js';
 
 const NO_HEADERS = Object.freeze({});
 
@@ -85,12 +85,19 @@ export class MeasuredRequest {
   #cancelTimer: NodeJS.Timeout | undefined;
   /** performance.now() when the planned cancellation fired. */
   #cancelledAt: number | undefined;
-  /** Drops the bytes, as DISCARD does; notes the gateway's header from the head. */
+  /**
+   * Drops the bytes, as DISCARD does; notes the gateway's header from the head, and stops reading an answer whose
+   * text passed the most a request keeps (undici's read; the closed loop checks stoppedReading itself).
+   */
   readonly #sink: ExchangeSink = {
     ...DISCARD,
     head: (_status, headers) => {
       const version = headers[GATEWAY_HEADER];
       if (typeof version === 'string') this.#gatewayVersion = version;
+    },
+    write: () => {
+      if (this.stoppedReading) this.exchange.abort(new AnswerTooLongError());
+      return true;
     },
   };
 
@@ -133,6 +140,11 @@ export class MeasuredRequest {
       this.exchange.abort(new PlannedCancelError(delayMs));
     };
     this.#cancelTimer = setTimeout(check, delayMs);
+  }
+
+  /** The answer's text passed the most a request keeps (kept-text.ts): the rest is not read. */
+  get stoppedReading(): boolean {
+    return this.exchange.meter?.textCut === true;
   }
 
   get finished(): boolean {
@@ -185,11 +197,20 @@ export class MeasuredRequest {
 
   #settled(exchange: MeteredHandler): void {
     clearTimeout(this.#cancelTimer);
-    const timing = exchange.meter?.result();
-    const record =
-      exchange.error !== null
-        ? this.#failed(exchange, exchange.error, timing)
-        : this.#ended(exchange, timing as StreamTiming);
+    let record: RequestRecord;
+    try {
+      const timing = exchange.meter?.result();
+      record =
+        exchange.error !== null
+          ? this.#failed(exchange, exchange.error, timing)
+          : this.#ended(exchange, timing as StreamTiming);
+    } catch (error) {
+      // Called from undici's callbacks, which swallow a throw: a request left without a record would leave its
+      // engine waiting, and the run would end without a word or a file (Node's exit 13). It is recorded without
+      // figures instead, saying why.
+      const failure = failureFromError(error, !Number.isNaN(exchange.headersAt));
+      record = this.#finish(failure.outcome, `could not be measured: ${failure.message}`, null, undefined);
+    }
     this.#onRecord?.(record);
   }
 
@@ -278,6 +299,7 @@ export class MeasuredRequest {
       record.cancelledAtMs = this.#cancelledAt - sentAt;
     if (o.keepText) record.generatedText = text;
     if (this.#gatewayVersion !== undefined) record.gatewayVersion = this.#gatewayVersion;
+    if (timing?.implausibleUsage !== undefined) record.implausibleUsage = timing.implausibleUsage;
     this.#record = record;
     return record;
   }

@@ -2,7 +2,6 @@
 // vLLM's own) or a sweep summary. Every way a file can be wrong ends in one sentence that names the file and
 // says what to do, never a stack trace or a bare "Unexpected token" from JSON.parse.
 
-import { readFile } from 'node:fs/promises';
 import { fileErrorReason } from '../../src/shared/file-error.js';
 import {
   isJsonObject,
@@ -10,6 +9,7 @@ import {
   type JsonValueObject,
   parseJsonText,
 } from '../../src/shared/json-object.js';
+import { readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 /** A result file once read: where it came from and its parsed keys. */
@@ -25,7 +25,7 @@ const REQUIRED_RESULT_KEYS = ['completed', 'duration', 'request_throughput', 'ou
 export async function readJsonFile(path: string, what: string): Promise<JsonValue> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     throw new UserFacingError(`cannot read ${what} '${path}': ${fileErrorReason(error)}`, { cause: error });
   }

@@ -2,10 +2,11 @@
 // @huggingface/tokenizers, a pure JavaScript implementation: no native addon, no network. Token counts then
 // match what vLLM's benchmark computes with the same tokenizer in Python.
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { fileErrorReason } from '../../src/shared/file-error.js';
+import { readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { CountOptions, Tokenizer } from './tokenizer.js';
 
@@ -23,7 +24,7 @@ async function isDirectory(path: string): Promise<boolean | undefined> {
 async function readJson(path: string, what: string): Promise<object> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     throw new UserFacingError(`cannot read ${what} ${path}: ${fileErrorReason(error)}`, {
       cause: error,

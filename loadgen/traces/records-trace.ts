@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestRecord } from '../../src/gateway/record.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
+import { tokenCountProblem } from '../../src/measure/reported-usage.js';
 import { forEachEstimatedToken } from '../../src/shared/token-estimate.js';
 
 export interface MooncakeLine {
@@ -26,7 +27,13 @@ export interface MooncakeLine {
 export interface RecordsTrace {
   readonly lines: MooncakeLine[];
   /** Records left out, by why. */
-  readonly skipped: { readonly mirror: number; readonly withoutTokens: number; readonly malformed: number };
+  readonly skipped: {
+    readonly mirror: number;
+    readonly withoutTokens: number;
+    /** Token counts no request can have (src/measure/reported-usage.ts), as a gateway before 0.2 recorded them. */
+    readonly implausible: number;
+    readonly malformed: number;
+  };
   /** Lines whose block ids come from their prompt's text (the rest had no complete body). */
   readonly fromBodies: number;
 }
@@ -98,7 +105,7 @@ function prefixHashes(text: string, blockTokens: number): string[] {
 
 export function recordsToTrace(text: string, blockTokens: number): RecordsTrace {
   const parsed = parseRecordLines(text);
-  const skipped = { mirror: 0, withoutTokens: 0, malformed: parsed.malformed };
+  const skipped = { mirror: 0, withoutTokens: 0, implausible: 0, malformed: parsed.malformed };
   const kept: { record: Exported; at: number }[] = [];
   for (const line of parsed.records) {
     const record = line as unknown as Exported;
@@ -110,6 +117,12 @@ export function recordsToTrace(text: string, blockTokens: number): RecordsTrace 
       !(typeof record.outputTokens === 'number' && record.outputTokens > 0)
     )
       skipped.withoutTokens++;
+    // Each block of the prompt becomes an id: a count of 1e12 once asked for 2 billion of them (out of memory).
+    else if (
+      tokenCountProblem(record.promptTokens) !== undefined ||
+      tokenCountProblem(record.outputTokens) !== undefined
+    )
+      skipped.implausible++;
     else kept.push({ record, at });
   }
   kept.sort((a, b) => a.at - b.at);

@@ -3,10 +3,10 @@
 // command line win. Unknown keys and wrong types are errors that name the key, never silently ignored: usage
 // errors (exit 2) like the flags they stand for, while a file that cannot be read or parsed is a failure (exit 1).
 
-import { readFileSync } from 'node:fs';
 import { fileErrorReason } from '../shared/file-error.js';
 import { parseJsonText } from '../shared/json-object.js';
 import { nearestNames } from '../shared/nearest-names.js';
+import { readRegularFileSync } from '../shared/regular-file.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
@@ -20,7 +20,7 @@ import {
 export function readConfig(path: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFileSync(path);
   } catch (error) {
     throw new UserFacingError(`--config ${path}: ${fileErrorReason(error)}`, { cause: error });
   }

@@ -3,7 +3,6 @@
 // --json prints the same comparison as data for scripts; --html also writes the overlay report.
 // `tokenmeter compare --pairs gateway.jsonl`: the gateway's records of a mirrored route, primary and mirror paired
 // by pairId, compared pair by pair (loadgen/compare/mirror-pairs.ts).
-import { readFile } from 'node:fs/promises';
 
 import { compareRuns } from '../../loadgen/compare/compare-runs.js';
 import { formatComparison } from '../../loadgen/compare/format-comparison.js';
@@ -14,6 +13,7 @@ import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js'
 import { readResultFile } from '../../loadgen/report/read-result-file.js';
 import { parseRecordLines } from '../measure/record-lines.js';
 import { fileErrorReason } from '../shared/file-error.js';
+import { readRegularFile } from '../shared/regular-file.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
@@ -73,7 +73,7 @@ export const compareCommand: Command = {
 async function readPairs(path: string): Promise<PairedComparison> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     throw new UserFacingError(`cannot read the records file '${path}': ${fileErrorReason(error)}`, {
       cause: error,

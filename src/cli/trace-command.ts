@@ -61,13 +61,13 @@ export const traceCommand: Command = {
     } catch (error) {
       throw new UserFacingError(`cannot write ${output}: ${fileErrorReason(error)}`, { cause: error });
     }
-    const { mirror, withoutTokens, malformed } = trace.skipped;
-    const left = mirror + withoutTokens + malformed;
+    const { mirror, withoutTokens, implausible, malformed } = trace.skipped;
+    const left = mirror + withoutTokens + implausible + malformed;
     process.stdout.write(
       `Wrote ${output}: ${trace.lines.length} requests, ${trace.fromBodies} with prefix ids from their bodies` +
         (left === 0
           ? ''
-          : `; left out ${mirror} mirror copies, ${withoutTokens} without token counts, ${malformed} malformed lines`) +
+          : `; left out ${mirror} mirror copies, ${withoutTokens} without token counts, ${implausible} with implausible token counts, ${malformed} malformed lines`) +
         '\n',
     );
     return 0;

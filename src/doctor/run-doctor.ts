@@ -1,6 +1,7 @@
 // The article's troubleshooting routine as a program: key, proxy variables, base URL shape, reachability and
 // auth, model, endpoints and backend, a streamed answer, and its timing. Later steps are skipped once an earlier
 // one makes them meaningless (no point streaming from a host that refuses connections).
+import { KeyScrubber } from '../gateway/key-scrubber.js';
 import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
 import { keyHeader, protocolByName } from '../protocols/index.js';
 import { DOUBLED_V1 } from '../shared/upstream-hints.js';
@@ -76,12 +77,17 @@ function checkBaseUrl(raw: string): { base: UpstreamBase | undefined; result: Ch
 const skipped = (id: string, title: string, why: string) => check(id, title, 'skip', why);
 
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  const { key, result: keyResult } = checkKey(
-    { variable: options.apiKeyEnv, flagValue: options.apiKey },
-    options.env,
-  );
-  results.push(keyResult);
+  const keyed = checkKey({ variable: options.apiKeyEnv, flagValue: options.apiKey }, options.env);
+  const results = await runChecks(options, keyed.key, keyed.result);
+  return keyed.key === undefined ? results : withoutKey(results, keyed.key);
+}
+
+async function runChecks(
+  options: DoctorOptions,
+  key: string | undefined,
+  keyResult: CheckResult,
+): Promise<CheckResult[]> {
+  const results: CheckResult[] = [keyResult];
   const { base, result: urlResult } = checkBaseUrl(options.baseUrl);
   results.push(urlResult);
   if (!base) return results;
@@ -130,4 +136,23 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   }
   results.push(...(await checkStream(ctx, model, options.backend)));
   return results;
+}
+
+/**
+ * The checklist quotes what the endpoint answered, and an endpoint may quote the key it was sent (a 401 saying
+ * "Incorrect API key provided: sk-..."): the key is replaced wherever it appears, in every spelling the gateway's
+ * scrubber matches, in every text of every line (the corrected command's values included).
+ */
+function withoutKey(results: readonly CheckResult[], key: string): CheckResult[] {
+  const scrubber = new KeyScrubber([key]);
+  return results.map((result) => scrubStrings(result, (text) => scrubber.scrubText(text)));
+}
+
+function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
+  if (typeof value === 'string') return scrub(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => scrubStrings(item, scrub)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [name, scrubStrings(item, scrub)]),
+  ) as T;
 }

@@ -150,6 +150,7 @@ export class RequestMeasurement {
         : (json?.outputTokens ?? null);
     const promptTokens = figures?.promptTokens ?? json?.promptTokens ?? null;
     const cachedPromptTokens = figures?.cachedPromptTokens ?? json?.cachedPromptTokens ?? null;
+    const implausibleUsage = timing?.implausibleUsage ?? json?.implausibleUsage;
     return {
       requestId: this.requestId,
       role: this.role,
@@ -207,6 +208,7 @@ export class RequestMeasurement {
         ? {}
         : { requestBody: this.body.text, requestBodyTruncated: this.body.truncated }),
       error: this.#error,
+      ...(implausibleUsage === undefined ? {} : { implausibleUsage }),
       hint: this.#hint,
     };
   }

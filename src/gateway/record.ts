@@ -110,6 +110,12 @@ export interface RequestRecord extends ExchangeFigures {
   readonly requestBodyTruncated?: boolean;
   readonly error: string | null;
   /**
+   * The upstream's usage held a count no answer can have (src/measure/reported-usage.ts): why. None of its counts
+   * was read, so the token counts, their counters and the cost are those of an answer without usage. Absent
+   * otherwise.
+   */
+  readonly implausibleUsage?: string;
+  /**
    * The server's own segments of this request, from the span it exported to the built-in span receiver
    * (spanReceiver; docs/tracing-receiver.md). Absent when the receiver is off or no span joined within its wait.
    */

@@ -37,6 +37,7 @@ import {
   withScan,
 } from './event-scan.js';
 import { anthropicPromptUsage } from './prompt-usage.js';
+import { plausibleUsage } from './reported-usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   text_delta: 'text',
@@ -130,12 +131,17 @@ function blockStart(data: JsonObject): EventFacts {
 
 function usageOf(usage: unknown, withOutput: boolean): MutableFacts {
   const facts: MutableFacts = {};
-  if (!isJsonObject(usage)) return facts;
-  const prompt = anthropicPromptUsage(usage);
+  const reported = plausibleUsage(usage);
+  if (reported === undefined) return facts;
+  if ('implausible' in reported) {
+    facts.implausibleUsage = reported.implausible;
+    return facts;
+  }
+  const prompt = anthropicPromptUsage(reported.usage);
   if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
   if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
   // message_start reports output_tokens as 1 or so before anything was generated: only message_delta's counts.
-  const output = withOutput ? countField(usage, 'output_tokens') : undefined;
+  const output = withOutput ? countField(reported.usage, 'output_tokens') : undefined;
   if (output !== undefined) facts.completionTokens = output;
   return facts;
 }

@@ -43,6 +43,8 @@ export interface EventFacts {
   readonly errorMessage?: string;
   /** The event's data is not the JSON the protocol promises. Counted, never thrown. */
   readonly unparseable?: boolean;
+  /** The event's usage held a count no answer can have (reported-usage.ts): why; none of its counts was read. */
+  readonly implausibleUsage?: string;
   /**
    * The event exists only to report usage and is sent only on request (OpenAI's `stream_options.include_usage`);
    * a gateway that made that request on the client's behalf removes it.

@@ -14,4 +14,6 @@ export interface JsonAnswerFacts {
   responseId: string | null;
   /** Set when a 2xx body holds an error object instead of an answer. */
   errorMessage: string | null;
+  /** Set when its usage held a count no answer can have (reported-usage.ts): why; none of its counts was read. */
+  implausibleUsage?: string;
 }

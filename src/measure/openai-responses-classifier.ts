@@ -36,6 +36,7 @@ import {
   withScan,
 } from './event-scan.js';
 import { responsesPromptUsage } from './prompt-usage.js';
+import { plausibleUsage } from './reported-usage.js';
 
 /** The reasoning deltas: the model's reasoning (or its summary), streamed before the answer. */
 const REASONING_DELTAS: ReadonlySet<string> = new Set([
@@ -125,8 +126,10 @@ function finished(response: unknown): EventFacts {
   if (!isJsonObject(response)) return facts;
   const id = stringField(response, 'id');
   if (id !== '') facts.responseId = id;
-  const usage = field(response, 'usage');
-  if (isJsonObject(usage)) {
+  const reported = plausibleUsage(field(response, 'usage'));
+  if (reported !== undefined && 'implausible' in reported) facts.implausibleUsage = reported.implausible;
+  else if (reported !== undefined) {
+    const usage = reported.usage;
     const prompt = responsesPromptUsage(usage);
     const output = countField(usage, 'output_tokens');
     if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;

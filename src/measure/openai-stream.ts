@@ -27,6 +27,7 @@ import {
   whole,
 } from './event-scan.js';
 import { openAiPromptUsage } from './prompt-usage.js';
+import { plausibleUsage } from './reported-usage.js';
 
 /** The generated text of one element of `choices`: its answer (content, refusal, tool calls) and its reasoning. */
 export interface ChoiceText {
@@ -106,8 +107,13 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
 
   // OpenAI sends `"usage": null` on every chunk once include_usage is set; vLLM's continuous_usage_stats puts a
   // running usage on every chunk. Either way the last usage seen wins.
-  const usage = field(chunk, 'usage');
-  if (isJsonObject(usage)) {
+  const reported = plausibleUsage(field(chunk, 'usage'));
+  if (reported === undefined) return facts;
+  // A usage-only chunk is one whatever its counts: the gateway removes it when it asked for usage itself.
+  if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
+  if ('implausible' in reported) facts.implausibleUsage = reported.implausible;
+  else {
+    const usage = reported.usage;
     const prompt = openAiPromptUsage(usage);
     const completion = countField(usage, 'completion_tokens');
     if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
@@ -116,7 +122,6 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
     const details = field(usage, 'completion_tokens_details');
     const reasoningTokens = isJsonObject(details) ? countField(details, 'reasoning_tokens') : undefined;
     if (reasoningTokens !== undefined) facts.reasoningTokens = reasoningTokens;
-    if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
   }
   return facts;
 }

@@ -3,8 +3,9 @@
 // `records.jsonl` becomes `records.worker1.jsonl`, `records.worker2.jsonl`, ... A replacement worker appends to its
 // predecessor's file (the records writer cuts a torn last line when it opens a file). Readers name FILE, as they
 // did, and get every file of that gateway: FILE itself if it exists, then the workers' files by slot.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import { readRegularFileSync } from '../shared/regular-file.js';
 
 /** The records file of worker `slot` of a gateway told to write `path`. */
 export function workerRecordsPath(path: string, slot: number): string {
@@ -47,6 +48,6 @@ export function recordsFilesAt(path: string): string[] {
  */
 export function readRecordsText(path: string): string {
   return recordsFilesAt(path)
-    .map((file) => readFileSync(file, 'utf8'))
+    .map((file) => readRegularFileSync(file))
     .join('\n');
 }

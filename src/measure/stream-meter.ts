@@ -13,6 +13,7 @@ import { SseEventRemover } from '../sse/event-remover.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';
 import type { EventClassifier } from './event-classifier.js';
 import { GAP_BUCKET_BOUNDS_S, gapBucketIndex } from './gap-buckets.js';
+import { KeptText } from './kept-text.js';
 import { OutputTokenCounter } from './output-token-counter.js';
 import { NO_CHUNK_USAGE, type StreamTiming } from './stream-timing.js';
 
@@ -33,7 +34,10 @@ export interface StreamMeterOptions {
    * among them, are kept whatever this says).
    */
   readonly keepChunkDetail?: boolean;
-  /** Keep the generated text (memory grows with the stream). */
+  /**
+   * Keep the generated text, up to MAX_KEPT_TEXT_CHARS (kept-text.ts): `textCut` says when the stream passed it,
+   * and the text is then its start.
+   */
   readonly keepText?: boolean;
   /**
    * Remove usage-only events from the bytes returned by onBytes/end, for a gateway that added
@@ -58,7 +62,7 @@ export class StreamMeter {
   // Each content event's tokens by the running usage it carried (continuous_usage_stats), with keepChunkDetail;
   // allocated at the first such event.
   #keptChunkTokens: number[] | undefined;
-  readonly #keepText: boolean;
+  readonly #text: KeptText | undefined;
 
   // Arrival time of the chunk being parsed: the time of every event it completes.
   #nowMs = 0;
@@ -82,7 +86,6 @@ export class StreamMeter {
   #maxChunkUsageTokens = 0;
   #lastTokensAtMs = 0;
   #contentChars = 0;
-  #text = '';
   #promptTokens: number | undefined;
   #cachedPromptTokens: number | undefined;
   #usageOutputTokens: number | undefined;
@@ -95,10 +98,11 @@ export class StreamMeter {
   #sawDone = false;
   #errorMessage: string | undefined;
   #unparseableEvents = 0;
+  #implausibleUsage: string | undefined;
 
   constructor(options: StreamMeterOptions) {
     this.#classifier = options.classifier;
-    this.#keepText = options.keepText ?? false;
+    this.#text = options.keepText === true ? new KeptText() : undefined;
     this.#keptGaps = options.keepChunkDetail ? [] : undefined;
     this.#remover = options.removeUsageOnlyEvents ? new SseEventRemover() : undefined;
     this.#parser = new SseParser((event) => this.#onEvent(event), {
@@ -116,6 +120,11 @@ export class StreamMeter {
     this.#parser.push(chunk);
     if (this.#remover === undefined) return chunk;
     return this.#remover.take(chunk, this.#parser.pendingEventStart);
+  }
+
+  /** The generated text passed the bound on what is kept (keepText): the text kept is only its start. */
+  get textCut(): boolean {
+    return this.#text?.cut === true;
   }
 
   /**
@@ -177,9 +186,10 @@ export class StreamMeter {
       overflowed: this.#parser.overflowed,
       endedMidEvent: this.#parser.endedMidEvent,
       unparseableEvents: this.#unparseableEvents,
+      implausibleUsage: this.#implausibleUsage,
       events: this.#parser.events,
       bytes: this.#parser.bytesSeen,
-      text: this.#keepText ? this.#text : undefined,
+      text: this.#text?.text,
     };
   }
 
@@ -203,6 +213,7 @@ export class StreamMeter {
       this.#errorMessage = facts.errorMessage;
     }
     if (facts.unparseable) this.#unparseableEvents++;
+    if (facts.implausibleUsage !== undefined) this.#implausibleUsage ??= facts.implausibleUsage;
     if (facts.usageOnly && this.#remover !== undefined) this.#remover.remove(event);
   }
 
@@ -232,7 +243,7 @@ export class StreamMeter {
     const tokens = this.#tokens.add(text);
     if (tokens > this.#maxChunkTokens) this.#maxChunkTokens = tokens;
     if (reasoning) this.#estimatedReasoningTokens += tokens;
-    if (this.#keepText) this.#text += text;
+    this.#text?.add(text);
   }
 
   /**

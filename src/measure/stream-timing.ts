@@ -127,6 +127,8 @@ export interface StreamTiming {
   readonly endedMidEvent: boolean;
   /** Events whose data was not the JSON the protocol promises. */
   readonly unparseableEvents: number;
+  /** Why a usage the stream carried was not read (reported-usage.ts: a count no answer can have); the first one. */
+  readonly implausibleUsage: string | undefined;
   /** SSE events dispatched (content or not). */
   readonly events: number;
   /** Body bytes received. */

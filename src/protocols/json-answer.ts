@@ -4,6 +4,7 @@
 
 import { errorJsonText } from '../measure/error-message.js';
 import type { PromptUsageReader } from '../measure/prompt-usage.js';
+import { plausibleUsage } from '../measure/reported-usage.js';
 import {
   countField,
   field,
@@ -50,8 +51,13 @@ export function readUsage(
   readPrompt: PromptUsageReader,
   completionKey: string,
 ): void {
-  const usage = field(answer, 'usage');
-  if (!isJsonObject(usage)) return;
+  const reported = plausibleUsage(field(answer, 'usage'));
+  if (reported === undefined) return;
+  if ('implausible' in reported) {
+    facts.implausibleUsage = reported.implausible;
+    return;
+  }
+  const usage = reported.usage;
   const prompt = readPrompt(usage);
   facts.promptTokens = prompt.promptTokens ?? null;
   facts.cachedPromptTokens = prompt.cachedPromptTokens ?? null;

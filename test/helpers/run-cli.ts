@@ -11,16 +11,21 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** `cwd`: where relative paths on the command line resolve (default: the test's own). */
+/**
+ * `cwd`: where relative paths on the command line resolve (default: the test's own). `timeoutMs`: a command that
+ * could hang (a FIFO opened for reading) is killed (SIGKILL) after it, and its code is then null.
+ */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
   cwd?: string,
+  timeoutMs?: number,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       env,
       ...(cwd === undefined ? {} : { cwd }),
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs, killSignal: 'SIGKILL' }),
     });
     let stdout = '';
     let stderr = '';

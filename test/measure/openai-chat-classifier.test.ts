@@ -127,6 +127,7 @@ test('malformed fields are ignored rather than trusted', () => {
   assert.deepEqual(classify(JSON.stringify({ choices: [delta({ content: 7 }), 'x', null] })), {});
   assert.deepEqual(classify(chatChunk([], { usage: { prompt_tokens: '3', completion_tokens: -1 } })), {
     usageOnly: true,
+    implausibleUsage: 'implausible usage ignored: usage.completion_tokens is -1 (negative)',
   });
   assert.deepEqual(classify(JSON.stringify({ choices: 'none' })), {});
 });

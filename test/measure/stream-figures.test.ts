@@ -33,6 +33,7 @@ const TIMING: StreamTiming = {
   overflowed: false,
   endedMidEvent: false,
   unparseableEvents: 0,
+  implausibleUsage: undefined,
   events: 6,
   bytes: 900,
   text: undefined,

@@ -70,6 +70,7 @@ test('the recorded chat stream gives the hand-checked record', () => {
     overflowed: false,
     endedMidEvent: false,
     unparseableEvents: 0,
+    implausibleUsage: undefined,
     events: 8,
     bytes: CHAT_STREAM_BYTES.length,
     text: CHAT_TEXT,
