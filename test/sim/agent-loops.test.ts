@@ -50,7 +50,9 @@ function assertValid(tool: string, args: string): void {
 
 async function chatLoop(baseURL: string): Promise<Turn[]> {
   const client = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: "What's the weather in Paris?" }];
+  const messages: OpenAI.ChatCompletionMessageParam[] = [
+    { role: 'user', content: "What's the weather in Paris?" },
+  ];
   const turns: Turn[] = [];
   for (let i = 0; i <= TOOL_TURNS + 1; i++) {
     const requestId = nextId('chat');
@@ -78,7 +80,9 @@ async function chatLoop(baseURL: string): Promise<Turn[]> {
 
 async function responsesLoop(baseURL: string, chained: boolean): Promise<Turn[]> {
   const client = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: "What's the weather in Paris?" }];
+  const input: OpenAI.Responses.ResponseInputItem[] = [
+    { role: 'user', content: "What's the weather in Paris?" },
+  ];
   const turns: Turn[] = [];
   let previous: string | undefined;
   let fresh: OpenAI.Responses.ResponseInputItem[] = input;
