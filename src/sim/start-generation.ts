@@ -110,13 +110,15 @@ export function startGeneration(
   // when it arrived, so two runs of one workload get the same answers whatever their interleaving. Greedy
   // decoding (temperature 0) and sampling draw apart; sampled answers also vary with the request's own `seed`.
   const variant = request.temperature === 0 ? 'greedy' : `sampled:${request.samplingSeed ?? ''}`;
-  const textRandom = new SeededRandom(hashSeed(config.seed, model, request.promptText, variant));
+  // The prompt (tens of KB for an agent's tool list) is hashed once; each draw below gets its own stream from that.
+  const requestSeed = hashSeed(config.seed, model, request.promptText, variant);
+  const textRandom = new SeededRandom(requestSeed);
   const eosAfter = naturalLength(textRandom, config.timing.eosMedianTokens);
   const chainTurns = state.responseChains.toolTurns(request.previousResponseId);
   const toolCall = decideToolCall(
     { ...request, toolTurns: request.toolTurns + chainTurns },
     config.tools,
-    new SeededRandom(hashSeed(config.seed, model, request.promptText, variant, 'tool')),
+    new SeededRandom(hashSeed(requestSeed, 'tool')),
   );
   const answer = planAnswer(
     textRandom,
@@ -133,8 +135,8 @@ export function startGeneration(
       request.toolTurns + chainTurns + (answer.toolCall === undefined ? 0 : 1),
     );
   }
-  const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', request.promptText, variant));
-  const drafts = new SeededRandom(hashSeed(config.seed, 'speculative', request.promptText, variant));
+  const jitter = new SeededRandom(hashSeed(requestSeed, 'jitter'));
+  const drafts = new SeededRandom(hashSeed(requestSeed, 'speculative'));
   new Generation(env, protocol, request, model, answer, jitter, drafts, config.faults, truth, res).start();
 }
 

@@ -335,7 +335,7 @@ test('the CLI: --path-prefix, --tool-call-rate and --max-tool-turns reach the si
   );
   try {
     const ask = async (messages: Json[]) => {
-      const r = await postJson(match[1] + '/chat/completions', {
+      const r = await postJson(`${match[1]}/chat/completions`, {
         model: MODEL,
         max_tokens: 200,
         messages,

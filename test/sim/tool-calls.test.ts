@@ -275,3 +275,87 @@ test('a tool call that does not fit max_tokens is not made: the answer is text',
     assert.equal(await calledTool(sim, { max_tokens: 5 }), null);
   });
 });
+
+test('reasoning, then the tool call: chat deltas in order, Anthropic tool_use at index 1, Responses function_call at output_index 1', async () => {
+  await withSim({ ...ALWAYS, reasoning: { tokens: 3 } }, async (sim) => {
+    const chat = jsonEvents(
+      await postAndCapture(
+        `${sim.url}/v1/chat/completions`,
+        chatBody({ stream: true, stream_options: { include_usage: true } }),
+        { 'x-request-id': 'chat-think-tool' },
+      ),
+    );
+    const deltas = chat.flatMap((e) => (e['choices'] as Json[]).map((c) => c['delta'] as Json));
+    const kinds = deltas.map((d) => Object.keys(d).join('+'));
+    const calls = kinds.filter((k) => k === 'tool_calls').length;
+    assert.deepEqual(kinds, [
+      'role+content',
+      'reasoning',
+      'reasoning',
+      'reasoning',
+      ...Array.from({ length: calls }, () => 'tool_calls'),
+      '',
+    ]);
+    const usage = chat.at(-1)?.['usage'] as Json;
+    assert.equal((usage['completion_tokens_details'] as Json)['reasoning_tokens'], 3);
+    const truth = sim.truth('chat-think-tool');
+    // One token a chunk, except the call's first: its name and its first arguments piece.
+    assert.deepEqual(truth?.tokensPerChunk.slice(0, 5), [1, 1, 1, 2, 1]);
+
+    const anthropic = jsonEvents(
+      await postAndCapture(`${sim.url}/v1/messages`, {
+        model: MODEL,
+        max_tokens: 400,
+        stream: true,
+        messages: [{ role: 'user', content: "What's the weather in Paris?" }],
+        tools: anthropicTools(),
+      }),
+    );
+    const events = anthropic.map((e) => {
+      const block = e['content_block'] as Json | undefined;
+      const delta = e['delta'] as Json | undefined;
+      return `${e['type']}${block ? `:${block['type']}` : ''}${delta?.['type'] ? `:${delta['type']}` : ''}@${e['index'] ?? ''}`;
+    });
+    const pieces = events.filter((k) => k.startsWith('content_block_delta:input_json_delta')).length;
+    assert.deepEqual(events, [
+      'message_start@',
+      'content_block_start:thinking@0',
+      'ping@',
+      'content_block_delta:thinking_delta@0',
+      'content_block_delta:thinking_delta@0',
+      'content_block_delta:thinking_delta@0',
+      'content_block_delta:signature_delta@0',
+      'content_block_stop@0',
+      'content_block_start:tool_use@1',
+      ...Array.from({ length: pieces }, () => 'content_block_delta:input_json_delta@1'),
+      'content_block_stop@1',
+      'message_delta@',
+      'message_stop@',
+    ]);
+
+    const responses = jsonEvents(
+      await postAndCapture(`${sim.url}/v1/responses`, {
+        model: MODEL,
+        input: "What's the weather in Paris?",
+        tools: responsesTools(),
+        stream: true,
+      }),
+    );
+    const added = responses.filter((e) => e['type'] === 'response.output_item.added');
+    assert.deepEqual(
+      added.map((e) => [e['output_index'], (e['item'] as Json)['type']]),
+      [
+        [0, 'reasoning'],
+        [1, 'function_call'],
+      ],
+    );
+    const firstArgs = responses.findIndex((e) => e['type'] === 'response.function_call_arguments.delta');
+    const reasoningDone = responses.findIndex((e) => e['type'] === 'response.output_item.done');
+    assert.ok(reasoningDone < firstArgs, 'the reasoning item closes before the call opens');
+    const output = ((responses.at(-1) as Json)['response'] as Json)['output'] as Json[];
+    assert.deepEqual(
+      output.map((item) => item['type']),
+      ['reasoning', 'function_call'],
+    );
+  });
+});
