@@ -3,11 +3,13 @@
 // tool's result back, and the simulator answers in text once the conversation holds --max-tool-turns tool turns.
 // Each turn's arguments validate against the tool's schema; with prefix caching each turn finds the previous
 // turn's prompt and tool call cached block for block, as for any turn; through the gateway every request is
-// recorded `ok` with the simulator's token counts.
+// recorded `ok` with the simulator's token counts, all of a loop in one session with turns 0, 1, 2, each tool call
+// and tool result counted.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import type { RequestRecord } from '../../src/gateway/record.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { anthropicTools, chatTools, responsesTools, schemaErrors } from './helpers/agent-tools.js';
@@ -40,6 +42,13 @@ interface Turn {
   readonly tool: string | null;
 }
 
+let loops = 0;
+
+/** Each loop asks its own question, so no loop's first request repeats another's conversation. */
+function question(): string {
+  return `What's the weather in Paris? (loop ${++loops})`;
+}
+
 function nextId(name: string): string {
   return `${name}-${++sequence}`;
 }
@@ -50,9 +59,7 @@ function assertValid(tool: string, args: string): void {
 
 async function chatLoop(baseURL: string): Promise<Turn[]> {
   const client = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const messages: OpenAI.ChatCompletionMessageParam[] = [
-    { role: 'user', content: "What's the weather in Paris?" },
-  ];
+  const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: question() }];
   const turns: Turn[] = [];
   for (let i = 0; i <= TOOL_TURNS + 1; i++) {
     const requestId = nextId('chat');
@@ -80,9 +87,7 @@ async function chatLoop(baseURL: string): Promise<Turn[]> {
 
 async function responsesLoop(baseURL: string, chained: boolean): Promise<Turn[]> {
   const client = new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const input: OpenAI.Responses.ResponseInputItem[] = [
-    { role: 'user', content: "What's the weather in Paris?" },
-  ];
+  const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: question() }];
   const turns: Turn[] = [];
   let previous: string | undefined;
   let fresh: OpenAI.Responses.ResponseInputItem[] = input;
@@ -121,7 +126,7 @@ async function responsesLoop(baseURL: string, chained: boolean): Promise<Turn[]>
 
 async function anthropicLoop(baseURL: string): Promise<Turn[]> {
   const client = new Anthropic({ baseURL, apiKey: 'unused', maxRetries: 0 });
-  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: "What's the weather in Paris?" }];
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: question() }];
   const turns: Turn[] = [];
   for (let i = 0; i <= TOOL_TURNS + 1; i++) {
     const requestId = nextId('anthropic');
@@ -171,11 +176,11 @@ for (const [name, loop] of LOOPS) {
     }
   });
 
-  test(`${name}, through the gateway: every request recorded ok with the simulator's counts`, async () => {
+  test(`${name}, through the gateway: every request recorded ok with the simulator's counts, one session, turns 0 to ${TOOL_TURNS}`, async () => {
     const turns = await loop(gateway.url);
     assert.equal(turns.length, TOOL_TURNS + 1);
-    await gateway.recordsAfter(gateway.records.length); // records are written as each response closes
-    for (const turn of turns) {
+    const records: RequestRecord[] = [];
+    for (const [index, turn] of turns.entries()) {
       let record = gateway.records.find((r) => r.requestId === turn.requestId);
       while (record === undefined) {
         await gateway.recordsAfter(gateway.records.length + 1);
@@ -186,6 +191,14 @@ for (const [name, loop] of LOOPS) {
       assert.equal(record.outputTokens, truth?.completionTokens);
       assert.equal(record.promptTokens, truth?.promptTokens);
       assert.equal(truth?.toolCall ?? null, turn.tool);
+      // The gateway's session fields (docs/metrics.md, "Sessions"): one session, its turns in order, each tool
+      // call the simulator made counted, each tool result sent back counted.
+      assert.equal(record.turn, index);
+      assert.equal(record.toolCalls, turn.tool === null ? 0 : 1);
+      assert.equal(record.toolResults, index === 0 ? 0 : 1);
+      records.push(record);
     }
+    assert.ok(records[0]?.sessionId, 'a session id');
+    assert.ok(records.every((r) => r.sessionId === records[0]?.sessionId));
   });
 }
