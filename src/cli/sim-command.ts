@@ -5,6 +5,7 @@ import {
   DEFAULT_KV,
   DEFAULT_SIM_CONFIG,
   DEFAULT_TIMING,
+  DEFAULT_TOOLS,
   NO_FAULTS,
   NO_REASONING,
   readSimConfigFile,
@@ -48,6 +49,11 @@ const KV_FLAGS = {
 const REASONING_FLAGS = {
   'reasoning-tokens': 'tokens',
   'reasoning-field': 'chatField',
+} as const;
+
+const TOOL_FLAGS = {
+  'tool-call-rate': 'callRate',
+  'max-tool-turns': 'maxToolTurns',
 } as const;
 
 const FAULT_FLAGS = {
@@ -120,6 +126,13 @@ const options: OptionSpec[] = [
     type: 'string',
     valueName: 'URL',
     help: "Export an `llm_request` span per request to this OTLP/HTTP traces URL, with vLLM's attribute names",
+  },
+  {
+    name: 'path-prefix',
+    type: 'string',
+    default: DEFAULT_SIM_CONFIG.pathPrefix,
+    valueName: 'PATH',
+    help: 'Serve the API under PATH (/api: base URL http://HOST:PORT/api/v1); /health, /metrics and /sim stay at /',
   },
   {
     name: 'ttft-ms',
@@ -282,6 +295,23 @@ const options: OptionSpec[] = [
     help: 'Chat delta field carrying reasoning',
   },
   {
+    name: 'tool-call-rate',
+    type: 'number',
+    min: 0,
+    max: 1,
+    default: DEFAULT_TOOLS.callRate,
+    valueName: 'FRACTION',
+    help: "Chance that an answer calls one of the request's tools (tool_choice auto; required or a named tool always does)",
+  },
+  {
+    name: 'max-tool-turns',
+    type: 'integer',
+    min: 0,
+    default: DEFAULT_TOOLS.maxToolTurns,
+    valueName: 'N',
+    help: 'No tool call once the conversation holds N tool-calling turns, so every agent loop ends',
+  },
+  {
     name: 'error-rate',
     type: 'number',
     min: 0,
@@ -358,12 +388,14 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
   const faults: Record<string, unknown> = { ...fromFile.faults };
   const kv: Record<string, unknown> = { ...fromFile.kv };
   const reasoning: Record<string, unknown> = { ...fromFile.reasoning };
+  const tools: Record<string, unknown> = { ...fromFile.tools };
   for (const [flag, field] of Object.entries(TIMING_FLAGS)) if (given.has(flag)) timing[field] = o[flag];
   for (const [flag, field] of Object.entries(KV_FLAGS)) if (given.has(flag)) kv[field] = o[flag];
   for (const [flag, field] of Object.entries(REASONING_FLAGS))
     if (given.has(flag)) reasoning[field] = o[flag];
+  for (const [flag, field] of Object.entries(TOOL_FLAGS)) if (given.has(flag)) tools[field] = o[flag];
   for (const [flag, field] of Object.entries(FAULT_FLAGS)) if (given.has(flag)) faults[field] = o[flag];
-  const top: Record<string, unknown> = { ...fromFile, timing, kv, reasoning, faults };
+  const top: Record<string, unknown> = { ...fromFile, timing, kv, reasoning, tools, faults };
   const direct = {
     host: 'host',
     port: 'port',
@@ -372,6 +404,7 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
     'chat-only': 'chatOnly',
     'truth-log': 'truthLog',
     'otlp-traces-endpoint': 'otlpTracesEndpoint',
+    'path-prefix': 'pathPrefix',
   };
   for (const [flag, field] of Object.entries(direct)) if (given.has(flag)) top[field] = o[flag];
   if (!('host' in top)) top['host'] = o['host'];
@@ -406,6 +439,11 @@ export const simCommand: Command = {
     }
     const models = sim.config.servedModelNames.join(', ');
     process.stdout.write(`tokenmeter sim listening on ${sim.url} (models: ${models})\n`);
+    if (sim.config.pathPrefix !== '') {
+      process.stdout.write(
+        `API under ${sim.config.pathPrefix}: base URL ${sim.url}${sim.config.pathPrefix}/v1\n`,
+      );
+    }
     process.stdout.write(`${describeKvCapacity(sim.kvCapacity, sim.config.timing.maxModelLen)}\n`);
     await waitForShutdownSignal();
     await sim.close();

@@ -32,3 +32,21 @@ export function forEachEstimatedToken(text: string, visit: (piece: string) => vo
   }
   return count;
 }
+
+/**
+ * Splits `text` into its tokens under the same rule, each with the whitespace before it, so the pieces joined give
+ * `text` back and each piece counts exactly one token (trailing whitespace rides on the last piece). The simulator
+ * streams a tool call's arguments in these pieces.
+ */
+export function splitEstimatedTokens(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  TOKEN_PATTERN.lastIndex = 0;
+  for (let match = TOKEN_PATTERN.exec(text); match !== null; match = TOKEN_PATTERN.exec(text)) {
+    const end = match.index + match[0].length;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  if (start < text.length && pieces.length > 0) pieces[pieces.length - 1] += text.slice(start);
+  return pieces;
+}

@@ -1,6 +1,8 @@
 // Readable, deterministic answers. Each token is one word (with its leading space) or one punctuation mark, so
 // the built-in token rule (src/shared/token-estimate.ts) counts the simulator's output exactly.
 import type { SeededRandom } from '../shared/random.js';
+import { splitEstimatedTokens } from '../shared/token-estimate.js';
+import type { FinishReason, PlannedToolCall } from './protocols/protocol.js';
 
 const WORDS = (
   'the model serves tokens for every request while the gateway measures time to first token and the gap ' +
@@ -15,12 +17,23 @@ const WORDS = (
 
 const PUNCTUATION_EVERY = 9;
 
+/** One word of the answers' vocabulary, lower case, no space (tool arguments' strings are made of these). */
+export function vocabularyWord(random: SeededRandom): string {
+  return WORDS[random.int(0, WORDS.length - 1)] as string;
+}
+
 export interface PlannedAnswer {
-  /** The tokens in emission order, the reasoning part first; joined they form the reasoning and answer texts. */
+  /**
+   * The tokens in emission order, the reasoning part first; joined they form the reasoning and answer texts. In a
+   * tool call's answer, the tokens after the reasoning are the tool's name (one token) and then its arguments, in
+   * the pieces the built-in rule counts.
+   */
   readonly tokens: readonly string[];
   /** How many of `tokens` are reasoning (0 unless a reasoning model). */
   readonly reasoningTokens: number;
-  readonly finishReason: 'stop' | 'length';
+  readonly finishReason: FinishReason;
+  /** The answer is this tool call (finish `tool_calls`); its name is `tokens[reasoningTokens]`. */
+  readonly toolCall: PlannedToolCall | undefined;
 }
 
 /** The natural length of an answer: log-normal around the median, so a few answers run long. */
@@ -42,7 +55,7 @@ class Sentences {
       this.capitalize = mark === '.';
       return mark;
     }
-    const word = WORDS[this.random.int(0, WORDS.length - 1)] as string;
+    const word = vocabularyWord(this.random);
     const cased = this.capitalize ? word.charAt(0).toUpperCase() + word.slice(1) : word;
     this.capitalize = false;
     return i === 0 ? cased : ` ${cased}`;
@@ -62,12 +75,20 @@ export function planAnswer(
   ignoreEos: boolean,
   stop: readonly string[],
   reasoningTokens = 0,
+  toolCall?: PlannedToolCall,
 ): PlannedAnswer {
   const reasoning = Math.min(reasoningTokens, maxTokens);
   const tokens: string[] = [];
   const thoughts = new Sentences(random);
   for (let i = 0; i < reasoning; i++) tokens.push(thoughts.next());
   const budget = maxTokens - reasoning;
+  // A tool call is made whole or not at all: one that does not fit what is left of max_tokens becomes text.
+  const callTokens =
+    toolCall === undefined ? [] : [toolCall.name, ...splitEstimatedTokens(toolCall.arguments)];
+  if (toolCall !== undefined && callTokens.length <= budget) {
+    tokens.push(...callTokens);
+    return { tokens, reasoningTokens: reasoning, finishReason: 'tool_calls', toolCall };
+  }
   const limit = ignoreEos ? budget : Math.min(budget, eosAfter);
   const words = new Sentences(random);
   const answer: string[] = [];
@@ -78,14 +99,14 @@ export function planAnswer(
     const stopAt = firstStopIndex(candidate, stop);
     if (stopAt >= 0) {
       tokens.push(...trimToStop(answer, text, stopAt));
-      return { tokens, reasoningTokens: reasoning, finishReason: 'stop' };
+      return { tokens, reasoningTokens: reasoning, finishReason: 'stop', toolCall: undefined };
     }
     answer.push(token);
     text = candidate;
   }
   tokens.push(...answer);
   const finishReason = answer.length < budget ? 'stop' : 'length';
-  return { tokens, reasoningTokens: reasoning, finishReason };
+  return { tokens, reasoningTokens: reasoning, finishReason, toolCall: undefined };
 }
 
 function firstStopIndex(text: string, stop: readonly string[]): number {

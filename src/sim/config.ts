@@ -76,6 +76,14 @@ export interface ReasoningSettings {
   readonly chatField: 'reasoning' | 'reasoning_content';
 }
 
+/** Tool calls (tool-calls.ts): how often an answer calls one of the request's tools, and how many turns may. */
+export interface ToolSettings {
+  /** With tool_choice auto (or none given), the chance that an answer calls a tool. */
+  readonly callRate: number;
+  /** No answer calls a tool once the conversation holds this many tool-calling turns, so every agent loop ends. */
+  readonly maxToolTurns: number;
+}
+
 export interface SimConfig {
   readonly host: string;
   readonly port: number;
@@ -94,7 +102,13 @@ export interface SimConfig {
   readonly timing: TimingModel;
   readonly kv: KvSettings;
   readonly reasoning: ReasoningSettings;
+  readonly tools: ToolSettings;
   readonly faults: FaultSwitches;
+  /**
+   * Where the API is served: `/api` serves `/api/v1/...` (a hosted endpoint's base URL `.../api/v1`), '' the
+   * root. The simulator's own endpoints (/health, /metrics, /sim/...) stay at the root.
+   */
+  readonly pathPrefix: string;
 }
 
 /** Defaults shaped like a 7B model served by vLLM on one consumer GPU (RTX 4090 class). */
@@ -125,6 +139,8 @@ export const DEFAULT_KV: KvSettings = {
 
 export const NO_REASONING: ReasoningSettings = { tokens: 0, chatField: 'reasoning' };
 
+export const DEFAULT_TOOLS: ToolSettings = { callRate: 0.5, maxToolTurns: 3 };
+
 export const NO_FAULTS: FaultSwitches = {
   errorRate: 0,
   errorStatus: 500,
@@ -151,7 +167,9 @@ export const DEFAULT_SIM_CONFIG: SimConfig = {
   timing: DEFAULT_TIMING,
   kv: DEFAULT_KV,
   reasoning: NO_REASONING,
+  tools: DEFAULT_TOOLS,
   faults: NO_FAULTS,
+  pathPrefix: '',
 };
 
 export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
@@ -181,14 +199,17 @@ function mergeSection<T extends object>(base: T, override: unknown, where: strin
 }
 
 export function resolveSimConfig(options: SimOptions = {}, base: SimConfig = DEFAULT_SIM_CONFIG): SimConfig {
-  const { timing, kv, reasoning, faults, servedModelNames, ...top } = options;
+  const { timing, kv, reasoning, tools, faults, servedModelNames, ...top } = options;
   const merged = mergeSection(base, top, 'config');
   const config: SimConfig = {
     ...merged,
+    // `--path-prefix /api/` means /api.
+    pathPrefix: merged.pathPrefix.replace(/\/+$/, ''),
     servedModelNames: servedModelNames ?? base.servedModelNames,
     timing: mergeSection(base.timing, timing, 'timing'),
     kv: mergeSection(base.kv, kv, 'kv'),
     reasoning: mergeSection(base.reasoning, reasoning, 'reasoning'),
+    tools: mergeSection(base.tools, tools, 'tools'),
     faults: mergeSection(base.faults, faults, 'faults'),
   };
   validateSimConfig(config);
@@ -232,6 +253,15 @@ export function validateSimConfig(config: SimConfig): void {
     r.chatField === 'reasoning' || r.chatField === 'reasoning_content',
     'reasoning.chatField must be "reasoning" or "reasoning_content"',
   );
+  check(fraction(config.tools.callRate), 'tools.callRate must be between 0 and 1');
+  check(
+    Number.isInteger(config.tools.maxToolTurns) && config.tools.maxToolTurns >= 0,
+    'tools.maxToolTurns must be an integer >= 0',
+  );
+  check(
+    config.pathPrefix === '' || /^(\/[A-Za-z0-9._~-]+)+$/.test(config.pathPrefix),
+    `pathPrefix must be '' or a path such as /api, without a trailing slash (got ${JSON.stringify(config.pathPrefix)})`,
+  );
   // vLLM refuses to start when one full-length sequence cannot fit in the KV cache; so does the simulator.
   kvCapacity(config);
   for (const key of ['errorRate', 'rateLimitRate', 'errorBodyRate'] as const) {
@@ -255,6 +285,12 @@ function validateKv(kv: KvSettings): void {
   check(fraction(kv.gpuMemoryUtilization), 'kv.gpuMemoryUtilization must be between 0 and 1');
   check(kv.gpuMemoryGiB > 0 && kv.modelWeightsGiB >= 0, 'kv.gpuMemoryGiB > 0 and kv.modelWeightsGiB >= 0');
   check(kv.kvBytesPerToken > 0, 'kv.kvBytesPerToken must be > 0');
+}
+
+/** The 404's message for a model the simulator does not serve (as vLLM words it); undefined when it serves it. */
+export function modelNotServed(config: SimConfig, model: string): string | undefined {
+  if (config.servedModelNames.includes(model)) return undefined;
+  return `The model \`${model}\` does not exist. Served models: ${config.servedModelNames.join(', ')}`;
 }
 
 /** Reads a JSON settings file shaped like `SimOptions` (see docs/simulator.md). */

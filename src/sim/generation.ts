@@ -9,7 +9,7 @@ import type { PlannedAnswer } from './answer-text.js';
 import type { BatchScheduler, Seat, SeatOwner } from './batch-scheduler.js';
 import type { ReasoningSettings, TimingModel } from './config.js';
 import type { EmissionClock, ScheduledEmission } from './emission-clock.js';
-import type { AnswerWire, GenerationRequest, SimProtocol } from './protocols/protocol.js';
+import { type AnswerWire, answerId, type GenerationRequest, type SimProtocol } from './protocols/protocol.js';
 import type { RequestTruth, TruthStore } from './request-truth.js';
 import { SimMetrics, type VllmLabels } from './sim-metrics.js';
 import type { SimSpans } from './sim-spans.js';
@@ -63,13 +63,14 @@ export class Generation implements SeatOwner {
     private readonly res: ServerResponse,
   ) {
     this.wire = protocol.wire({
-      id: `${protocol.idPrefix}-${truth.requestId}`,
+      id: answerId(protocol, truth.requestId),
       created: Math.floor(Date.now() / 1000),
       model,
       request,
       roleChunk: env.timing.roleChunk,
       reasoning: answer.reasoningTokens > 0,
       chatReasoningField: env.reasoning.chatField,
+      toolCall: answer.toolCall,
     });
     this.labels = SimMetrics.engineLabels(model);
     res.on('close', () => {
@@ -117,8 +118,9 @@ export class Generation implements SeatOwner {
     this.lastPlannedMs = now + plannedMs;
     // With several tokens per chunk the first chunk also waits for its other tokens, as a batching gateway does.
     // With speculative decoding the prefill yields one token, its own chunk; drafting starts with the next step.
-    this.nextChunk =
-      this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk();
+    this.nextChunk = this.withToolName(
+      this.env.timing.speculativeTokens > 0 ? Math.min(1, this.remaining()) : this.groupedChunk(),
+    );
     // A step drawn before a preemption never ran: its drafts are not counted.
     this.nextAccepted = undefined;
     this.scheduleChunk(this.env.timing.speculativeTokens > 0 ? 0 : this.nextChunk - 1);
@@ -145,6 +147,17 @@ export class Generation implements SeatOwner {
   /** The next chunk without speculative decoding: tokensPerChunk steps of one token each. */
   private groupedChunk(): number {
     return Math.min(this.env.timing.tokensPerChunk, this.remaining());
+  }
+
+  /**
+   * A chunk never ends on a tool call's name: the name goes out with the arguments' first piece, in the one event
+   * that opens the call (a protocol whose call opens in a lifecycle event would otherwise show its first token
+   * one step late). Such a chunk carries one token more.
+   */
+  private withToolName(count: number): number {
+    const { toolCall, reasoningTokens } = this.answer;
+    const endsOnName = toolCall !== undefined && this.sent + count === reasoningTokens + 1;
+    return endsOnName && this.remaining() > count ? count + 1 : count;
   }
 
   /**
@@ -197,10 +210,10 @@ export class Generation implements SeatOwner {
       return;
     }
     if (this.env.timing.speculativeTokens > 0) {
-      this.nextChunk = this.speculativeChunk();
+      this.nextChunk = this.withToolName(this.speculativeChunk());
       this.scheduleChunk(1);
     } else {
-      this.nextChunk = this.groupedChunk();
+      this.nextChunk = this.withToolName(this.groupedChunk());
       this.scheduleChunk(this.nextChunk);
     }
   }
@@ -211,9 +224,12 @@ export class Generation implements SeatOwner {
     this.env.metrics.observeDraft(this.env.timing.speculativeTokens, accepted);
   }
 
-  /** The next `count` planned tokens as wire events: reasoning, then answer (a chunk may straddle the two). */
+  /**
+   * The next `count` planned tokens as wire events: reasoning, then the answer's text or tool call (a chunk may
+   * straddle the two). A tool call's name token is written by the wire with its first arguments piece.
+   */
   private writeTokens(now: number, count: number): string {
-    const { tokens, reasoningTokens } = this.answer;
+    const { tokens, reasoningTokens, toolCall } = this.answer;
     const from = this.sent;
     const to = from + count;
     this.sent = to;
@@ -223,7 +239,10 @@ export class Generation implements SeatOwner {
       this.reasoningText += part;
       events += this.wire.reasoning(part, Math.min(to, reasoningTokens));
     }
-    if (to > reasoningTokens) {
+    if (to > reasoningTokens && toolCall !== undefined) {
+      events += this.wire.toolArguments(tokens.slice(Math.max(from, reasoningTokens + 1), to).join(''), to);
+      this.truth.firstAnswerTokenAtMs ??= now;
+    } else if (to > reasoningTokens) {
       const part = tokens.slice(Math.max(from, reasoningTokens), to).join('');
       this.text += part;
       events += this.wire.content(part, to);
@@ -284,7 +303,9 @@ export class Generation implements SeatOwner {
       this.res.end(JSON.stringify(body));
     }
     truth.finishReason = answer.finishReason;
-    this.end(now, answer.finishReason);
+    truth.toolCall = answer.toolCall?.name;
+    // vLLM's finished_reason has no tool calls: a tool call ends on the end-of-sequence token, a `stop`.
+    this.end(now, answer.finishReason === 'tool_calls' ? 'stop' : answer.finishReason);
   }
 
   /** The "cut the stream" fault: the connection drops with no finish reason and no [DONE]. */

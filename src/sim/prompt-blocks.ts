@@ -12,6 +12,8 @@ export const BLOCK_SIZE = 16;
 
 /** A chat template's own tokens have no text; they hash as this marker so they cannot equal a word. */
 const TEMPLATE_TOKEN = '\u0000t';
+/** What one image counts in a prompt, whatever its size or detail (docs/simulator.md, "Tools, images, reasoning"). */
+export const IMAGE_TOKENS = 256;
 /** Separates pieces inside a block, so "ab"+"c" and "a"+"bc" hash differently. */
 const SEPARATOR = '\u0001';
 
@@ -53,6 +55,15 @@ export class PromptBlockHasher {
     return this;
   }
 
+  /**
+   * Adds one image: IMAGE_TOKENS tokens that hash as its source's digest (`imageMarker`), so the same image in the
+   * same place gives the same blocks.
+   */
+  image(marker: string): this {
+    for (let i = 0; i < IMAGE_TOKENS; i++) this.piece(marker);
+    return this;
+  }
+
   private piece(piece: string): void {
     this.block += piece + SEPARATOR;
     this.count++;
@@ -63,6 +74,11 @@ export class PromptBlockHasher {
     this.block = '';
     this.inBlock = 0;
   }
+}
+
+/** The text that stands for an image (its URL, data or file id) in block hashes and in the prompt's text. */
+export function imageMarker(source: string): string {
+  return `\u0000image:${createHash('sha256').update(source).digest('base64url').slice(0, 22)}`;
 }
 
 export function blocksFor(tokens: number): number {

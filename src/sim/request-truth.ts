@@ -40,7 +40,10 @@ export interface RequestTruth {
    * more than the answer had left to write (its chunk then carries only what was left).
    */
   readonly acceptedDrafts: number[];
+  /** `stop`, `length` or `tool_calls` once finished; undefined while running or when cut. */
   finishReason: string | undefined;
+  /** The tool the answer called (finish `tool_calls`), else undefined. */
+  toolCall: string | undefined;
   cancelled: boolean;
   cancelledAtMs: number | undefined;
   endedAtMs: number | undefined;
@@ -79,6 +82,7 @@ export function newTruth(
     tokensPerChunk: [],
     acceptedDrafts: [],
     finishReason: undefined,
+    toolCall: undefined,
     cancelled: false,
     cancelledAtMs: undefined,
     endedAtMs: undefined,

@@ -4,23 +4,27 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { openAIError } from '../shared/openai-error.js';
 import { hashSeed, SeededRandom } from '../shared/random.js';
 import { BatchScheduler } from './batch-scheduler.js';
-import type { SimConfig } from './config.js';
+import { modelNotServed, type SimConfig } from './config.js';
 import { EmissionClock } from './emission-clock.js';
 import type { GenerationEnvironment } from './generation.js';
 import { KvCache } from './kv-cache.js';
 import { type KvCapacity, kvCapacity } from './kv-capacity.js';
 import { LatenessStats } from './lateness-stats.js';
-import { anthropicMessages } from './protocols/anthropic-messages.js';
+import { anthropicConversation, anthropicMessages } from './protocols/anthropic-messages.js';
 import { openAIChat, openAICompletions } from './protocols/openai.js';
 import { openAIResponses } from './protocols/openai-responses.js';
 import { type GenerationRequest, RequestRejection, type SimProtocol } from './protocols/protocol.js';
+import { asObject, optionalModel } from './protocols/request-fields.js';
 import { TruthStore } from './request-truth.js';
+import { ResponseChains } from './response-chains.js';
 import { sendJson } from './send-json.js';
 import { SimMetrics } from './sim-metrics.js';
 import type { SimSpans } from './sim-spans.js';
 import { startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MODELS_PATH = '/v1/models';
+const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
 
 export interface SimulatorState {
   readonly config: SimConfig;
@@ -29,7 +33,7 @@ export interface SimulatorState {
   readonly lateness: LatenessStats;
   readonly faultRandom: SeededRandom;
   readonly protocols: ReadonlyMap<string, SimProtocol>;
-  ordinal: number;
+  readonly responseChains: ResponseChains;
 }
 
 /** `spans`: SimSpans.fromConfig's, or null for none. */
@@ -89,7 +93,7 @@ export function createSimulatorState(config: SimConfig, spans: SimSpans | null):
     lateness,
     faultRandom: new SeededRandom(hashSeed(config.seed, 'faults')),
     protocols: new Map(served.map((p) => [p.path, p])),
-    ordinal: 0,
+    responseChains: new ResponseChains(config.truthCapacity),
   };
 }
 
@@ -106,24 +110,58 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function modelsList(config: SimConfig): object {
+/** The model as OpenAI's /v1/models lists it, with vLLM's extra fields. */
+function openAIModel(config: SimConfig, id: string): object {
   return {
-    object: 'list',
-    data: config.servedModelNames.map((id) => ({
-      id,
-      object: 'model',
-      created: 0,
-      owned_by: 'tokenmeter-sim',
-      root: id,
-      parent: null,
-      max_model_len: config.timing.maxModelLen,
-    })),
+    id,
+    object: 'model',
+    created: 0,
+    owned_by: 'tokenmeter-sim',
+    root: id,
+    parent: null,
+    max_model_len: config.timing.maxModelLen,
   };
 }
 
+/** The model as Anthropic's Models API shows it. */
+function anthropicModel(id: string): object {
+  return { type: 'model', id, display_name: id, created_at: '1970-01-01T00:00:00Z' };
+}
+
+/** Anthropic's clients send `anthropic-version` on every request: they get Anthropic's shapes. */
+function isAnthropicClient(req: IncomingMessage): boolean {
+  return req.headers['anthropic-version'] !== undefined;
+}
+
+function modelsList(config: SimConfig, anthropic: boolean): object {
+  const ids = config.servedModelNames;
+  if (anthropic) {
+    return { data: ids.map(anthropicModel), has_more: false, first_id: ids[0], last_id: ids[ids.length - 1] };
+  }
+  return { object: 'list', data: ids.map((id) => openAIModel(config, id)) };
+}
+
+/** GET /v1/models and /v1/models/{id} (the id URL-encoded or not: model names hold slashes). */
+function sendModels(state: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string): void {
+  const { config } = state;
+  const anthropic = isAnthropicClient(req);
+  const protocol = anthropic ? anthropicMessages : openAIChat;
+  if (config.apiKey !== undefined && !protocol.hasKey(req, config.apiKey)) {
+    rejectAuth(res, protocol);
+  } else if (path === MODELS_PATH) {
+    sendJson(res, 200, modelsList(config, anthropic));
+  } else {
+    const id = decodeURIComponent(path.slice(MODELS_PATH.length + 1));
+    const unknown = modelNotServed(config, id);
+    if (unknown !== undefined) sendJson(res, 404, protocol.error(404, unknown, 'model_not_found', 'model'));
+    else sendJson(res, 200, anthropic ? anthropicModel(id) : openAIModel(config, id));
+  }
+}
+
 function notFound(res: ServerResponse, path: string, state: SimulatorState): void {
-  const paths = ['/v1/models', ...state.protocols.keys(), '/health', '/metrics'];
-  const message = `${path} not found; this server answers ${paths.join(', ')}`;
+  const prefix = state.config.pathPrefix;
+  const api = [MODELS_PATH, ...state.protocols.keys(), COUNT_TOKENS_PATH].map((p) => prefix + p);
+  const message = `${path} not found; this server answers ${[...api, '/health', '/metrics'].join(', ')}`;
   sendJson(res, 404, openAIError(message, 'invalid_request_error', 'not_found'));
 }
 
@@ -136,6 +174,50 @@ function rejectAuth(res: ServerResponse, protocol: SimProtocol): void {
   );
 }
 
+/** Reads and parses a JSON body; undefined when it answered the error (413, 400) itself. */
+async function readJson(req: IncomingMessage, res: ServerResponse, protocol: SimProtocol): Promise<unknown> {
+  const raw = await readBody(req);
+  if (raw === undefined) {
+    sendJson(res, 413, protocol.error(413, 'request body too large or unreadable', 'request_too_large'));
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    sendJson(res, 400, protocol.error(400, 'the request body is not valid JSON', 'invalid_json'));
+    return undefined;
+  }
+}
+
+function sendRejection(res: ServerResponse, protocol: SimProtocol, error: unknown): void {
+  if (!(error instanceof RequestRejection)) throw error;
+  const code = error.status === 422 ? 'unprocessable_entity' : 'invalid_value';
+  sendJson(res, error.status, protocol.error(error.status, error.message, code, error.param));
+}
+
+/** POST /v1/messages/count_tokens: the prompt a Messages body would have, counted as the answer's usage counts it. */
+async function countTokens(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { config } = state;
+  if (config.apiKey !== undefined && !anthropicMessages.hasKey(req, config.apiKey)) {
+    return rejectAuth(res, anthropicMessages);
+  }
+  const body = await readJson(req, res, anthropicMessages);
+  if (body === undefined) return;
+  let tokens: number;
+  try {
+    const b = asObject(body);
+    const model = optionalModel(b);
+    const unknown = model === undefined ? undefined : modelNotServed(config, model);
+    if (unknown !== undefined) {
+      return sendJson(res, 404, anthropicMessages.error(404, unknown, 'model_not_found', 'model'));
+    }
+    tokens = anthropicConversation(b).prompt.blocks.tokens;
+  } catch (error) {
+    return sendRejection(res, anthropicMessages, error);
+  }
+  sendJson(res, 200, { input_tokens: tokens });
+}
+
 export function createSimulatorServer(state: SimulatorState): Server {
   return createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -146,62 +228,51 @@ export function createSimulatorServer(state: SimulatorState): Server {
   });
 }
 
+/** The API path under --path-prefix (`/api/v1/models` -> `/v1/models`); undefined when outside it. */
+function apiPath(path: string, prefix: string): string | undefined {
+  if (prefix === '') return path;
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+}
+
 async function handle(state: SimulatorState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { config } = state;
   const receivedAtMs = performance.now();
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
-  if (req.method === 'GET' && (await handleGet(state, req, res, path))) return;
-  if (req.method === 'DELETE' && path === '/sim/stats') {
+  const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
+  if (req.method === 'GET' && (await handleGet(state, res, rawPath))) return;
+  if (req.method === 'DELETE' && rawPath === '/sim/stats') {
     // Lets a benchmark measure steady state: reset once every stream is open, read again at the end.
     state.lateness.reset();
     res.writeHead(204).end();
     return;
   }
+  const path = apiPath(rawPath, config.pathPrefix);
+  if (path === undefined) return notFound(res, rawPath, state);
+  if (req.method === 'GET' && (path === MODELS_PATH || path.startsWith(`${MODELS_PATH}/`))) {
+    return sendModels(state, req, res, path);
+  }
+  if (req.method === 'POST' && path === COUNT_TOKENS_PATH) return countTokens(state, req, res);
   const protocol = state.protocols.get(path);
-  if (req.method !== 'POST' || protocol === undefined) return notFound(res, path, state);
+  if (req.method !== 'POST' || protocol === undefined) return notFound(res, rawPath, state);
   if (config.apiKey !== undefined && !protocol.hasKey(req, config.apiKey)) return rejectAuth(res, protocol);
-  const raw = await readBody(req);
-  if (raw === undefined) {
-    return sendJson(
-      res,
-      413,
-      protocol.error(413, 'request body too large or unreadable', 'request_too_large'),
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    return sendJson(res, 400, protocol.error(400, 'the request body is not valid JSON', 'invalid_json'));
-  }
+  const body = await readJson(req, res, protocol);
+  if (body === undefined) return;
   let request: GenerationRequest;
   try {
     request = protocol.parse(body);
   } catch (error) {
-    if (!(error instanceof RequestRejection)) throw error;
-    const code = error.status === 422 ? 'unprocessable_entity' : 'invalid_value';
-    return sendJson(res, error.status, protocol.error(error.status, error.message, code, error.param));
+    return sendRejection(res, protocol, error);
   }
   startGeneration(state, protocol, request, req, res, receivedAtMs);
 }
 
 /** The read-only endpoints; true when the path was one of them. */
-async function handleGet(
-  state: SimulatorState,
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-): Promise<boolean> {
-  const { config } = state;
+async function handleGet(state: SimulatorState, res: ServerResponse, path: string): Promise<boolean> {
   if (path === '/health') {
     res.writeHead(200).end();
   } else if (path === '/metrics') {
     const { registry } = state.env.metrics;
     res.writeHead(200, { 'content-type': registry.contentType });
     res.end(await registry.metrics());
-  } else if (path === '/v1/models') {
-    if (config.apiKey !== undefined && !openAIChat.hasKey(req, config.apiKey)) rejectAuth(res, openAIChat);
-    else sendJson(res, 200, modelsList(config));
   } else if (path === '/sim/stats') {
     const { scheduler, clock } = state.env;
     const { kv } = scheduler;

@@ -4,30 +4,52 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hashSeed, SeededRandom } from '../shared/random.js';
 import { naturalLength, planAnswer } from './answer-text.js';
+import { modelNotServed } from './config.js';
 import { drawImmediateFault, faultName, type ImmediateFault } from './faults.js';
 import { Generation } from './generation.js';
-import type { GenerationRequest, SimProtocol } from './protocols/protocol.js';
+import { answerId, type GenerationRequest, type SimProtocol } from './protocols/protocol.js';
 import { newTruth, type RequestTruth } from './request-truth.js';
 import { sendJson } from './send-json.js';
 import type { SimulatorState } from './server.js';
 import { SimMetrics } from './sim-metrics.js';
+import { decideToolCall } from './tool-calls.js';
 
 /** The per-request override of the reasoning part's length. */
 export const REASONING_TOKENS_HEADER = 'x-sim-reasoning-tokens';
 
 /**
- * How many reasoning tokens this answer starts with: the header's value, else the configured one; completions
- * get none (vLLM separates reasoning on the chat, Responses and Messages APIs only). A string is the 400's text.
+ * Reasoning tokens when the request asks for reasoning (Anthropic `thinking`, Responses `reasoning`, chat
+ * `reasoning_effort`) and neither --reasoning-tokens nor the header says how many: by the effort asked.
+ */
+export const REQUESTED_REASONING_TOKENS: Readonly<Record<string, number>> = {
+  minimal: 16,
+  low: 32,
+  medium: 64,
+  high: 128,
+  xhigh: 256,
+  max: 256,
+};
+
+/**
+ * How many reasoning tokens this answer starts with: the header's value, else the configured one, else what the
+ * request's effort asks for (within Anthropic's budget_tokens); completions get none (vLLM separates reasoning on
+ * the chat, Responses and Messages APIs only). A string is the 400's text.
  */
 function reasoningLength(
   req: IncomingMessage,
   protocol: SimProtocol,
+  request: GenerationRequest,
   configured: number,
   maxModelLen: number,
 ): number | string {
   if (protocol.name === 'openai-completions') return 0;
   const header = req.headers[REASONING_TOKENS_HEADER];
-  if (header === undefined) return configured;
+  if (header === undefined) {
+    if (configured > 0 || request.reasoningEffort === undefined) return configured;
+    const asked =
+      REQUESTED_REASONING_TOKENS[request.reasoningEffort] ?? (REQUESTED_REASONING_TOKENS['medium'] as number);
+    return Math.min(asked, request.reasoningBudget ?? asked);
+  }
   const value = Number(header);
   if (typeof header !== 'string' || !/^\d+$/.test(header) || value > maxModelLen) {
     return `${REASONING_TOKENS_HEADER} must be an integer from 0 to ${maxModelLen} (got ${JSON.stringify(header)})`;
@@ -45,9 +67,9 @@ export function startGeneration(
 ): void {
   const { config, env } = state;
   const model = request.model ?? (config.servedModelNames[0] as string);
-  if (!config.servedModelNames.includes(model)) {
-    const message = `The model \`${model}\` does not exist. Served models: ${config.servedModelNames.join(', ')}`;
-    sendJson(res, 404, protocol.error(404, message, 'model_not_found', 'model'));
+  const unknown = modelNotServed(config, model);
+  if (unknown !== undefined) {
+    sendJson(res, 404, protocol.error(404, unknown, 'model_not_found', 'model'));
     return;
   }
   const maxLen = config.timing.maxModelLen;
@@ -65,12 +87,11 @@ export function startGeneration(
     sendJson(res, 400, protocol.error(400, message, 'context_length_exceeded'));
     return;
   }
-  const reasoningTokens = reasoningLength(req, protocol, config.reasoning.tokens, maxLen);
+  const reasoningTokens = reasoningLength(req, protocol, request, config.reasoning.tokens, maxLen);
   if (typeof reasoningTokens === 'string') {
     sendJson(res, 400, protocol.error(400, reasoningTokens, 'invalid_value'));
     return;
   }
-  const ordinal = state.ordinal++;
   const headerId = req.headers['x-request-id'];
   const requestId = typeof headerId === 'string' && headerId !== '' ? headerId : randomUUID();
   const truth = newTruth(requestId, protocol.name, model, request.stream, receivedAtMs);
@@ -85,11 +106,20 @@ export function startGeneration(
     env.truths.finish(truth);
     return;
   }
-  // Greedy decoding (temperature 0) answers a prompt the same way every time; sampling varies with each request,
-  // and both are reproducible under the same --seed.
-  const variant = request.temperature === 0 ? 'greedy' : ordinal;
-  const textRandom = new SeededRandom(hashSeed(config.seed, model, request.promptText, variant));
+  // Same request, same answer: everything drawn below is seeded by the request's content and --seed, never by
+  // when it arrived, so two runs of one workload get the same answers whatever their interleaving. Greedy
+  // decoding (temperature 0) and sampling draw apart; sampled answers also vary with the request's own `seed`.
+  const variant = request.temperature === 0 ? 'greedy' : `sampled:${request.samplingSeed ?? ''}`;
+  // The prompt (tens of KB for an agent's tool list) is hashed once; each draw below gets its own stream from that.
+  const requestSeed = hashSeed(config.seed, model, request.promptText, variant);
+  const textRandom = new SeededRandom(requestSeed);
   const eosAfter = naturalLength(textRandom, config.timing.eosMedianTokens);
+  const chainTurns = state.responseChains.toolTurns(request.previousResponseId);
+  const toolCall = decideToolCall(
+    { ...request, toolTurns: request.toolTurns + chainTurns },
+    config.tools,
+    new SeededRandom(hashSeed(requestSeed, 'tool')),
+  );
   const answer = planAnswer(
     textRandom,
     maxTokens,
@@ -97,9 +127,16 @@ export function startGeneration(
     request.ignoreEos,
     request.stop,
     reasoningTokens,
+    toolCall,
   );
-  const jitter = new SeededRandom(hashSeed(config.seed, 'jitter', ordinal));
-  const drafts = new SeededRandom(hashSeed(config.seed, 'speculative', ordinal));
+  if (protocol.name === 'openai-responses') {
+    state.responseChains.add(
+      answerId(protocol, truth.requestId),
+      request.toolTurns + chainTurns + (answer.toolCall === undefined ? 0 : 1),
+    );
+  }
+  const jitter = new SeededRandom(hashSeed(requestSeed, 'jitter'));
+  const drafts = new SeededRandom(hashSeed(requestSeed, 'speculative'));
   new Generation(env, protocol, request, model, answer, jitter, drafts, config.faults, truth, res).start();
 }
 
@@ -135,6 +172,7 @@ function answerWithFault(
       roleChunk: 'with-first-token',
       reasoning: false,
       chatReasoningField: 'reasoning',
+      toolCall: undefined,
     });
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
     res.end(wire.opening() + wire.streamError('The upstream provider returned an error: model overloaded'));

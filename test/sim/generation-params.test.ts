@@ -71,12 +71,15 @@ test('deterministic under --seed: the same requests in the same order get the sa
   }
 });
 
-test('temperature 0 repeats itself; sampling varies between requests', async () => {
+test('same request, same answer: greedy and sampled alike; sampling differs from greedy and with the request seed', async () => {
   const body = { max_tokens: 15, ignore_eos: true };
   const g1 = await answer(sim, { ...body, temperature: 0 });
   const g2 = await answer(sim, { ...body, temperature: 0 });
   assert.equal(g1.text, g2.text);
   const s1 = await answer(sim, { ...body, temperature: 0.8 });
   const s2 = await answer(sim, { ...body, temperature: 0.8 });
-  assert.notEqual(s1.text, s2.text);
+  assert.equal(s1.text, s2.text, 'the answer does not depend on when the request came');
+  assert.notEqual(s1.text, g1.text);
+  const seeded = await answer(sim, { ...body, temperature: 0.8, seed: 11 });
+  assert.notEqual(seeded.text, s1.text, "the request's own seed draws another answer");
 });

@@ -42,7 +42,12 @@ test("speculative decoding: vLLM's spec_decode counters, at 0 from the start, th
       lengths.map((maxTokens, i) =>
         postAndCapture(
           `${sim.url}/v1/chat/completions`,
-          chatBody({ max_tokens: maxTokens, ignore_eos: true }),
+          // Each its own prompt: a request's drafts are seeded by its prompt (the same request drafts alike).
+          chatBody({
+            max_tokens: maxTokens,
+            ignore_eos: true,
+            messages: [{ role: 'user', content: `Question ${i}: explain speculative decoding.` }],
+          }),
           {
             'x-request-id': `spec-${i}`,
           },

@@ -1,6 +1,17 @@
 // The bytes vLLM's OpenAI server writes, for chat and completions, streamed and not. Each answer builds its
 // constant JSON prefix once, so a content event costs one string concatenation and one JSON.stringify of the text.
-import type { AnswerTexts, AnswerWire, FinishReason, TokenUsage, WireContext } from './protocol.js';
+import type {
+  AnswerTexts,
+  AnswerWire,
+  FinishReason,
+  PlannedToolCall,
+  TokenUsage,
+  WireContext,
+} from './protocol.js';
+
+export function chatToolCallId(call: PlannedToolCall): string {
+  return `call_${call.idSuffix}`;
+}
 
 /** OpenAI's usage; the details objects only when there is something to say (prefix caching on, reasoning). */
 export function openAIUsage(usage: TokenUsage) {
@@ -18,6 +29,7 @@ export function openAIUsage(usage: TokenUsage) {
 export class OpenAIWire implements AnswerWire {
   private readonly head: string;
   private readonly isChat: boolean;
+  private toolCallOpened = false;
 
   constructor(private readonly context: WireContext) {
     this.isChat = context.request.protocol === 'openai-chat';
@@ -62,6 +74,24 @@ export class OpenAIWire implements AnswerWire {
       : `${this.head}"choices":[{"index":0,"text":${quoted},"logprobs":null,"finish_reason":null}]${usage}}\n\n`;
   }
 
+  /**
+   * Chat only (completions plans no tool calls): the first piece carries the call's index, id, type and name with
+   * the arguments' first piece, in one delta, so each chunk is one content event; later pieces only arguments.
+   */
+  toolArguments(text: string, completionTokens: number): string {
+    const call = this.context.toolCall as PlannedToolCall;
+    const piece = this.toolCallOpened
+      ? { index: 0, function: { arguments: text } }
+      : {
+          index: 0,
+          id: chatToolCallId(call),
+          type: 'function',
+          function: { name: call.name, arguments: text },
+        };
+    this.toolCallOpened = true;
+    return `${this.head}"choices":[{"index":0,"delta":{"tool_calls":[${JSON.stringify(piece)}]},"logprobs":null,"finish_reason":null}]${this.runningUsage(completionTokens)}}\n\n`;
+  }
+
   closing(finish: FinishReason, usage: TokenUsage): string {
     const reason = JSON.stringify(finish);
     const running = this.runningUsage(usage.completionTokens);
@@ -81,11 +111,21 @@ export class OpenAIWire implements AnswerWire {
 
   body({ reasoning, text }: AnswerTexts, finish: FinishReason, usage: TokenUsage): object {
     const { id, created, model, chatReasoningField } = this.context;
+    const call = finish === 'tool_calls' ? this.context.toolCall : undefined;
     const message = {
       role: 'assistant',
       ...(this.context.reasoning ? { [chatReasoningField]: reasoning } : {}),
-      content: text,
-      tool_calls: [],
+      content: call === undefined ? text : null,
+      tool_calls:
+        call === undefined
+          ? []
+          : [
+              {
+                id: chatToolCallId(call),
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              },
+            ],
     };
     const choice = this.isChat ? { index: 0, message, logprobs: null } : { index: 0, text, logprobs: null };
     return {
