@@ -17,6 +17,8 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       outputTokens: 2,
       source: 'usage',
       finishReason: 'stop',
+      toolCalls: 0,
+      responseId: null,
       errorMessage: null,
     },
   );
@@ -37,11 +39,14 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       outputTokens: 3,
       source: 'usage',
       finishReason: 'end_turn',
+      toolCalls: 0,
+      responseId: null,
       errorMessage: null,
     },
   );
   assert.deepEqual(
     read('openai-responses', {
+      id: 'resp_1',
       object: 'response',
       status: 'incomplete',
       incomplete_details: { reason: 'max_output_tokens' },
@@ -53,6 +58,9 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       outputTokens: 9,
       source: 'usage',
       finishReason: 'max_output_tokens',
+      // No output array: how many tool calls it asked for is unknown, not 0.
+      toolCalls: null,
+      responseId: 'resp_1',
       errorMessage: null,
     },
   );
