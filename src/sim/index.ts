@@ -4,8 +4,9 @@ import { resolveSimConfig, type SimConfig, type SimOptions } from './config.js';
 import type { KvCapacity } from './kv-capacity.js';
 import type { LatenessSummary } from './lateness-stats.js';
 import type { RequestTruth } from './request-truth.js';
-import { createSimulatorServer, createSimulatorState } from './server.js';
+import { createSimulatorServer } from './server.js';
 import { SimSpans } from './sim-spans.js';
+import { createSimulatorState } from './simulator-state.js';
 
 export type { SimConfig, SimOptions } from './config.js';
 export type { RequestTruth } from './request-truth.js';

@@ -5,7 +5,6 @@
 //                                        never binds and the simulator behaves as it did before it had a KV model
 // and, like vLLM, it refuses to start when one sequence of --max-model-len tokens cannot fit.
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { SimConfig } from './config.js';
 import { BLOCK_SIZE, blocksFor } from './prompt-blocks.js';
 
 export type KvCapacitySource = 'kv-cache-tokens' | 'gpu-memory-utilization' | 'seats';
@@ -18,7 +17,19 @@ export interface KvCapacity {
 
 const GIB = 2 ** 30;
 
-export function kvCapacity(config: SimConfig): KvCapacity {
+/** What the capacity is decided from: the simulator's configuration (config.ts checks it with this very rule). */
+export interface KvCapacityInput {
+  readonly kv: {
+    readonly kvCacheTokens: number;
+    readonly gpuMemoryUtilization: number;
+    readonly gpuMemoryGiB: number;
+    readonly modelWeightsGiB: number;
+    readonly kvBytesPerToken: number;
+  };
+  readonly timing: { readonly maxNumSeqs: number; readonly maxModelLen: number };
+}
+
+export function kvCapacity(config: KvCapacityInput): KvCapacity {
   const { kv, timing } = config;
   let blocks: number;
   let source: KvCapacitySource;

@@ -2,100 +2,18 @@
 // nothing between the timer and the socket should add latency of its own.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { openAIError } from '../shared/openai-error.js';
-import { hashSeed, SeededRandom } from '../shared/random.js';
-import { BatchScheduler } from './batch-scheduler.js';
 import { modelNotServed, type SimConfig } from './config.js';
-import { EmissionClock } from './emission-clock.js';
-import type { GenerationEnvironment } from './generation.js';
-import { KvCache } from './kv-cache.js';
-import { type KvCapacity, kvCapacity } from './kv-capacity.js';
-import { LatenessStats } from './lateness-stats.js';
 import { anthropicConversation, anthropicMessages } from './protocols/anthropic-messages.js';
-import { openAIChat, openAICompletions } from './protocols/openai.js';
-import { openAIResponses } from './protocols/openai-responses.js';
+import { openAIChat } from './protocols/openai.js';
 import { type GenerationRequest, RequestRejection, type SimProtocol } from './protocols/protocol.js';
 import { asObject, optionalModel } from './protocols/request-fields.js';
-import { TruthStore } from './request-truth.js';
-import { ResponseChains } from './response-chains.js';
 import { sendJson } from './send-json.js';
-import { SimMetrics } from './sim-metrics.js';
-import type { SimSpans } from './sim-spans.js';
+import type { SimulatorState } from './simulator-state.js';
 import { startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MODELS_PATH = '/v1/models';
 const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
-
-export interface SimulatorState {
-  readonly config: SimConfig;
-  readonly capacity: KvCapacity;
-  readonly env: GenerationEnvironment;
-  readonly lateness: LatenessStats;
-  readonly faultRandom: SeededRandom;
-  readonly protocols: ReadonlyMap<string, SimProtocol>;
-  readonly responseChains: ResponseChains;
-}
-
-/** `spans`: SimSpans.fromConfig's, or null for none. */
-export function createSimulatorState(config: SimConfig, spans: SimSpans | null): SimulatorState {
-  const metrics = new SimMetrics();
-  const lateness = new LatenessStats();
-  const engine = SimMetrics.engineLabels(config.servedModelNames[0] as string);
-  const { maxNumSeqs, batchSlowdown } = config.timing;
-  const capacity = kvCapacity(config);
-  const kv = new KvCache(capacity.blocks, config.kv.enablePrefixCaching);
-  const scheduler = new BatchScheduler(maxNumSeqs, batchSlowdown, kv, {
-    changed({ running, waiting }) {
-      metrics.running.set(engine, running);
-      metrics.waiting.set(engine, waiting);
-    },
-    admitted(contextTokens, cachedTokens) {
-      // Like vLLM's, counted in tokens, only where prefix caching is on; every (re)admission is one lookup.
-      if (!kv.prefixCaching) return;
-      for (const counter of metrics.prefixQueries) counter.inc(engine, contextTokens);
-      for (const counter of metrics.prefixHits) counter.inc(engine, cachedTokens);
-    },
-    preempted() {
-      metrics.preemptions.inc(engine);
-    },
-  });
-  // Every series exists from the start (at 0), as vLLM's do, so a scraper's baseline sees them all.
-  metrics.readKvUsageFrom(() => kv.usage, engine);
-  for (const counter of [...metrics.prefixQueries, ...metrics.prefixHits, metrics.preemptions]) {
-    counter.inc(engine, 0);
-  }
-  metrics.running.set(engine, 0);
-  metrics.waiting.set(engine, 0);
-  if (config.timing.speculativeTokens > 0) metrics.enableSpecDecode(config.timing.speculativeTokens, engine);
-  const clock = new EmissionClock((lateMs) => {
-    lateness.record(lateMs);
-    metrics.lateness.observe(lateMs / 1000);
-  });
-  const served = [
-    openAIChat,
-    ...(config.chatOnly ? [] : [openAICompletions]),
-    anthropicMessages,
-    openAIResponses,
-  ];
-  return {
-    config,
-    capacity,
-    env: {
-      timing: config.timing,
-      reasoning: config.reasoning,
-      prefixCaching: config.kv.enablePrefixCaching,
-      clock,
-      scheduler,
-      metrics,
-      truths: new TruthStore(config.truthCapacity, config.truthLog),
-      spans,
-    },
-    lateness,
-    faultRandom: new SeededRandom(hashSeed(config.seed, 'faults')),
-    protocols: new Map(served.map((p) => [p.path, p])),
-    responseChains: new ResponseChains(config.truthCapacity),
-  };
-}
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve) => {

@@ -10,8 +10,8 @@ import { Generation } from './generation.js';
 import { answerId, type GenerationRequest, type SimProtocol } from './protocols/protocol.js';
 import { newTruth, type RequestTruth } from './request-truth.js';
 import { sendJson } from './send-json.js';
-import type { SimulatorState } from './server.js';
 import { SimMetrics } from './sim-metrics.js';
+import type { SimulatorState } from './simulator-state.js';
 import { decideToolCall } from './tool-calls.js';
 
 /** The per-request override of the reasoning part's length. */
