@@ -20,20 +20,13 @@ import {
   COLON,
   COMMA,
   isJsonSpace,
+  MAX_JSON_DEPTH,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
 } from '../shared/json-bytes.js';
 import { ElementSpans, MAX_ARRAY_MEMBERS_TRACKED } from './element-spans.js';
 import { GatewayError } from './errors.js';
-
-/**
- * The deepest nesting accepted. Request bodies nest a few levels (messages, content parts, a tool's JSON schema):
- * 64 leaves ample room for deep schemas. Past it a body is refused at the first bracket too many: V8's JSON.parse
- * is iterative, so a body nested millions deep would not overflow any parser but block whatever parses it for
- * seconds, and JSON.stringify, which recurses, gives out at about 10,000.
- */
-export const MAX_JSON_DEPTH = 64;
 
 /** A socket's largest read: what one push of bytes given whole covers, as if they had arrived. */
 const SCAN_SLICE_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 // Bounds what one bad upstream can put into a record or a log line: long enough for any real provider message.
-import { scanWhole } from '../gateway/body-scan.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-bytes.js';
 
 export const MAX_ERROR_MESSAGE_CHARS = 2000;
 
@@ -7,14 +7,9 @@ export function capErrorMessage(message: string): string {
   return message.length > MAX_ERROR_MESSAGE_CHARS ? message.slice(0, MAX_ERROR_MESSAGE_CHARS) : message;
 }
 
-/** True when `raw` nests objects or arrays deeper than the request bodies' bound (MAX_JSON_DEPTH, body-scan.ts). */
+/** True when `raw` nests objects or arrays deeper than the request bodies' bound. */
 function nestsTooDeep(raw: string | Uint8Array): boolean {
-  try {
-    scanWhole(typeof raw === 'string' ? Buffer.from(raw) : raw);
-    return false;
-  } catch {
-    return true;
-  }
+  return nestsDeeperThan(typeof raw === 'string' ? Buffer.from(raw) : raw, MAX_JSON_DEPTH);
 }
 
 /**

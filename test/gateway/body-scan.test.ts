@@ -2,7 +2,8 @@
 // count, the bound is exact, and bodies that are not a JSON object or array are left to their own content type.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_JSON_DEPTH, scanWhole } from '../../src/gateway/body-scan.js';
+import { scanWhole } from '../../src/gateway/body-scan.js';
+import { MAX_JSON_DEPTH } from '../../src/shared/json-bytes.js';
 
 const bytes = (text: string) => Buffer.from(text);
 const TOO_DEEP = /more than 64 levels deep/;
