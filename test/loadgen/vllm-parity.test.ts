@@ -1,0 +1,152 @@
+// vLLM parity, issue 31's items 11 to 13, one row each: the real CLI against a real upstream on port 0 that keeps
+// every request it gets and reports a prompt count of its own (as a server applying a chat template does), and
+// the row checks the requests sent, the report or the result file against what vLLM's client (pinned commit
+// 009e6d4a: serve.py, lib/endpoint_request_func.py, utils/argparse_utils.py) does.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
+
+interface Captured {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+}
+
+/** Tokens the upstream adds to every prompt count: the simulator's chat template is 7. */
+const TEMPLATE_TOKENS = 7;
+
+const captured: Captured[] = [];
+let server: Server;
+let url = '';
+
+before(async () => {
+  server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'up-model', root: 'up-model' }] }));
+      return;
+    }
+    let text = '';
+    req.on('data', (d: Buffer) => (text += d.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      captured.push({ path: req.url ?? '', headers: req.headers, body });
+      const chat = (req.url ?? '').includes('chat');
+      // A prompt count of the server's own: one per word of the prompt, plus a template's tokens.
+      const messages = body['messages'] as Array<{ content: string }> | undefined;
+      const prompt =
+        messages === undefined ? String(body['prompt']) : messages.map((m) => m.content).join(' ');
+      const promptTokens = prompt.split(/\s+/).filter((w) => w !== '').length + TEMPLATE_TOKENS;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 3; i++)
+        res.write(
+          `data: ${JSON.stringify({ choices: [chat ? { index: 0, delta: { content: `w${i} ` } } : { index: 0, text: `w${i} ` }] })}\n\n`,
+        );
+      res.write(
+        `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 3 } })}\n\n`,
+      );
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  requests: Captured[];
+  dir: string;
+}
+
+async function run(args: string[], dir = scratchDir()): Promise<Run> {
+  captured.length = 0;
+  const result = await bench(
+    ['--base-url', url, '--model', 'org/m', '--num-prompts', '2', '--result-dir', dir, ...args],
+    cleanEnv(),
+  );
+  return { ...result, requests: [...captured], dir };
+}
+
+const ok = (r: Run): void => assert.equal(r.code, 0, r.stderr);
+const resultFile = (r: Run): string => {
+  const name = readdirSync(r.dir).find((f) => f.endsWith('.json'));
+  assert.ok(name !== undefined, `a result file in ${readdirSync(r.dir).join(', ')}`);
+  return join(r.dir, name);
+};
+const savedText = (r: Run): string => readFileSync(resultFile(r), 'utf8');
+const saved = (r: Run): Record<string, unknown> => JSON.parse(savedText(r)) as Record<string, unknown>;
+
+// Item 13: what vLLM's client sends and writes.
+
+test("13: a completions body carries vLLM's repetition_penalty 1.0 and logprobs null; the flags replace them", async () => {
+  const plain = await run(['--backend', 'openai']);
+  ok(plain);
+  assert.equal(plain.requests[0]?.body['repetition_penalty'], 1);
+  assert.ok('logprobs' in (plain.requests[0]?.body ?? {}));
+  assert.equal(plain.requests[0]?.body['logprobs'], null);
+  const given = await run(['--backend', 'openai', '--logprobs', '2', '--repetition-penalty', '1.1']);
+  ok(given);
+  assert.equal(given.requests[0]?.body['logprobs'], 2);
+  assert.equal(given.requests[0]?.body['repetition_penalty'], 1.1);
+  const chat = await run(['--backend', 'openai-chat']);
+  ok(chat);
+  assert.ok(!('repetition_penalty' in (chat.requests[0]?.body ?? {})), 'vLLM sends neither with chat');
+  assert.ok(!('logprobs' in (chat.requests[0]?.body ?? {})));
+});
+
+test("13: warm-ups and the ready check carry no x-request-id (as vLLM's); the run's requests do", async () => {
+  const r = await run([
+    '--num-warmups',
+    '2',
+    '--ready-check-timeout-sec',
+    '5',
+    '--request-id-prefix',
+    'run-',
+  ]);
+  ok(r);
+  assert.equal(r.requests.length, 5); // ready check, 2 warm-ups, 2 requests
+  assert.deepEqual(
+    r.requests.map((c) => c.headers['x-request-id']),
+    [undefined, undefined, undefined, 'run-0', 'run-1'],
+  );
+});
+
+test("13: a ramp-up run's result file is named as vLLM names it", async () => {
+  const r = await run([
+    '--ramp-up-strategy',
+    'linear',
+    '--ramp-up-start-rps',
+    '1',
+    '--ramp-up-end-rps',
+    '10',
+    '--save-result',
+  ]);
+  ok(r);
+  assert.match(resultFile(r), /openai-chat-ramp-up-linear-1qps-10qps-m-\d{8}-\d{6}\.json$/);
+});
+
+test("13: vLLM's floats are written as Python writes them (20.0), and tokenizer_id is the model", async () => {
+  const r = await run(['--request-rate', '20', '--save-result', '--save-detailed']);
+  ok(r);
+  const text = savedText(r);
+  for (const key of ['request_rate', 'burstiness', 'max_output_tokens_per_s', 'rtfx'])
+    assert.match(text, new RegExp(`\\n  "${key}": \\d+\\.\\d+,\\n`), key);
+  assert.match(text, /\n {2}"request_rate": 20\.0,\n/);
+  assert.match(text, /\n {2}"rtfx": 0\.0,\n/);
+  assert.match(text, /\n {2}"num_prompts": 2,\n/, 'integers stay integers');
+  const json = saved(r);
+  assert.equal(json['tokenizer_id'], 'org/m');
+  assert.equal((json['tokenmeter'] as Record<string, unknown>)['tokenizer'], 'builtin');
+  const named = await run(['--tokenizer', 'builtin', '--save-result']);
+  ok(named);
+  assert.equal(saved(named)['tokenizer_id'], 'builtin', '--tokenizer as given, as vLLM');
+});
+
