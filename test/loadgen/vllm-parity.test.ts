@@ -4,7 +4,7 @@
 // 009e6d4a: serve.py, lib/endpoint_request_func.py, utils/argparse_utils.py) does.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -150,3 +150,95 @@ test("13: vLLM's floats are written as Python writes them (20.0), and tokenizer_
   assert.equal(saved(named)['tokenizer_id'], 'builtin', '--tokenizer as given, as vLLM');
 });
 
+// Item 12: what vLLM's parser takes, taken and honoured.
+
+test('12: underscore spellings (--num_prompts 3 --max_concurrency=1) are the dashed flags', async () => {
+  const r = await run(['--num_prompts', '3', '--max_concurrency=1']);
+  ok(r);
+  assert.equal(r.requests.length, 3);
+  assert.match(r.stdout, /\nMaximum request concurrency:\s+1 /);
+});
+
+test('12: dotted keys build --extra-body (--extra-body.foo 1, nested, lists with +) and replace a JSON one', async () => {
+  const r = await run([
+    '--extra-body',
+    '{"dropped": true}',
+    '--extra-body.foo',
+    '1',
+    '--extra-body.bar.baz=x',
+    '--extra_body.stop+',
+    'a,b',
+  ]);
+  ok(r);
+  const sent = r.requests[0]?.body ?? {};
+  assert.equal(sent['foo'], 1);
+  assert.deepEqual(sent['bar'], { baz: 'x' });
+  assert.deepEqual(sent['stop'], ['a', 'b']);
+  assert.ok(!('dropped' in sent), 'vLLM gives the dotted keys last: they replace the whole JSON');
+});
+
+test('12: a YAML --config, as vllm bench serve takes one (mappings are JSON flags, flags win over it)', async () => {
+  const dir = scratchDir();
+  const config = join(dir, 'bench.yaml');
+  writeFileSync(
+    config,
+    ['backend: openai', 'num_prompts: 3', 'ignore-eos: true', 'extra-body:', '  foo: 2', 'seed: 4', ''].join(
+      '\n',
+    ),
+  );
+  const r = await run(['--config', config, '--seed', '5', '--save-result'], dir);
+  ok(r);
+  assert.equal(r.requests.length, 2, '--num-prompts 2 typed wins over the file');
+  assert.ok(r.requests.every((c) => c.path === '/v1/completions'));
+  assert.equal(r.requests[0]?.body['foo'], 2);
+  assert.equal(r.requests[0]?.body['ignore_eos'], true);
+  const bad = await run(['--config', join(dir, 'missing.yaml')]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--config .*missing\.yaml: /);
+});
+
+test('12: --random-batch-size takes a number, says in one line that it changes nothing here', async () => {
+  const r = await run(['--random-batch-size', '4']);
+  ok(r);
+  assert.match(r.stderr, /\nnote: --random-batch-size is accepted and changes nothing: vLLM batches/);
+  assert.equal(r.requests.length, 2);
+});
+
+test('12: --random-range-ratio as JSON gives input and output lengths their own ratio', async () => {
+  const r = await run([
+    '--dataset-name',
+    'random',
+    '--num-prompts',
+    '40',
+    '--random-input-len',
+    '40',
+    '--random-output-len',
+    '20',
+    '--random-range-ratio',
+    '{"input":0.3,"output":0.5}',
+  ]);
+  ok(r);
+  const outputs = r.requests.map((c) => c.body['max_completion_tokens'] as number);
+  assert.ok(outputs.every((n) => n >= 10 && n <= 30));
+  assert.ok(
+    outputs.some((n) => n < 14 || n > 26),
+    `output lengths beyond 20 +- 30%: ${outputs.join(' ')}`,
+  );
+  const inputs = r.requests.map(
+    (c) => String((c.body['messages'] as Array<{ content: string }>)[0]?.content).split(' ').length,
+  );
+  assert.ok(
+    inputs.every((n) => n >= 28 && n <= 52),
+    `input lengths within 40 +- 30%: ${inputs.join(' ')}`,
+  );
+  const refused = await run(['--random-range-ratio', '{"input":2}']);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /--random-range-ratio must be a number at least 0 and below 1, or JSON/);
+});
+
+test("12: --dataset-name custom_mm is refused with a line saying it is vLLM's multimodal set", async () => {
+  const r = await run(['--dataset-name', 'custom_mm']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--dataset-name custom_mm is vLLM's multimodal custom dataset/);
+  assert.equal(r.requests.length, 0);
+});
