@@ -12,7 +12,7 @@ import { type RampUp, rateAt } from '../arrivals.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
-import type { RequestRecord } from '../record.js';
+import { inputTokens, type RequestRecord } from '../record.js';
 import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
 import { jsonWithPythonFloats, percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
@@ -148,7 +148,7 @@ function perRequestKeys(records: readonly RequestRecord[], detailed: boolean): R
   const queueTimes = records.map((r) => r.clientQueueMs / 1000);
   if (!detailed) return { latencies, queue_times: queueTimes };
   return {
-    input_lens: records.map((r) => r.promptTokens),
+    input_lens: records.map(inputTokens),
     output_lens: records.map((r) => (isOk(r) ? r.outputTokens : 0)),
     ttfts: records.map((r) => (r.ttftMs ?? 0) / 1000),
     itls: records.map((r) => r.itlMs.map((gap) => gap / 1000)),
@@ -245,6 +245,8 @@ function extraKeys(
     schedule_lag: stats(extra.scheduleLag),
     client_queue: stats(extra.clientQueue),
     output_token_sources: extra.outputTokenSources,
+    input_tokens_by_tokenizer: extra.inputTokens.byTokenizer,
+    requests_with_server_input_count: extra.inputTokens.requestsWithServerCount,
   };
   if (run.tokenizerName !== undefined) result['tokenizer'] = run.tokenizerName;
   if (run.target !== undefined) result['target'] = targetJson(run.target, run.backend, run.modelId, records);
@@ -261,6 +263,7 @@ function extraKeys(
     if (extra.chunkUsage.requests > 0)
       result['chunk_tokens'] = records.map((r) => (r.chunkTokens === undefined ? null : [...r.chunkTokens]));
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
+    result['input_lens_by_tokenizer'] = records.map((r) => r.promptTokens);
     // --request-cancellation-rate: when each cancelled request was cut (ms after its send), null for the others.
     if (records.some((r) => r.cancelDelayMs !== undefined))
       result['cancelled_at_ms'] = records.map((r) => r.cancelledAtMs ?? null);

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';
 
 interface Captured {
@@ -241,4 +242,53 @@ test("12: --dataset-name custom_mm is refused with a line saying it is vLLM's mu
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--dataset-name custom_mm is vLLM's multimodal custom dataset/);
   assert.equal(r.requests.length, 0);
+});
+
+// Item 11: input tokens as vLLM counts them, side by side with vLLM's own client.
+
+/** What vLLM's chat request function and calculate_metrics printed against `tokenmeter sim` (README.md there). */
+const VLLM_CHAT_INPUT = JSON.parse(
+  readFileSync(
+    new URL('../../../test/loadgen/fixtures/vllm-009e6d4a/results/chat-input-tokens.json', import.meta.url),
+    'utf8',
+  ),
+) as {
+  printed: string[];
+  total_input_tokens: number;
+  client_prompt_lens: number[];
+  server_prompt_lens: number[];
+};
+
+test("11: with the chat backend, total input tokens are the server's usage, equal to vLLM's; ours beside them", async () => {
+  let sim: RunningSimulator | undefined;
+  try {
+    sim = await startSimulator({});
+    const dir = scratchDir();
+    const result = await bench(
+      [
+        ...['--base-url', sim.url, '--model', 'tokenmeter/sim-7b', '--backend', 'openai-chat'],
+        ...['--dataset-name', 'random', '--num-prompts', '40', '--seed', '0', '--random-input-len', '32'],
+        ...['--random-output-len', '16', '--random-range-ratio', '0.5', '--random-prefix-len', '4'],
+        ...['--result-dir', dir, '--save-result', '--save-detailed'],
+      ],
+      cleanEnv(),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const line = VLLM_CHAT_INPUT.printed.find((l) => l.startsWith('Total input tokens:'));
+    assert.ok(line !== undefined);
+    assert.ok(result.stdout.includes(`\n${line}\n`), `vLLM printed "${line}"; bench:\n${result.stdout}`);
+    const own = VLLM_CHAT_INPUT.client_prompt_lens.reduce((a, b) => a + b, 0);
+    assert.match(result.stdout, new RegExp(`\\nTotal input tokens \\(our tokenizer\\):\\s+${own} `));
+    assert.match(result.stdout, /\nRequests with server input counts:\s+40 /);
+    const name = readdirSync(dir).find((f) => f.endsWith('.json')) as string;
+    const json = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, unknown>;
+    assert.equal(json['total_input_tokens'], VLLM_CHAT_INPUT.total_input_tokens);
+    assert.deepEqual(json['input_lens'], VLLM_CHAT_INPUT.server_prompt_lens);
+    const tokenmeter = json['tokenmeter'] as Record<string, unknown>;
+    assert.equal(tokenmeter['input_tokens_by_tokenizer'], own);
+    assert.equal(tokenmeter['requests_with_server_input_count'], 40);
+    assert.deepEqual(tokenmeter['input_lens_by_tokenizer'], VLLM_CHAT_INPUT.client_prompt_lens);
+  } finally {
+    await sim?.close();
+  }
 });
