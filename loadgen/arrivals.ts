@@ -18,6 +18,7 @@
 // here that first request goes at once.
 
 import { UserFacingError } from '../src/shared/user-facing-error.js';
+import { correctlyRoundedPow as pow } from './vllm-random/correctly-rounded-math.js';
 import { NumpyRandomState } from './vllm-random/numpy-random-state.js';
 
 export type RampUpStrategy = 'linear' | 'exponential';
@@ -76,7 +77,8 @@ export function rateAt(index: number, count: number, options: ArrivalOptions): n
   if (ramp === undefined) return options.requestRate;
   const progress = index / Math.max(count - 1, 1);
   if (ramp.strategy === 'linear') return ramp.startRps + (ramp.endRps - ramp.startRps) * progress;
-  return ramp.startRps * (ramp.endRps / ramp.startRps) ** progress;
+  // Python's `**` is the C library's pow, which V8's `**` is not: rounded correctly, it gives vLLM's rates.
+  return ramp.startRps * pow(ramp.endRps / ramp.startRps, progress);
 }
 
 export function arrivalSchedule(count: number, options: ArrivalOptions): ArrivalSchedule {

@@ -39,7 +39,14 @@ export interface RequestRecord extends ExchangeFigures {
   lastTokenMs: number | null;
   outputTokens: number;
   outputTokensSource: OutputTokenSource;
+  /** Prompt tokens by the run's tokenizer (bench's own count; a session's turn includes its history). */
   promptTokens: number;
+  /**
+   * The server's usage.prompt_tokens, when its answer said (chat template included: more than promptTokens on a
+   * chat endpoint). vLLM's client reports this count when given, so vLLM's figures here take it over promptTokens
+   * (inputTokens()). Absent when the server sent no usage, and from records written before it.
+   */
+  usagePromptTokens?: number;
   /** Token-bearing chunks received. */
   contentChunks: number;
   /**
@@ -90,4 +97,9 @@ export interface RequestRecord extends ExchangeFigures {
 export function scheduleLagMs(record: RequestRecord): number | null {
   if (record.sentAtMs === null) return null;
   return record.sentAtMs - record.intendedOffsetMs - record.clientQueueMs;
+}
+
+/** A request's input tokens as vLLM counts them: the server's usage when it reported one, else our own count. */
+export function inputTokens(record: Pick<RequestRecord, 'promptTokens' | 'usagePromptTokens'>): number {
+  return record.usagePromptTokens ?? record.promptTokens;
 }

@@ -49,6 +49,8 @@ export interface DatasetSettings {
   readonly randomInputLen?: number;
   readonly randomOutputLen?: number;
   readonly randomRangeRatio?: number;
+  /** --random-range-ratio's JSON form: the output lengths' own ratio. */
+  readonly randomOutputRangeRatio?: number;
   readonly randomPrefixLen?: number;
   readonly prefixRepetitionPrefixLen?: number;
   readonly prefixRepetitionSuffixLen?: number;
@@ -193,6 +195,9 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
         ...(settings.randomInputLen === undefined ? {} : { inputLen: settings.randomInputLen }),
         ...(settings.randomOutputLen === undefined ? {} : { outputLen: settings.randomOutputLen }),
         ...(settings.randomRangeRatio === undefined ? {} : { rangeRatio: settings.randomRangeRatio }),
+        ...(settings.randomOutputRangeRatio === undefined
+          ? {}
+          : { outputRangeRatio: settings.randomOutputRangeRatio }),
         ...(settings.randomPrefixLen === undefined ? {} : { prefixLen: settings.randomPrefixLen }),
       });
       return { ...sample, description: 'random prompts' };

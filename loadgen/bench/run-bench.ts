@@ -324,9 +324,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   };
   const say = input.say ?? ((): void => undefined);
   if (first !== undefined && (settings.readyCheckTimeoutS ?? 0) > 0)
-    await waitUntilReady(unrecorded, first, settings.readyCheckTimeoutS ?? 0, say, settings.requestIdPrefix);
+    await waitUntilReady(unrecorded, first, settings.readyCheckTimeoutS ?? 0, say);
   if (first !== undefined && (settings.warmups ?? 0) > 0)
-    await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say, settings.requestIdPrefix);
+    await warmUp(unrecorded, first, settings.warmups ?? 0, maxConcurrency, say);
 
   const stop = new AbortController();
   // A budget limit stops the sends; with --on-limit cancel it also stops what is in flight (the closed loop has

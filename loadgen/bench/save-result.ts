@@ -10,7 +10,12 @@ import { breakdownKeys } from '../breakdown/breakdown-json.js';
 import { cancellationKeys } from '../cancellation/cancelled-requests.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
-import { buildResultJson, type RunDescription, resultFileName } from '../report/result-json.js';
+import {
+  buildResultJson,
+  type RunDescription,
+  resultFileName,
+  resultJsonText,
+} from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
 import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
 import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
@@ -23,7 +28,8 @@ import type { BenchSettings } from './settings.js';
 export function describeRun(
   settings: BenchSettings,
   modelId: string,
-  tokenizerId: string,
+  /** The tokenizer that counted (Tokenizer.name: `builtin`, or where its tokenizer.json came from). */
+  tokenizerName: string,
   date: Date,
   planned: number,
 ): RunDescription {
@@ -32,7 +38,9 @@ export function describeRun(
     backend: settings.target.backend,
     ...(settings.save.label === undefined ? {} : { label: settings.save.label }),
     modelId,
-    tokenizerId,
+    // vLLM's rule: --tokenizer as given, else the model; the one that counted is tokenmeter.tokenizer.
+    tokenizerId: settings.tokenizer ?? modelId,
+    tokenizerName,
     numPrompts: planned,
     requestRate: settings.requestRate,
     burstiness: settings.burstiness,
@@ -138,12 +146,12 @@ export function saveResult(
   );
   mkdirSync(join(path, '..'), { recursive: true });
   if (!append) {
-    writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+    writeFileSync(path, `${resultJsonText(json, 2)}\n`);
     return;
   }
   // vLLM writes each result as one line, a newline between them.
   const empty = (statSync(path, { throwIfNoEntry: false })?.size ?? 0) === 0;
-  appendFileSync(path, `${empty ? '' : '\n'}${JSON.stringify(json)}`);
+  appendFileSync(path, `${empty ? '' : '\n'}${resultJsonText(json)}`);
 }
 
 /** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */

@@ -1,7 +1,8 @@
 // What vLLM's client does with the first request before the measured run: with --ready-check-timeout-sec S,
 // send it every 5 s until one succeeds (the server may still be loading), for at most S seconds, and stop the
 // run if none did; with --num-warmups N, send it N times (within --max-concurrency) and wait for them all. None
-// of these requests is recorded, counted or in the run's duration.
+// of these requests is recorded, counted or in the run's duration. Like vLLM's, they carry no x-request-id: the
+// ids of the run's requests stay those of its records, and a server's log shows these as unnamed.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { EngineRunOptions, PreparedRequest } from '../engine/engine.js';
@@ -19,14 +20,10 @@ async function sendCopies(
   request: PreparedRequest,
   copies: number,
   maxConcurrency: number | undefined,
-  idPrefix: string,
 ): Promise<RequestRecord[]> {
   const records: RequestRecord[] = [];
-  const requests = Array.from({ length: copies }, (_, index) => ({
-    ...request,
-    index,
-    requestId: `${idPrefix}${index}`,
-  }));
+  const { requestId: _none, ...unnamed } = request;
+  const requests = Array.from({ length: copies }, (_, index) => ({ ...unnamed, index }));
   await createOpenLoopEngine({
     offsetsMs: requests.map(() => 0),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
@@ -44,7 +41,6 @@ export async function waitUntilReady(
   request: PreparedRequest,
   timeoutS: number,
   say: (line: string) => void,
-  idPrefix: string,
 ): Promise<void> {
   const deadline = performance.now() + timeoutS * 1000;
   say(`ready check: sending the first request until it succeeds, for at most ${timeoutS} s`);
@@ -56,7 +52,6 @@ export async function waitUntilReady(
       request,
       1,
       undefined,
-      `${idPrefix}ready-${attempt}-`,
     );
     if (record?.outcome === 'ok') {
       say(`ready check: the first request succeeded (attempt ${attempt + 1})`);
@@ -77,10 +72,9 @@ export async function warmUp(
   count: number,
   maxConcurrency: number | undefined,
   say: (line: string) => void,
-  idPrefix: string,
 ): Promise<void> {
   say(`warm-up: sending the first request ${count} times (not recorded, not counted)`);
-  const records = await sendCopies(options, request, count, maxConcurrency, `${idPrefix}warmup-`);
+  const records = await sendCopies(options, request, count, maxConcurrency);
   const failed = records.filter((r) => r.outcome !== 'ok').length;
   say(`warm-up done: ${count - failed} of ${count} succeeded`);
 }

@@ -1,14 +1,15 @@
 // What a bench run's requests cost, from its own records, priced by the gateway's function (requestCost in
 // src/gateway/model-prices.ts) so a run and a gateway price the same tokens the same way. A request counts once
 // the server answered it (a 2xx status): that is when a hosted API bills the prompt and whatever was generated,
-// even if the stream was then cut or cancelled. Requests refused (4xx, 5xx) or never answered cost nothing.
+// even if the stream was then cut or cancelled. Requests refused (4xx, 5xx) or never answered cost nothing. The
+// input is the server's count where its usage gave one (loadgen/record.ts, inputTokens).
 import { type ModelPrice, requestCost } from '../../src/gateway/model-prices.js';
-import type { RequestRecord } from '../record.js';
+import { inputTokens, type RequestRecord } from '../record.js';
 
 export interface RunTokens {
   /** Requests the server answered. */
   readonly answered: number;
-  /** By the run's tokenizer, as vLLM counts a prompt (the load generator does not see the server's count). */
+  /** The server's usage.prompt_tokens where it reported one (what it bills, and vLLM's count), else ours. */
   readonly inputTokens: number;
   /**
    * Of inputTokens, those the server said it read from its prompt cache (its usage's cached count, capped at the
@@ -35,22 +36,19 @@ export function isAnswered(record: Pick<RequestRecord, 'status'>): boolean {
 
 /** Prompt + output tokens of one request as the budget and the cost count them (0 when unanswered). */
 export function usedTokens(record: RequestRecord): number {
-  return isAnswered(record) ? record.promptTokens + record.outputTokens : 0;
+  return isAnswered(record) ? inputTokens(record) + record.outputTokens : 0;
 }
 
-/**
- * The server's cached count next to the tokenizer's prompt count: the server also counts its chat template, so
- * its cached count may pass ours on a prompt cached to its end; never more cached tokens than the prompt had.
- */
+/** The server's cached count, never more than the prompt's (ours, where the server gave no prompt count). */
 function cachedTokensOf(record: RequestRecord): number {
-  return Math.min(record.cachedPromptTokens ?? 0, record.promptTokens);
+  return Math.min(record.cachedPromptTokens ?? 0, inputTokens(record));
 }
 
 /** One request's cost at `price` (0 when unanswered). */
 export function recordCost(record: RequestRecord, price: ModelPrice): number {
   if (!isAnswered(record)) return 0;
   const cost = requestCost(price, {
-    promptTokens: record.promptTokens,
+    promptTokens: inputTokens(record),
     cachedPromptTokens: cachedTokensOf(record),
     outputTokens: record.outputTokens,
   });
@@ -59,17 +57,17 @@ export function recordCost(record: RequestRecord, price: ModelPrice): number {
 
 export function runTokens(records: readonly RequestRecord[]): RunTokens {
   let answered = 0;
-  let inputTokens = 0;
+  let input = 0;
   let cachedInputTokens = 0;
   let outputTokens = 0;
   for (const record of records) {
     if (!isAnswered(record)) continue;
     answered++;
-    inputTokens += record.promptTokens;
+    input += inputTokens(record);
     cachedInputTokens += cachedTokensOf(record);
     outputTokens += record.outputTokens;
   }
-  return { answered, inputTokens, cachedInputTokens, outputTokens };
+  return { answered, inputTokens: input, cachedInputTokens, outputTokens };
 }
 
 export function runCost(records: readonly RequestRecord[], price: ModelPrice): RunCost {

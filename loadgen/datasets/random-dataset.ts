@@ -26,8 +26,10 @@ export interface RandomDatasetOptions {
   inputLen?: number;
   /** --random-output-len (vLLM default 128). */
   outputLen?: number;
-  /** --random-range-ratio in [0, 1) (vLLM default 0). */
+  /** --random-range-ratio in [0, 1) (vLLM default 0): of the input lengths, and of the output lengths unless
+   *  outputRangeRatio is given (its JSON form, `{"input": 0.3, "output": 0.5}`). */
   rangeRatio?: number;
+  outputRangeRatio?: number;
   /** --random-prefix-len (vLLM default 0). */
   prefixLen?: number;
 }
@@ -54,7 +56,8 @@ export interface RandomDraws {
 
 /** vLLM's draws for a vocabulary of `vocabularySize` entries and a tokenizer adding `specialTokens` per prompt. */
 export function randomDraws(
-  options: Required<Omit<RandomDatasetOptions, 'tokenizer'>>,
+  options: Required<Omit<RandomDatasetOptions, 'tokenizer' | 'outputRangeRatio'>> &
+    Pick<RandomDatasetOptions, 'outputRangeRatio'>,
   vocabularySize: number,
   specialTokens: number,
 ): RandomDraws {
@@ -64,7 +67,11 @@ export function randomDraws(
     options.rangeRatio,
     0,
   );
-  const [outputLow, outputHigh] = lengthRange(options.outputLen, options.rangeRatio, 1);
+  const [outputLow, outputHigh] = lengthRange(
+    options.outputLen,
+    options.outputRangeRatio ?? options.rangeRatio,
+    1,
+  );
   const inputLens = rng.integers(inputLow, inputHigh + 1, options.numPrompts);
   const outputLens = rng.integers(outputLow, Math.max(outputHigh, 1) + 1, options.numPrompts);
   const offsets = rng.integers(0, vocabularySize, options.numPrompts);
@@ -79,13 +86,12 @@ export function sampleRandom(options: RandomDatasetOptions): SampledDataset {
     inputLen: options.inputLen ?? RANDOM_DATASET_DEFAULTS.inputLen,
     outputLen: options.outputLen ?? RANDOM_DATASET_DEFAULTS.outputLen,
     rangeRatio: options.rangeRatio ?? RANDOM_DATASET_DEFAULTS.rangeRatio,
+    outputRangeRatio: options.outputRangeRatio ?? options.rangeRatio ?? RANDOM_DATASET_DEFAULTS.rangeRatio,
     prefixLen: options.prefixLen ?? RANDOM_DATASET_DEFAULTS.prefixLen,
   };
-  if (!(settings.rangeRatio >= 0 && settings.rangeRatio < 1)) {
-    throw new UserFacingError(
-      `--random-range-ratio must be at least 0 and below 1, got ${settings.rangeRatio}`,
-    );
-  }
+  for (const ratio of [settings.rangeRatio, settings.outputRangeRatio])
+    if (!(ratio >= 0 && ratio < 1))
+      throw new UserFacingError(`--random-range-ratio must be at least 0 and below 1, got ${ratio}`);
   for (const [flag, value] of [
     ['--random-input-len', settings.inputLen],
     ['--random-output-len', settings.outputLen],

@@ -10,8 +10,11 @@ import type { Tokenizer } from '../tokenizer/tokenizer.js';
 export interface PreparedRequest {
   /** Position in the dataset; the record carries it. */
   readonly index: number;
-  /** Sent as `x-request-id`, so the server's (or gateway's) logs and records can be matched to ours. */
-  readonly requestId: string;
+  /**
+   * Sent as `x-request-id`, so the server's (or gateway's) logs and records can be matched to ours. Absent: no
+   * such header, as vLLM sends its ready check and warm-ups (loadgen/bench/warm-up.ts).
+   */
+  readonly requestId?: string;
   /** The JSON body, serialized once before the run so the send path does no work. */
   readonly body: Buffer;
   /** Prompt length by the run's tokenizer (vLLM reports the dataset's count, not the server's). */

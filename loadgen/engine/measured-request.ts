@@ -285,6 +285,7 @@ export class MeasuredRequest {
       outputTokensSource: figures?.outputTokensSource === 'usage' ? 'usage' : 'tokenizer',
       reasoningTokens: figures?.reasoningTokens ?? null,
       promptTokens: o.promptTokens,
+      ...(figures?.promptTokens === undefined ? {} : { usagePromptTokens: figures.promptTokens }),
       cachedPromptTokens: figures?.cachedPromptTokens ?? null,
       contentChunks: figures?.contentChunks ?? 0,
       ...(sent && figures !== undefined ? chunkUsageFields(figures) : {}),

@@ -45,7 +45,10 @@ export function sendWithUndici(
         origin: target.origin,
         path: target.path,
         method: 'POST',
-        headers: { ...target.headers, 'x-request-id': request.requestId, traceparent: measured.traceparent },
+        headers:
+          request.requestId === undefined
+            ? { ...target.headers, traceparent: measured.traceparent }
+            : { ...target.headers, 'x-request-id': request.requestId, traceparent: measured.traceparent },
         body: request.body,
       },
       measured.exchange,

@@ -49,6 +49,11 @@ export interface ExtraMetrics {
   scheduleLag: MetricStats;
   clientQueue: MetricStats;
   outputTokenSources: { usage: number; tokenizer: number };
+  /**
+   * Input tokens of the successful requests by our own tokenizer (vLLM's total_input_tokens takes the server's
+   * usage where it said, chat template included), and how many of them had the server's count.
+   */
+  inputTokens: { byTokenizer: number; requestsWithServerCount: number };
 }
 
 function failuresByKind(records: readonly RequestRecord[]): ExtraMetrics['failuresByKind'] {
@@ -87,6 +92,7 @@ export function extraMetrics(
   const lags: number[] = [];
   const queues: number[] = [];
   const sources = { usage: 0, tokenizer: 0 };
+  const inputTokens = { byTokenizer: 0, requestsWithServerCount: 0 };
   let completed = 0;
   for (const record of records) {
     if (record.ttfbMs !== null) ttfbs.push(record.ttfbMs);
@@ -98,6 +104,8 @@ export function extraMetrics(
     if (record.outcome !== 'ok') continue;
     completed++;
     sources[record.outputTokensSource]++;
+    inputTokens.byTokenizer += record.promptTokens;
+    if (record.usagePromptTokens !== undefined) inputTokens.requestsWithServerCount++;
     if (record.ttfoMs != null) {
       ttfos.push(record.ttfoMs);
       if (record.ttftMs !== null) reasoningTimes.push(record.ttfoMs - record.ttftMs);
@@ -132,5 +140,6 @@ export function extraMetrics(
     scheduleLag: metricStats(lags, wantedPercentiles),
     clientQueue: metricStats(queues, wantedPercentiles),
     outputTokenSources: sources,
+    inputTokens,
   };
 }

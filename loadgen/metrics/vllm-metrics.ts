@@ -9,7 +9,7 @@
 // - peaks from 1-second bins (see peaks.ts).
 // Durations are in ms here (vLLM keeps seconds and multiplies by 1000 when reporting).
 
-import type { RequestRecord } from '../record.js';
+import { inputTokens, type RequestRecord } from '../record.js';
 import type { GoodputSlos, LatencyMetric, QueueMetric } from './metric-options.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 import { peaks } from './peaks.js';
@@ -82,7 +82,7 @@ export function vllmMetrics(records: readonly RequestRecord[], options: VllmMetr
   for (const record of records) {
     if (record.outcome !== 'ok') continue;
     completed++;
-    totalInput += record.promptTokens;
+    totalInput += inputTokens(record);
     totalOutput += record.outputTokens;
     if (record.ttftMs !== null) ttfts.push(record.ttftMs);
     if (record.lastTokenMs !== null) e2els.push(record.lastTokenMs);

@@ -47,6 +47,9 @@ export function formatExtraSummary(extra: ExtraMetrics): string {
     ...statRows('client queue time', 'ms', extra.clientQueue),
     intRow('Requests with server usage counts:', extra.outputTokenSources.usage),
     intRow('Requests counted by our tokenizer:', extra.outputTokenSources.tokenizer),
+    // vLLM's "Total input tokens" is the server's count where it gave one; ours beside it.
+    intRow('Total input tokens (our tokenizer):', extra.inputTokens.byTokenizer),
+    intRow('Requests with server input counts:', extra.inputTokens.requestsWithServerCount),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,7 @@
 // The few pieces of Python's string formatting that vLLM's summary and file names rely on, reproduced exactly
-// so our output can be diffed against vLLM's: `{:<40}`, `{:<10.2f}`, `{s:{c}^{n}}`, and str(float).
+// so our output can be diffed against vLLM's: `{:<40}`, `{:<10.2f}`, `{s:{c}^{n}}`, str(float), and floats in JSON.
+
+import { randomUUID } from 'node:crypto';
 
 /** Python `'{:<N}'.format(text)`: left-aligned, padded with spaces, never truncated. */
 export function padRight(text: string, width: number): string {
@@ -60,4 +62,29 @@ export function pythonFloatStr(x: number): string {
 /** vLLM's percentile label: `str(int(p))` when p is whole, else `str(p)` (99 -> "99", 99.9 -> "99.9"). */
 export function percentileWord(p: number): string {
   return Number.isInteger(p) ? String(p) : pythonFloatStr(p);
+}
+
+/**
+ * JSON text of `value` with the numbers under `isFloatKey`'s top-level keys written as Python's json.dump writes a
+ * float (20 -> 20.0, as vLLM's result file has them: JSON.stringify would write 20). Arrays under such a key,
+ * nested or not, have each number written so. Each number is swapped for a string that no other string can be
+ * (a fresh nonce), stringified, then unquoted.
+ */
+export function jsonWithPythonFloats(
+  value: Readonly<Record<string, unknown>>,
+  isFloatKey: (key: string) => boolean,
+  indent?: number,
+): string {
+  const marker = `\u0001${randomUUID()}:`;
+  const mark = (v: unknown): unknown =>
+    typeof v === 'number' && Number.isFinite(v)
+      ? `${marker}${pythonFloatStr(v)}`
+      : Array.isArray(v)
+        ? v.map(mark)
+        : v;
+  const marked = Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, isFloatKey(key) ? mark(v) : v]),
+  );
+  const quoted = new RegExp(`"\\\\u0001${marker.slice(1)}([^"]*)"`, 'g');
+  return JSON.stringify(marked, null, indent).replace(quoted, '$1');
 }

@@ -12,9 +12,9 @@ import { type RampUp, rateAt } from '../arrivals.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
-import type { RequestRecord } from '../record.js';
+import { inputTokens, type RequestRecord } from '../record.js';
 import { type ThresholdCheck, thresholdChecksJson } from '../thresholds/check-thresholds.js';
-import { percentileWord, pythonFloatStr } from './python-format.js';
+import { jsonWithPythonFloats, percentileWord, pythonFloatStr } from './python-format.js';
 import { type TargetSettings, targetJson } from './run-target.js';
 import { SECTIONS, statsOf, type VllmRunSections } from './vllm-summary.js';
 
@@ -25,7 +25,10 @@ export interface RunDescription {
   /** --label; defaults to the backend. */
   label?: string;
   modelId: string;
+  /** vLLM's tokenizer_id: --tokenizer as given, else the model. */
   tokenizerId: string;
+  /** The tokenizer that counted (`builtin`, or its tokenizer.json's source); saved as `tokenmeter.tokenizer`. */
+  tokenizerName?: string;
   numPrompts: number;
   /** --request-rate; Infinity is saved as "inf". */
   requestRate: number;
@@ -56,14 +59,60 @@ export function formatResultDate(date: Date): string {
   );
 }
 
-/** `{label}-{rate}qps[-concurrency{N}]-{model basename}-{date}.json`, rate as a Python float ("1.0", "inf"). */
+/** A ramp's rate in a file name: vLLM's are whole (`1qps`); ours may not be (`1.5qps`). */
+const rampRate = (rps: number): string => (Number.isInteger(rps) ? String(rps) : pythonFloatStr(rps));
+
+/**
+ * `{label}-{rate}qps[-concurrency{N}]-{model basename}-{date}.json`, rate as a Python float ("1.0", "inf"); with
+ * a ramp-up, `{label}-ramp-up-{strategy}-{start}qps-{end}qps[-concurrency{N}]-...` as vLLM names it.
+ */
 export function resultFileName(
-  run: Pick<RunDescription, 'date' | 'backend' | 'label' | 'modelId' | 'requestRate' | 'maxConcurrency'>,
+  run: Pick<
+    RunDescription,
+    'date' | 'backend' | 'label' | 'modelId' | 'requestRate' | 'maxConcurrency' | 'rampUp'
+  >,
 ): string {
   const label = run.label ?? run.backend;
   const concurrency = run.maxConcurrency === undefined ? '' : `-concurrency${run.maxConcurrency}`;
   const model = run.modelId.split('/').pop() ?? run.modelId;
-  return `${label}-${pythonFloatStr(run.requestRate)}qps${concurrency}-${model}-${formatResultDate(run.date)}.json`;
+  const load =
+    run.rampUp === undefined
+      ? `${pythonFloatStr(run.requestRate)}qps`
+      : `ramp-up-${run.rampUp.strategy}-${rampRate(run.rampUp.startRps)}qps-${rampRate(run.rampUp.endRps)}qps`;
+  return `${label}-${load}${concurrency}-${model}-${formatResultDate(run.date)}.json`;
+}
+
+/** The top-level keys vLLM's result file holds Python floats under (a whole value is written `20.0`). */
+export function isVllmFloatKey(key: string): boolean {
+  return VLLM_FLOAT_KEYS.has(key) || /^(mean|median|std|p\d+(\.\d+)?)_.+_ms$/.test(key);
+}
+
+const VLLM_FLOAT_KEYS: ReadonlySet<string> = new Set([
+  'request_rate',
+  'burstiness',
+  'duration',
+  'request_throughput',
+  'request_goodput',
+  'output_throughput',
+  'total_token_throughput',
+  'ttfts',
+  'itls',
+  'latencies',
+  'start_times',
+  'queue_times',
+  'max_output_tokens_per_s',
+  'rtfx',
+  'probe_median_e2el_ms',
+  'probe_p99_e2el_ms',
+  'probe_max_e2el_ms',
+  'spec_decode_acceptance_rate',
+  'spec_decode_acceptance_length',
+  'spec_decode_per_position_acceptance_rates',
+]);
+
+/** A result as the file holds it: vLLM's floats written as Python writes them; `indent` as JSON.stringify's. */
+export function resultJsonText(json: Readonly<Record<string, JsonValue>>, indent?: number): string {
+  return jsonWithPythonFloats(json, isVllmFloatKey, indent);
 }
 
 /** --metadata KEY=VALUE ... -> { KEY: VALUE }; the value is everything after the first '='. */
@@ -99,7 +148,7 @@ function perRequestKeys(records: readonly RequestRecord[], detailed: boolean): R
   const queueTimes = records.map((r) => r.clientQueueMs / 1000);
   if (!detailed) return { latencies, queue_times: queueTimes };
   return {
-    input_lens: records.map((r) => r.promptTokens),
+    input_lens: records.map(inputTokens),
     output_lens: records.map((r) => (isOk(r) ? r.outputTokens : 0)),
     ttfts: records.map((r) => (r.ttftMs ?? 0) / 1000),
     itls: records.map((r) => r.itlMs.map((gap) => gap / 1000)),
@@ -196,7 +245,10 @@ function extraKeys(
     schedule_lag: stats(extra.scheduleLag),
     client_queue: stats(extra.clientQueue),
     output_token_sources: extra.outputTokenSources,
+    input_tokens_by_tokenizer: extra.inputTokens.byTokenizer,
+    requests_with_server_input_count: extra.inputTokens.requestsWithServerCount,
   };
+  if (run.tokenizerName !== undefined) result['tokenizer'] = run.tokenizerName;
   if (run.target !== undefined) result['target'] = targetJson(run.target, run.backend, run.modelId, records);
   if (run.recordsFile !== undefined) result['records_file'] = run.recordsFile;
   if (detailed) {
@@ -211,6 +263,7 @@ function extraKeys(
     if (extra.chunkUsage.requests > 0)
       result['chunk_tokens'] = records.map((r) => (r.chunkTokens === undefined ? null : [...r.chunkTokens]));
     result['output_token_sources'] = records.map((r) => r.outputTokensSource);
+    result['input_lens_by_tokenizer'] = records.map((r) => r.promptTokens);
     // --request-cancellation-rate: when each cancelled request was cut (ms after its send), null for the others.
     if (records.some((r) => r.cancelDelayMs !== undefined))
       result['cancelled_at_ms'] = records.map((r) => r.cancelledAtMs ?? null);

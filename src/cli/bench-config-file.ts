@@ -1,8 +1,11 @@
 // --config bench_config.json: the file the article tells people to keep (keys like base_url, api_key_env,
-// num_prompts). Every key is a flag name with '_' for '-', so any flag can live in the file; flags typed on the
-// command line win. Unknown keys and wrong types are errors that name the key, never silently ignored: usage
-// errors (exit 2) like the flags they stand for, while a file that cannot be read or parsed is a failure (exit 1).
+// num_prompts), or a YAML file (`.yaml`, `.yml`) as `vllm bench serve --config` takes. Every key is a flag name
+// with '_' or '-', so any flag can live in the file; an object under a JSON-valued flag (extra_body) is that
+// flag's JSON, as vLLM turns it into one. Flags typed on the command line win. Unknown keys and wrong types are
+// errors that name the key, never silently ignored: usage errors (exit 2) like the flags they stand for, while a
+// file that cannot be read or parsed is a failure (exit 1).
 
+import { createRequire } from 'node:module';
 import { fileErrorReason } from '../shared/file-error.js';
 import { parseJsonText } from '../shared/json-object.js';
 import { nearestNames } from '../shared/nearest-names.js';
@@ -24,16 +27,27 @@ export function readConfig(path: string): Record<string, unknown> {
   } catch (error) {
     throw new UserFacingError(`--config ${path}: ${fileErrorReason(error)}`, { cause: error });
   }
+  const yaml = /\.ya?ml$/i.test(path);
   let value: unknown;
   try {
-    value = parseJsonText(text);
+    value = yaml ? parseYaml(text) : parseJsonText(text);
   } catch (error) {
-    throw new UserFacingError(`--config ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new UserFacingError(
+      `--config ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UserFacingError(`--config ${path}: the top level must be a JSON object`);
+    throw new UserFacingError(
+      `--config ${path}: the top level must be ${yaml ? 'a mapping' : 'a JSON object'}`,
+    );
   }
   return value as Record<string, unknown>;
+}
+
+/** The `yaml` package, loaded only for a YAML --config (bench's start does not pay for it otherwise). */
+function parseYaml(text: string): unknown {
+  const { parse } = createRequire(import.meta.url)('yaml') as { parse: (source: string) => unknown };
+  return parse(text);
 }
 
 function convert(spec: OptionSpec, key: string, value: unknown, path: string): OptionValue {
@@ -62,6 +76,9 @@ function convert(spec: OptionSpec, key: string, value: unknown, path: string): O
       return number;
     }
     case 'string': {
+      // vLLM's YAML config: a mapping under a JSON-valued flag is its JSON, a number is its text.
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return JSON.stringify(value);
+      if (typeof value === 'number') return String(value);
       if (typeof value !== 'string') throw wrong('a string');
       if (spec.choices !== undefined && !spec.choices.includes(value))
         throw new UsageError(

@@ -160,11 +160,9 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'random-range-ratio',
-    type: 'number',
-    min: 0,
-    max: 0.999,
+    type: 'string',
     valueName: 'R',
-    help: 'random: lengths drawn from len*(1-R)..len*(1+R) (default 0)',
+    help: 'random: lengths drawn from len*(1-R)..len*(1+R), R in [0, 1); or, as vLLM takes it, JSON with a ratio for each: \'{"input": 0.3, "output": 0.5}\' (default 0)',
   },
   {
     name: 'random-prefix-len',

@@ -371,7 +371,7 @@ export function benchSettingsFrom(
       ...optional('sharegpt-output-len', 'sharegptOutputLen'),
       ...optional('random-input-len', 'randomInputLen'),
       ...optional('random-output-len', 'randomOutputLen'),
-      ...optional('random-range-ratio', 'randomRangeRatio'),
+      ...randomRangeRatios(str(o, 'random-range-ratio')),
       ...optional('random-prefix-len', 'randomPrefixLen'),
       ...optional('prefix-repetition-prefix-len', 'prefixRepetitionPrefixLen'),
       ...optional('prefix-repetition-suffix-len', 'prefixRepetitionSuffixLen'),
@@ -506,4 +506,38 @@ export function settingsFromCommandLine(
     ...timedTracePartsOf(options, settings.target.protocol === 'openai-completions').notes,
   ];
   return { settings, flagNotes, options };
+}
+
+/**
+ * --random-range-ratio: one ratio for input and output lengths, or vLLM's JSON form with one for each
+ * (`{"input": 0.3, "output": 0.5}`; a key left out is 0, vLLM's default).
+ */
+function randomRangeRatios(text: string | undefined): {
+  randomRangeRatio?: number;
+  randomOutputRangeRatio?: number;
+} {
+  if (text === undefined) return {};
+  const refused = (): UsageError =>
+    new UsageError(
+      `--random-range-ratio must be a number at least 0 and below 1, or JSON such as '{"input": 0.3, "output": 0.5}' (got ${text})`,
+    );
+  const ratio = (value: unknown): number => {
+    if (typeof value !== 'number' || !(value >= 0 && value < 1)) throw refused();
+    return value;
+  };
+  if (!text.trim().startsWith('{')) {
+    const value = Number(text);
+    if (text.trim() === '') throw refused();
+    return { randomRangeRatio: ratio(value) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw refused();
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw refused();
+  const { input = 0, output = 0, ...other } = parsed as Record<string, unknown>;
+  if (Object.keys(other).length > 0) throw refused();
+  return { randomRangeRatio: ratio(input), randomOutputRangeRatio: ratio(output) };
 }

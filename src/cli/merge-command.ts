@@ -13,7 +13,7 @@ import {
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
-import { resultFileName } from '../../loadgen/report/result-json.js';
+import { resultFileName, resultJsonText } from '../../loadgen/report/result-json.js';
 import { formatMergedReport, mergedResultJson, mergedRun } from '../../loadgen/shards/merged-run.js';
 import { readShardRuns } from '../../loadgen/shards/shard-results.js';
 import { UsageError } from '../shared/usage-error.js';
@@ -76,7 +76,7 @@ export const mergeCommand: Command = {
       const recordsPath = recordsBesideResult(path);
       await writeRecordsFile(recordsPath, merged.records);
       const json = mergedResultJson(merged, detailed, relative(dirname(path), recordsPath));
-      writeFileSync(path, `${JSON.stringify(json, null, 2)}\n`);
+      writeFileSync(path, `${resultJsonText(json, 2)}\n`);
       say(`records: ${recordsPath}`);
       say(`result: ${path}`);
     }

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UsageError } from '../shared/usage-error.js';
+import { flexibleArgv } from './flexible-argv.js';
 
 export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 
@@ -117,8 +118,9 @@ export function parseCommandLine(
   }
   // Not strict: node's own checks word their errors in its terms ("argument is ambiguous") and refuse a negative
   // number as a value; the tokens are checked below instead, in ours.
+  // vLLM's spellings (flexible-argv.ts) first, so that `--lora_modules a b` spreads like `--lora-modules a b`.
   const parsed = parseArgs({
-    args: spreadMultipleValues(specs, argv),
+    args: spreadMultipleValues(specs, flexibleArgv(argv)),
     options: config,
     strict: false,
     allowPositionals: true,

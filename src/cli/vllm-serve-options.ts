@@ -31,7 +31,15 @@ export const VLLM_ONLY_DATASETS = [
   'custom_image',
   'spec_bench',
   'speed_bench',
+  'custom_mm',
 ] as const;
+
+/** Why a vLLM-only dataset cannot run here, where a word more than "not here" helps. */
+export const VLLM_ONLY_DATASET_NOTES: Readonly<Partial<Record<(typeof VLLM_ONLY_DATASETS)[number], string>>> =
+  {
+    custom_mm:
+      "vLLM's multimodal custom dataset (JSONL prompts with images), which tokenmeter does not have: it sends text only",
+  };
 
 const sampling = (flag: keyof typeof SAMPLING_FLAGS, type: 'number' | 'integer'): OptionSpec => ({
   name: flag,
@@ -151,7 +159,8 @@ export const ACCEPTED_ONLY: Readonly<Record<string, string>> = {
     'applies to datasets that render a chat template client-side; tokenmeter renders none',
   'enable-multimodal-chat': 'applies to multimodal datasets, which tokenmeter does not have',
   'custom-ensure-client-side-data': 'applies to custom_image, which tokenmeter does not have',
-  'random-batch-size': 'embeddings benchmarks only; tokenmeter benchmarks generation',
+  'random-batch-size':
+    'vLLM batches that many random prompts into one embeddings request; tokenmeter benchmarks generation, one prompt a request',
   'no-reranker': 'reranker benchmarks only; tokenmeter benchmarks generation',
 };
 
@@ -180,9 +189,10 @@ const OTHER_DATASET_FLAGS: ReadonlyArray<readonly [string, 'string' | 'number' |
   ['speed-bench-category', 'string', 'speed_bench'],
 ];
 
-const ACCEPTED_ONLY_TYPES: Readonly<Record<string, 'boolean' | 'string' | 'number'>> = {
+const ACCEPTED_ONLY_TYPES: Readonly<Record<string, 'boolean' | 'string' | 'integer'>> = {
   'tokenizer-mode': 'string',
   'timeline-itl-thresholds': 'string',
+  'random-batch-size': 'integer',
 };
 
 /** Every accepted-only flag, with its note: the table above and the other datasets' flags. */

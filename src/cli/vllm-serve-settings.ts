@@ -7,7 +7,12 @@ import type { Backend } from '../../loadgen/bench/backends.js';
 import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { OptionValue, ParsedOptions } from './options.js';
-import { acceptedOnlyNotes, SAMPLING_FLAGS, VLLM_ONLY_DATASETS } from './vllm-serve-options.js';
+import {
+  acceptedOnlyNotes,
+  SAMPLING_FLAGS,
+  VLLM_ONLY_DATASET_NOTES,
+  VLLM_ONLY_DATASETS,
+} from './vllm-serve-options.js';
 
 /** vLLM's OPENAI_COMPATIBLE_BACKENDS among ours: the ones its random dataset forces ignore_eos on. */
 const OPENAI_COMPATIBLE: ReadonlySet<Backend> = new Set(['openai', 'vllm', 'openai-chat']);
@@ -61,10 +66,12 @@ export function vllmServeParts(
     completions: boolean;
   },
 ): VllmServeParts {
-  if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName))
+  if ((VLLM_ONLY_DATASETS as readonly string[]).includes(run.datasetName)) {
+    const note = VLLM_ONLY_DATASET_NOTES[run.datasetName as keyof typeof VLLM_ONLY_DATASET_NOTES];
     throw new UsageError(
-      `--dataset-name ${run.datasetName} is one of vLLM's datasets that tokenmeter does not have; use sharegpt, random, prefix_repetition, jsonl (custom), records, mooncake, burstgpt or timed_trace`,
+      `--dataset-name ${run.datasetName} is ${note ?? "one of vLLM's datasets that tokenmeter does not have"}; use sharegpt, random, prefix_repetition, jsonl (custom), records, mooncake, burstgpt or timed_trace`,
     );
+  }
   checkJsonObject('chat-template-kwargs', o['chat-template-kwargs']);
   const notes: string[] = [];
   const sampling: Record<string, number> = {};

@@ -1,4 +1,6 @@
-// OpenAI (legacy) completions (`/v1/completions`), the body vLLM's benchmark sends as `openai` and `vllm`.
+// OpenAI (legacy) completions (`/v1/completions`), the body vLLM's benchmark sends as `openai` and `vllm`: with its
+// `repetition_penalty: 1.0` and `logprobs: null` (vLLM's client always writes both; --repetition-penalty and
+// --logprobs replace them through the sampling fields merged after the body).
 import { openAiCompletionsClassifier } from '../measure/openai-completions-classifier.js';
 import { jsonAnswerReader } from './json-answer.js';
 import { openAiStreamFields, readOpenAiAnswer } from './openai-common.js';
@@ -16,8 +18,10 @@ export const openAiCompletions = defineProtocol({
   buildBody: (sample, options) => ({
     // No system role here: the shared system prompt is the prompt's start, a blank line before the user's text.
     prompt: sample.systemPrompt === undefined ? sample.prompt : `${sample.systemPrompt}\n\n${sample.prompt}`,
-    temperature: options.temperature,
+    repetition_penalty: 1.0,
     [options.maxTokensField]: sample.outputTokens,
+    logprobs: null,
+    temperature: options.temperature,
     ...openAiStreamFields(options),
   }),
   streamFields: openAiStreamFields,

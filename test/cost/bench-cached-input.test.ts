@@ -75,14 +75,15 @@ async function pricedRun(prefix: string, priceFlags: string[]): Promise<PricedRu
   return { stdout: run.stdout, cost: json.tokenmeter.cost, records };
 }
 
-/** The records' prompt tokens and, of them, those the server said were cached (capped at the prompt's count). */
+/** The records' prompt tokens (the server's count, as it bills) and, of them, those it said were cached. */
 function promptTokensOf(records: RequestRecord[]): { input: number; cached: number; output: number } {
   let input = 0;
   let cached = 0;
   let output = 0;
   for (const record of records) {
-    input += record.promptTokens;
-    cached += Math.min(record.cachedPromptTokens ?? 0, record.promptTokens);
+    const prompt = record.usagePromptTokens ?? record.promptTokens;
+    input += prompt;
+    cached += Math.min(record.cachedPromptTokens ?? 0, prompt);
     output += record.outputTokens;
   }
   return { input, cached, output };

@@ -69,7 +69,7 @@ test('a priced run reports its cost in the summary and the result JSON, equal to
   let output = 0;
   for (const record of records) {
     assert.equal(record.outcome, 'ok');
-    input += record.promptTokens;
+    input += record.usagePromptTokens ?? record.promptTokens; // the server's count, as it bills
     output += record.outputTokens;
   }
   const inputCost = (input * PRICE_INPUT) / 1e6;

@@ -84,7 +84,9 @@ for (const [where, url, key] of [
     assert.ok(result !== undefined, `vLLM-style result file among ${files.join(', ')}`);
     const json = JSON.parse(readFileSync(join(dir, result), 'utf8')) as Record<string, unknown>;
     assert.equal(json['completed'], 8);
-    assert.equal(json['tokenizer_id'], 'models');
+    // vLLM's rule: --tokenizer as given; the one that counted (the folder's name) under tokenmeter.
+    assert.equal(json['tokenizer_id'], qwenTokenizerDir());
+    assert.equal((json['tokenmeter'] as Record<string, unknown>)['tokenizer'], 'models');
     const records = parseRecordsJsonl(
       readFileSync(join(dir, result.replace(/\.json$/, '.records.jsonl')), 'utf8'),
     );

@@ -844,7 +844,7 @@ const ACCEPTED_ONLY: Array<[string, string[]]> = [
   ['skip-chat-template', []],
   ['enable-multimodal-chat', []],
   ['custom-ensure-client-side-data', []],
-  ['random-batch-size', []],
+  ['random-batch-size', ['4']],
   ['no-reranker', []],
   ...[
     'spec-bench-output-len',
