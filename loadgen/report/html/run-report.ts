@@ -13,6 +13,7 @@ import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
 import { escapeHtml } from './escape.js';
+import { gpuPanel } from './gpu-panel.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
@@ -37,6 +38,7 @@ export function renderRunReport(data: RunReportData): string {
   const verdicts = resultVerdicts(result, records);
   const splits = breakdownFromResult(result);
   const server = serverCharts(serverMetricsFromResult(result), records);
+  const gpus = gpuPanel(result);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
     stringField(result, 'model_id'),
@@ -80,6 +82,7 @@ export function renderRunReport(data: RunReportData): string {
               `<div class="charts">${server.map(renderChart).join('\n')}</div>`,
             ),
           ]),
+      ...(gpus === null ? [] : [section('GPU', gpus)]),
     ],
   });
 }
