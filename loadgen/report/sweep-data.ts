@@ -20,6 +20,8 @@ export interface SweepReportLevel {
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
   itlP99Ms: number | null;
+  /** Mean TPOT (ms): 1000 / it is the output tokens per second one user sees (the Pareto chart's interactivity). */
+  tpotMeanMs: number | null;
   outputThroughput: number | null;
   /** Seconds into the level at which --stop-on-saturation or --max-error-rate cut it short; null when none did. */
   stoppedEarlyAtS: number | null;
@@ -103,6 +105,7 @@ export function sweepLevelFrom(json: JsonValueObject): SweepReportLevel | null {
     ttftP50Ms: first(json, ['median_ttft_ms', 'p50_ttft_ms', 'ttft_p50_ms']),
     ttftP99Ms: first(json, ['p99_ttft_ms', 'ttft_p99_ms']),
     itlP99Ms: first(json, ['p99_itl_ms', 'itl_p99_ms']),
+    tpotMeanMs: first(json, ['mean_tpot_ms']),
     outputThroughput: first(json, ['output_throughput', 'output_tok_s', 'output_tokens_per_s']),
     stoppedEarlyAtS: stoppedEarlyAt(json),
   };

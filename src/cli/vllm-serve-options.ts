@@ -141,8 +141,8 @@ export const ACCEPTED_ONLY: Readonly<Record<string, string>> = {
   'use-beam-search': 'vLLM parses it and sends nothing for it either',
   profile:
     "vLLM would call the server's /start_profile and /stop_profile around the run (its torch profiler); not done",
-  'plot-timeline': 'vLLM would write a timeline plot beside the result file; not written (see --html)',
-  'timeline-itl-thresholds': "colours of vLLM's --plot-timeline; nothing is plotted",
+  'plot-timeline': 'vLLM would write a timeline plot beside the result file; the --html report draws it',
+  'timeline-itl-thresholds': "colours of vLLM's --plot-timeline; the --html report uses vLLM's 25,50 ms",
   'plot-dataset-stats': "vLLM would plot the dataset's token lengths; not written (see --html)",
   'skip-tokenizer-init':
     "vLLM would then leave out the token counts and the TTFT/TPOT/ITL sections; tokenmeter's built-in tokenizer needs no init, so they stay",

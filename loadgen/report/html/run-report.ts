@@ -19,6 +19,7 @@ import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
 import { serverCharts } from './server-charts.js';
 import { renderChart } from './svg-chart.js';
+import { timelineChart, timelineThresholds } from './timeline-chart.js';
 
 export interface RunReportData {
   /** The result object as written by --save-result (buildResultJson), ideally with detailed arrays. */
@@ -54,7 +55,8 @@ export function renderRunReport(data: RunReportData): string {
     records === null
       ? '<p class="message">No per-request data: run the benchmark with --save-result --save-detailed ' +
         '(or bench --html) to get the distribution and time charts.</p>'
-      : `<div class="charts">${runCharts(records).map(renderChart).join('\n')}</div>`;
+      : `<div class="charts">${runCharts(records).map(renderChart).join('\n')}</div>` +
+        `<div class="charts">${timelineChart(records, timelineThresholds(result))}</div>`;
   return renderPage({
     title: `tokenmeter run report: ${name}`,
     subtitle,

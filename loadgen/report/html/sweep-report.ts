@@ -15,6 +15,7 @@ import {
 } from '../sweep-data.js';
 import { escapeHtml } from './escape.js';
 import { keyValueTable, renderPage, section } from './page.js';
+import { paretoChart } from './pareto-chart.js';
 import { type ChartSpec, type Marker, type Point, renderChart } from './svg-chart.js';
 
 function series(
@@ -97,6 +98,7 @@ function charts(data: SweepReportData, levels: readonly SweepReportLevel[], axis
       xMin: 0,
       yMax: 100,
     },
+    paretoChart(levels),
   ];
 }
 
