@@ -47,6 +47,13 @@ export interface DurationBound {
   readonly maxRequests?: number;
 }
 
+/** vLLM's --plot-timeline: the run's HTML report beside the result file, its timeline coloured by these. */
+export interface TimelineSettings {
+  readonly plot: boolean;
+  /** Gaps below the first are green, below the second orange, the rest red (ms). */
+  readonly itlThresholdsMs: readonly [number, number];
+}
+
 export interface BenchSettings {
   readonly target: ResolvedTarget;
   readonly apiKey: ResolvedKey;
@@ -102,6 +109,8 @@ export interface BenchSettings {
   /** --gpu-metrics-url, --nvidia-smi: the GPUs' power, energy, utilisation and memory through the run
    *  (loadgen/gpu-metrics/); null with --no-gpu-metrics, undefined where nothing asked for them (the demo). */
   readonly gpuMetrics?: GpuMetricsSettings | null;
+  /** --plot-timeline, --timeline-itl-thresholds (vLLM's): the timeline's colours, and whether to write it. */
+  readonly timeline?: TimelineSettings;
   /** --stop-on-saturation, --max-error-rate: stop once the run's answer is known (loadgen/early-stop/). */
   readonly earlyStop?: EarlyStopSettings;
   /** --num-warmups: copies of the first request sent before the run, not recorded (loadgen/bench/warm-up.ts). */

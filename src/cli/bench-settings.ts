@@ -452,6 +452,7 @@ export function benchSettingsFrom(
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
     ...(vllm.insecure ? { insecure: true } : {}),
     ...(vllm.appendResult ? { appendResult: true } : {}),
+    ...(vllm.timeline === undefined ? {} : { timeline: vllm.timeline }),
     serverMetrics,
     gpuMetrics: gpuMetricsSettingsFrom(o),
     earlyStop: earlyStopSettingsFrom(o, serverMetrics?.intervalMs ?? 1000),

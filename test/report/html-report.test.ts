@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RequestRecord } from '../../loadgen/record.js';
 import { timelineChart } from '../../loadgen/report/html/timeline-chart.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { recordsFromResult } from '../../loadgen/report/result-records.js';
 import { resultVerdicts } from '../../loadgen/report/result-verdicts.js';
 import { sweepFromSummary } from '../../loadgen/report/sweep-data.js';
 import { localRun, sweepData } from './helpers/report-fixtures.js';
-import { okRecord, resultOf } from './helpers/synthetic-run.js';
+import { okRecord, resultOf, syntheticRecords } from './helpers/synthetic-run.js';
 
 function chartIds(html: string): string[] {
   return [
@@ -90,6 +91,30 @@ test('a chart with no data is one line saying so, with no axes: the Pareto chart
     /<p class="message">Throughput against interactivity, one point per level \(Pareto frontier\): no data to draw\.<\/p>/,
   );
   assert.doesNotMatch(pareto, /<svg/);
+});
+
+test("the timeline colours each gap by the thresholds, consecutive gaps of one colour one segment, vLLM's colours", () => {
+  const [record] = syntheticRecords({ count: 1, seed: 1, ratePerS: 1, ttftMs: 100, gapMs: 3 });
+  const html = timelineChart(
+    [{ ...(record as RequestRecord), sentAtMs: 0, ttftMs: 100, itlMs: [1, 3, 3, 10, 1] }],
+    [2, 5],
+  );
+  const segments = [
+    ...html.matchAll(/<rect class="mark ([^"]+)" x="([^"]+)" y="[^"]+" width="([^"]+)"[^>]* fill="([^"]+)"/g),
+  ];
+  assert.deepEqual(
+    segments.map((m) => [m[1], m[4]]),
+    [
+      ['ttft', '#636EFA'],
+      ['gap band-0', '#109618'],
+      ['gap band-1', '#FF7F0E'],
+      ['gap band-2', '#D62728'],
+      ['gap band-0', '#109618'],
+    ],
+  );
+  // The two 3 ms gaps are one segment, twice as wide as one 3 ms gap would be: 6 ms against the 1 ms gap's 1.
+  const widths = segments.map((m) => Number(m[3]));
+  assert.ok(Math.abs((widths[2] as number) / (widths[1] as number) - 6) < 0.05, `${widths}`);
 });
 
 test('the timeline with no completed request is one line, not empty axes', () => {
