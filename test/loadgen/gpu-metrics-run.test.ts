@@ -303,3 +303,49 @@ test('a --gpu-metrics-url that is not a DCGM page says so in one line; the run g
     /GPU metrics: none from --gpu-metrics-url http:\/\/127\.0\.0\.1:\d+\/metrics answered, but with none of DCGM's GPU fields/,
   );
 });
+
+test("sweep reads the page through every level: each level's energy per output token in its table and summary", async () => {
+  const page = await dcgmServer([fakeGpu(0)], 'gpu-node-1');
+  try {
+    const dir = scratchDir();
+    const run = await runCli(
+      [
+        'sweep',
+        '--base-url',
+        sim.url,
+        '--dataset-name',
+        'random',
+        '--random-input-len',
+        '16',
+        '--random-output-len',
+        '10',
+        '--ignore-eos',
+        '--rates',
+        '20,40',
+        '--level-seconds',
+        '1',
+        '--no-server-metrics',
+        '--server-metrics-interval',
+        '0.1',
+        '--gpu-metrics-url',
+        page.url,
+        '--disable-tqdm',
+        '--result-dir',
+        dir,
+      ],
+      cleanEnv(),
+    );
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const summary = JSON.parse(readFileSync(join(dir, 'sweep-summary.json'), 'utf8')) as Json;
+    const levels = summary['levels'] as Json[];
+    assert.equal(levels.length, 2);
+    for (const level of levels) {
+      assert.ok(level['gpu_energy_j'] > 0, JSON.stringify(level));
+      assert.ok(level['gpu_energy_per_output_token_j'] > 0);
+      assert.ok(level['gpu_avg_power_w'] > 0);
+    }
+    assert.match(run.stdout, /J\/out tok\s+GPU W\s+status/);
+  } finally {
+    page.server.close();
+  }
+});
