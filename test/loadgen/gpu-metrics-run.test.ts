@@ -304,7 +304,7 @@ test('a --gpu-metrics-url that is not a DCGM page says so in one line; the run g
   );
 });
 
-test("sweep reads the page through every level: each level's energy per output token in its table and summary", async () => {
+test("sweep reads the page through every level: each level's energy per output token in its table and summary, and --plot-timeline each level's timeline", async () => {
   const page = await dcgmServer([fakeGpu(0)], 'gpu-node-1');
   try {
     const dir = scratchDir();
@@ -329,6 +329,7 @@ test("sweep reads the page through every level: each level's energy per output t
         '0.1',
         '--gpu-metrics-url',
         page.url,
+        '--plot-timeline',
         '--disable-tqdm',
         '--result-dir',
         dir,
@@ -345,6 +346,16 @@ test("sweep reads the page through every level: each level's energy per output t
       assert.ok(level['gpu_avg_power_w'] > 0);
     }
     assert.match(run.stdout, /J\/out tok\s+GPU W\s+status/);
+    // --plot-timeline: each level's report beside its result file, as bench writes one.
+    for (const level of levels) {
+      const timeline = join(
+        dir,
+        String(level['result_file'])
+          .replace(/^.*[\\/]/, '')
+          .replace(/\.json$/, '.timeline.html'),
+      );
+      assert.match(readFileSync(timeline, 'utf8'), /data-chart="timeline"/);
+    }
   } finally {
     page.server.close();
   }
