@@ -330,6 +330,8 @@ test("sweep reads the page through every level: each level's energy per output t
         '--gpu-metrics-url',
         page.url,
         '--plot-timeline',
+        '--html',
+        join(dir, 'sweep.html'),
         '--disable-tqdm',
         '--result-dir',
         dir,
@@ -346,6 +348,16 @@ test("sweep reads the page through every level: each level's energy per output t
       assert.ok(level['gpu_avg_power_w'] > 0);
     }
     assert.match(run.stdout, /J\/out tok\s+GPU W\s+status/);
+    // The sweep page's table has the column, each level's figure as saved.
+    const sweepPage = readFileSync(join(dir, 'sweep.html'), 'utf8');
+    assert.match(sweepPage, /<th class="num">GPU J per output token<\/th>/);
+    for (const level of levels) {
+      assert.ok(
+        sweepPage.includes(
+          `<td class="num">${(level['gpu_energy_per_output_token_j'] as number).toFixed(4)}</td>`,
+        ),
+      );
+    }
     // --plot-timeline: each level's report beside its result file, as bench writes one.
     for (const level of levels) {
       const timeline = join(
