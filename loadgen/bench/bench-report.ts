@@ -8,6 +8,7 @@ import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
 import { cancellationLine } from '../cancellation/cancelled-requests.js';
 import { formatCostReport } from '../cost/cost-report.js';
 import { ruleFlag } from '../early-stop/early-stop-settings.js';
+import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -91,6 +92,7 @@ export function formatBenchReport(
       ? []
       : formatSessionsSection(turnFigures(result.records), result.sessions)),
     ...formatServerSection(result.serverMetrics, clientTtftOf(result.records)),
+    ...formatGpuSection(result.gpuMetrics, result.metrics.totalOutput),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));

@@ -19,6 +19,7 @@ import {
   resultPath,
   saveHtmlReport,
   saveResult,
+  timelinePathFor,
 } from './save-result.js';
 import type { BenchSettings } from './settings.js';
 
@@ -97,11 +98,17 @@ export async function saveBenchRun(
       settings.save.detailed,
       outcome.checks,
       settings.appendResult === true,
+      settings.timeline?.itlThresholdsMs,
     );
     say(`result: ${outcome.resultPath}`);
   }
   if (htmlPath !== undefined) {
-    await saveHtmlReport(htmlPath, outcome.run, outcome.result);
+    await saveHtmlReport(htmlPath, outcome.run, outcome.result, settings.timeline?.itlThresholdsMs);
     say(`report: ${htmlPath}`);
+  }
+  if (settings.timeline?.plot === true) {
+    const path = timelinePathFor(outcome.resultPath);
+    await saveHtmlReport(path, outcome.run, outcome.result, settings.timeline.itlThresholdsMs);
+    say(`timeline: ${path}`);
   }
 }

@@ -25,6 +25,8 @@ import {
   type SessionPacing,
   type SessionRunCounts,
 } from '../engine/session-engine.js';
+import { GpuSampling } from '../gpu-metrics/gpu-sampling.js';
+import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
@@ -117,6 +119,9 @@ export interface BenchRunResult {
   /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
    *  not asked for. */
   readonly serverMetrics?: ServerMetricsRun;
+  /** The GPUs' figures through the run (loadgen/gpu-metrics/), or why a source asked for gave none; absent when
+   *  none was read and nothing was asked. */
+  readonly gpuMetrics?: GpuMetricsRun;
   /** vLLM's speculative-decoding figures, when the server's counters show drafts over the run. */
   readonly specDecode?: SpecDecodeStats;
   /** --probe-request-rate: the probes' figures, when one succeeded. */
@@ -257,6 +262,7 @@ export function vllmSectionsOf(result: BenchRunResult): VllmRunSections {
   return {
     ...(result.probes === undefined ? {} : { probes: result.probes }),
     ...(result.specDecode === undefined ? {} : { specDecode: result.specDecode }),
+    ...(result.gpuMetrics === undefined ? {} : { gpu: result.gpuMetrics }),
   };
 }
 
@@ -380,6 +386,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let spanReceiver: RunSpanReceiver | null = null;
   let recordsCounts: RecordsFileCounts | undefined;
   let scraper: ServerMetricsScraper | null = null;
+  let gpuSampling: GpuSampling | null = null;
+  let gpusOnRunClock: ((runStartedAtMs: number) => GpuMetricsRun | undefined) | undefined;
   let earlyStop: EarlyStop | undefined;
   let watchTimer: NodeJS.Timeout | undefined;
   let watch: EarlyStopWatch | null = null;
@@ -393,10 +401,12 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     spanReceiver = joining;
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     // The baseline sample is taken before the first request is sent.
-    scraper =
+    [scraper, gpuSampling] = await Promise.all([
       settings.serverMetrics == null
         ? null
-        : await ServerMetricsScraper.start(settings.serverMetrics, settings.target.origin);
+        : ServerMetricsScraper.start(settings.serverMetrics, settings.target.origin),
+      settings.gpuMetrics == null ? null : GpuSampling.start(settings.gpuMetrics),
+    ]);
     if (stopsEarly(settings.earlyStop)) {
       const rules = settings.earlyStop;
       const running = new EarlyStopWatch(
@@ -456,7 +466,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     // The probes stop once the run has drained (an error stops them too), before the server's last sample.
     probeRecords = await probes?.stop();
     // The last sample, after the drain.
+    const gpusFinished = gpuSampling?.finish();
     scrape = await scraper?.finish();
+    gpusOnRunClock = await gpusFinished;
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
@@ -479,6 +491,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           scrape.unavailable ?? 'no sample could be read',
         );
   const specDecode = scrape === undefined ? undefined : specDecodeOfScrape(scrape);
+  const gpuMetrics = gpusOnRunClock?.(result.startedAtMs);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
   const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
     target: {
@@ -517,6 +530,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
           },
         }),
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
     ...(specDecode === undefined ? {} : { specDecode }),
     ...(probed === undefined ? {} : { probes: probed }),
     ...(earlyStop === undefined ? {} : { earlyStop }),

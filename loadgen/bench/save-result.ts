@@ -4,11 +4,13 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import type { JsonValue } from '../../src/shared/json-object.js';
 import { packageVersion } from '../../src/shared/package-version.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { breakdownKeys } from '../breakdown/breakdown-json.js';
 import { cancellationKeys } from '../cancellation/cancelled-requests.js';
 import { costResultJson } from '../cost/cost-report.js';
+import { TIMELINE_THRESHOLDS_KEY } from '../report/html/timeline-chart.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import {
   buildResultJson,
@@ -120,6 +122,8 @@ export function saveResult(
   checks: readonly ThresholdCheck[] = [],
   /** --append-result: add the JSON as one line to the file (vLLM's form) instead of replacing it. */
   append = false,
+  /** --timeline-itl-thresholds, kept for the HTML report made from the file later. */
+  itlThresholdsMs?: readonly [number, number],
 ): void {
   // Relative to the result, so the pair can be moved or shared together.
   const recordsFile = result.recordsPath === null ? undefined : relative(dirname(path), result.recordsPath);
@@ -141,6 +145,7 @@ export function saveResult(
       ...serverMetricsKeys(result),
       ...interruptionKeys(result.interruption),
       ...cancellationKeys(result.cancellation),
+      ...timelineKeys(itlThresholdsMs),
     },
     vllmSectionsOf(result),
   );
@@ -154,11 +159,21 @@ export function saveResult(
   appendFileSync(path, `${empty ? '' : '\n'}${resultJsonText(json)}`);
 }
 
+function timelineKeys(itlThresholdsMs: readonly [number, number] | undefined): Record<string, JsonValue> {
+  return itlThresholdsMs === undefined ? {} : { [TIMELINE_THRESHOLDS_KEY]: [...itlThresholdsMs] };
+}
+
+/** vLLM's --plot-timeline file: the result's path with `.timeline.html` for its extension. */
+export function timelinePathFor(resultPath: string): string {
+  return `${resultPath.replace(/\.[^./\\]*$/, '')}.timeline.html`;
+}
+
 /** `--html FILE`: the run's report page, always from the detailed result (the charts need per-request data). */
 export async function saveHtmlReport(
   path: string,
   run: RunDescription,
   result: BenchRunResult,
+  itlThresholdsMs?: readonly [number, number],
 ): Promise<void> {
   const json = buildResultJson(
     run,
@@ -171,6 +186,7 @@ export async function saveHtmlReport(
       ...costResultJson(result, run.price),
       ...breakdownKeys(result.breakdown, true),
       ...serverMetricsKeys(result),
+      ...timelineKeys(itlThresholdsMs),
     },
     vllmSectionsOf(result),
   );

@@ -8,6 +8,7 @@ import type { CancellationSettings } from '../cancellation/cancellation-plan.js'
 import type { CostSettings } from '../cost/cost-settings.js';
 import type { EarlyStopSettings } from '../early-stop/early-stop-settings.js';
 import type { ThinkTime } from '../engine/session-engine.js';
+import type { GpuMetricsSettings } from '../gpu-metrics/gpu-metrics-settings.js';
 import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import type { ServerMetricsSettings } from '../server-metrics/server-metrics-settings.js';
 import type { ShardSpec } from '../shards/shard-spec.js';
@@ -44,6 +45,13 @@ export interface DurationBound {
   readonly ms: number;
   /** --num-prompts when typed: the run also stops after this many requests. Else the dataset is cycled. */
   readonly maxRequests?: number;
+}
+
+/** vLLM's --plot-timeline: the run's HTML report beside the result file, its timeline coloured by these. */
+export interface TimelineSettings {
+  readonly plot: boolean;
+  /** Gaps below the first are green, below the second orange, the rest red (ms). */
+  readonly itlThresholdsMs: readonly [number, number];
 }
 
 export interface BenchSettings {
@@ -98,6 +106,11 @@ export interface BenchSettings {
   /** --server-metrics-url and its interval: the server's own /metrics read through the run; null with
    *  --no-server-metrics, undefined where nothing asked for them (the demo). */
   readonly serverMetrics?: ServerMetricsSettings | null;
+  /** --gpu-metrics-url, --nvidia-smi: the GPUs' power, energy, utilisation and memory through the run
+   *  (loadgen/gpu-metrics/); null with --no-gpu-metrics, undefined where nothing asked for them (the demo). */
+  readonly gpuMetrics?: GpuMetricsSettings | null;
+  /** --plot-timeline, --timeline-itl-thresholds (vLLM's): the timeline's colours, and whether to write it. */
+  readonly timeline?: TimelineSettings;
   /** --stop-on-saturation, --max-error-rate: stop once the run's answer is known (loadgen/early-stop/). */
   readonly earlyStop?: EarlyStopSettings;
   /** --num-warmups: copies of the first request sent before the run, not recorded (loadgen/bench/warm-up.ts). */

@@ -9,6 +9,7 @@ import type { ModelPrice } from '../../src/gateway/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import { type RampUp, rateAt } from '../arrivals.js';
+import { GPU_METRICS_KEY, gpuMetricsJson, vllmEnergyKeys } from '../gpu-metrics/gpu-metrics-json.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -312,6 +313,8 @@ export function buildResultJson(
 ): Record<string, JsonValue> {
   const backend = run.backend;
   const tokenmeter = { ...extraKeys(run, extra, records, detailed), ...more };
+  if (sections.gpu !== undefined)
+    tokenmeter[GPU_METRICS_KEY] = gpuMetricsJson(sections.gpu, metrics.totalOutput);
   if (checks.length > 0) tokenmeter['thresholds'] = thresholdChecksJson(checks);
   return {
     date: formatResultDate(run.date),
@@ -350,6 +353,7 @@ export function buildResultJson(
     ...(run.rampUp === undefined ? {} : { rps_change_events: rpsChangeEvents(run, records) }),
     ...specDecodeKeys(sections),
     ...latencyKeys(metrics, run.percentileMetrics),
+    ...vllmEnergyKeys(sections.gpu, metrics.totalOutput),
     tokenmeter,
   };
 }

@@ -20,7 +20,11 @@ export interface SweepReportLevel {
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
   itlP99Ms: number | null;
+  /** Mean TPOT (ms): 1000 / it is the output tokens per second one user sees (the Pareto chart's interactivity). */
+  tpotMeanMs: number | null;
   outputThroughput: number | null;
+  /** GPU energy per output token over the level (J; loadgen/gpu-metrics/), null without GPU figures. */
+  energyPerOutputTokenJ: number | null;
   /** Seconds into the level at which --stop-on-saturation or --max-error-rate cut it short; null when none did. */
   stoppedEarlyAtS: number | null;
 }
@@ -103,6 +107,8 @@ export function sweepLevelFrom(json: JsonValueObject): SweepReportLevel | null {
     ttftP50Ms: first(json, ['median_ttft_ms', 'p50_ttft_ms', 'ttft_p50_ms']),
     ttftP99Ms: first(json, ['p99_ttft_ms', 'ttft_p99_ms']),
     itlP99Ms: first(json, ['p99_itl_ms', 'itl_p99_ms']),
+    tpotMeanMs: first(json, ['mean_tpot_ms']),
+    energyPerOutputTokenJ: first(json, ['gpu_energy_per_output_token_j']),
     outputThroughput: first(json, ['output_throughput', 'output_tok_s', 'output_tokens_per_s']),
     stoppedEarlyAtS: stoppedEarlyAt(json),
   };

@@ -6,6 +6,7 @@
 // --probe-request-rate, its "Probe Requests" section between the throughputs and the latency sections.
 
 import type { ProbeStats } from '../bench/probe-requests.js';
+import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
@@ -29,6 +30,8 @@ export interface VllmRunSections {
   probes?: ProbeStats;
   /** The server's speculative decoding over the run (loadgen/server-metrics/spec-decode.ts). */
   specDecode?: SpecDecodeStats;
+  /** The GPUs' figures over the run (loadgen/gpu-metrics/): vLLM's energy keys in the result JSON. */
+  gpu?: GpuMetricsRun;
 }
 
 /** vLLM's sections in its fixed order, each printed when selected and measured (the queue ones need

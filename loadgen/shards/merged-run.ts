@@ -12,6 +12,8 @@ import {
   cancellationLine,
   type RunCancellations,
 } from '../cancellation/cancelled-requests.js';
+import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
+import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
@@ -28,7 +30,7 @@ import { clientTtftOf, formatServerSection } from '../server-metrics/server-sect
 import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { mergeShards } from './merge-shards.js';
 import type { ShardRun } from './shard-results.js';
-import { mergedServerMetrics } from './shard-server-metrics.js';
+import { mergedGpuMetrics, mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
 
 export interface MergeSettings {
@@ -50,6 +52,8 @@ export interface MergedRun {
   readonly notes: string[];
   /** The shards' server metrics joined by time (each read the same server on a shared t = 0). */
   readonly serverMetrics?: ServerMetricsRun;
+  /** The shards' GPU figures, per GPU: one several shards read counted once, different GPUs summed. */
+  readonly gpuMetrics?: GpuMetricsRun;
   /** --request-cancellation-rate, as the shards ran it (one plan, split among them), and its counts merged. */
   readonly cancellation?: RunCancellations;
 }
@@ -97,6 +101,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
   const measured = measuredRecords(records, undefined);
   const extra = extraMetrics(measured, settings.metricPercentiles);
   const serverMetrics = mergedServerMetrics(runs);
+  const gpuMetrics = mergedGpuMetrics(runs);
   const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured));
   const cancellation = mergedCancellation(runs, records);
   return {
@@ -113,6 +118,7 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
     shards: runs.map(shardFigures),
     notes,
     ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
     ...(cancellation === undefined ? {} : { cancellation }),
   };
 }
@@ -131,6 +137,7 @@ export function formatMergedReport(merged: MergedRun): string {
     formatExtraSummary(merged.extra),
     formatShardTable(merged.shards, merged.notes),
     lines(formatServerSection(merged.serverMetrics, clientTtftOf(merged.records))),
+    lines(formatGpuSection(merged.gpuMetrics, merged.metrics.totalOutput)),
     formatVerdicts(merged.verdicts),
   ].join('');
 }
@@ -142,10 +149,16 @@ export function mergedResultJson(
   recordsFile?: string,
 ): Record<string, JsonValue> {
   const run = recordsFile === undefined ? merged.run : { ...merged.run, recordsFile };
-  const json = buildResultJson(run, merged.metrics, merged.extra, merged.records, detailed, [], {
-    ...serverMetricsKeys(merged),
-    ...cancellationKeys(merged.cancellation),
-  });
+  const json = buildResultJson(
+    run,
+    merged.metrics,
+    merged.extra,
+    merged.records,
+    detailed,
+    [],
+    { ...serverMetricsKeys(merged), ...cancellationKeys(merged.cancellation) },
+    merged.gpuMetrics === undefined ? {} : { gpu: merged.gpuMetrics },
+  );
   const tokenmeter = json['tokenmeter'];
   if (isJsonObject(tokenmeter)) tokenmeter['shards'] = shardsJson(merged.shards);
   return json;

@@ -23,7 +23,7 @@ import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
 import { readShardRuns } from './shard-results.js';
-import { mergedServerMetrics } from './shard-server-metrics.js';
+import { mergedGpuMetrics, mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, shardFigures } from './shard-table.js';
 import { runWorkers, type WorkerSpawn } from './spawn-workers.js';
 
@@ -90,6 +90,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
     const { metrics, extra } = runFigures(measured, merged.durationMs, settings, settings.metricPercentiles);
     const breakdown = benchBreakdown(measured, settings);
     const serverMetrics = mergedServerMetrics(runs);
+    const gpuMetrics = mergedGpuMetrics(runs);
     const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
       breakdown: breakdown.summary,
     });
@@ -107,6 +108,7 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       interrupted: input.signal.aborted,
       recordsPath,
       ...(serverMetrics === undefined ? {} : { serverMetrics }),
+      ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
       ...(settings.cancellation === undefined
         ? {}
         : { cancellation: { settings: settings.cancellation, counts: cancellationCounts(merged.records) } }),

@@ -12,7 +12,7 @@ import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import type { ProgressStream } from '../bench/progress.js';
 import { type BenchRunResult, runBench } from '../bench/run-bench.js';
 import { runChecks } from '../bench/run-checks.js';
-import { describeRun, saveResult } from '../bench/save-result.js';
+import { describeRun, saveHtmlReport, saveResult, timelinePathFor } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import type { EarlyStop } from '../early-stop/early-stop.js';
 import { ruleFlag } from '../early-stop/early-stop-settings.js';
@@ -116,7 +116,19 @@ async function run(
     tokenizer: p.tokenizer,
     dataset,
   });
-  saveResult(path, description, result, settings.save.detailed);
+  saveResult(
+    path,
+    description,
+    result,
+    settings.save.detailed,
+    [],
+    false,
+    settings.timeline?.itlThresholdsMs,
+  );
+  // vLLM's --plot-timeline, per level: its report beside its result file.
+  if (settings.timeline?.plot === true) {
+    await saveHtmlReport(timelinePathFor(path), description, result, settings.timeline.itlThresholdsMs);
+  }
   return { result, file: path, description };
 }
 

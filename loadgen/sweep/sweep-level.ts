@@ -8,6 +8,7 @@ import type { BenchRunResult } from '../bench/run-bench.js';
 import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import { type EarlyStop, FOLLOW_RATIO } from '../early-stop/early-stop.js';
 import { ruleFlag } from '../early-stop/early-stop-settings.js';
+import { type GpuTotals, summarizeGpus } from '../gpu-metrics/gpu-summary.js';
 import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
@@ -61,6 +62,9 @@ export interface SweepLevel {
   server?: ServerSummary | null;
   /** The client's TTFT over all of the level's requests, as the server's histogram covers them; with `server`. */
   clientTtft?: ClientTtft | null;
+  /** The GPUs over the whole level (not only its steady window), with energy per output token; null without GPU
+   *  figures (loadgen/gpu-metrics/). */
+  gpu?: GpuTotals | null;
   /** Why --stop-on-saturation or --max-error-rate cut the level short, when one did. */
   earlyStop?: EarlyStop;
   status: LevelStatus;
@@ -186,6 +190,10 @@ export function sweepLevel(
     worstSlo: slo,
     server: result.serverMetrics?.available === true ? result.serverMetrics.summary : null,
     ...(result.serverMetrics?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
+    gpu:
+      result.gpuMetrics === undefined || result.gpuMetrics.gpus.length === 0
+        ? null
+        : summarizeGpus(result.gpuMetrics.gpus, result.metrics.totalOutput).total,
     ...(result.earlyStop === undefined ? {} : { earlyStop: result.earlyStop }),
     status,
     reason,

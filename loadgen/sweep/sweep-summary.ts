@@ -73,6 +73,11 @@ function levelJson(level: SweepLevel) {
     itl_p99_ms: level.itlP99Ms,
     output_throughput: level.outputTokPerS,
     slo_attainment: level.sloAttainment,
+    // vLLM's energy keys (loadgen/gpu-metrics/gpu-metrics-json.ts) over the whole level; null without GPU figures.
+    gpu_energy_j: level.gpu?.energyJ ?? null,
+    gpu_avg_power_w: level.gpu?.meanPowerW ?? null,
+    gpu_energy_per_output_token_j: level.gpu?.energyPerOutputTokenJ ?? null,
+    gpu_mean_util_pct: level.gpu?.meanUtilPct ?? null,
     result_file: level.resultFile,
     // The steady window the figures above come from, and what was left out of it.
     steady_requests: level.steadyRequests,

@@ -30,10 +30,17 @@ const COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
 /** A concurrency sweep's levels all run at rate inf: their first column is what they held fixed. */
 const CONCURRENCY: [string, (l: SweepLevel) => string] = ['concurrency', (l) => String(l.concurrency ?? '')];
 
+/** With GPU figures: each level's energy per output token and mean power, before its status. */
+const GPU_COLUMNS: ReadonlyArray<[string, (l: SweepLevel) => string]> = [
+  ['J/out tok', (l) => (l.gpu?.energyPerOutputTokenJ == null ? '-' : l.gpu.energyPerOutputTokenJ.toFixed(4))],
+  ['GPU W', (l) => (l.gpu?.meanPowerW == null ? '-' : l.gpu.meanPowerW.toFixed(1))],
+];
+
 export function formatSweepTable(levels: readonly SweepLevel[]): string {
-  const columns = levels.some((l) => l.concurrency !== undefined)
-    ? [CONCURRENCY, ...COLUMNS.slice(1)]
-    : COLUMNS;
+  const base = levels.some((l) => l.concurrency !== undefined) ? [CONCURRENCY, ...COLUMNS.slice(1)] : COLUMNS;
+  const columns = levels.some((l) => l.gpu != null)
+    ? [...base.slice(0, -1), ...GPU_COLUMNS, ...base.slice(-1)]
+    : base;
   const rows = [columns.map(([title]) => title), ...levels.map((l) => columns.map(([, cell]) => cell(l)))];
   const widths = columns.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   const line = (row: string[]): string => row.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');

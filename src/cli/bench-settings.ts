@@ -46,7 +46,11 @@ import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
-import { earlyStopSettingsFrom, serverMetricsSettingsFrom } from './server-metrics-settings.js';
+import {
+  earlyStopSettingsFrom,
+  gpuMetricsSettingsFrom,
+  serverMetricsSettingsFrom,
+} from './server-metrics-settings.js';
 import { shardSettings } from './shard-settings.js';
 import { type TimedTraceParts, timedTraceParts } from './timed-trace-options.js';
 import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
@@ -448,7 +452,9 @@ export function benchSettingsFrom(
     ...(vllm.lora === undefined ? {} : { lora: vllm.lora }),
     ...(vllm.insecure ? { insecure: true } : {}),
     ...(vllm.appendResult ? { appendResult: true } : {}),
+    ...(vllm.timeline === undefined ? {} : { timeline: vllm.timeline }),
     serverMetrics,
+    gpuMetrics: gpuMetricsSettingsFrom(o),
     earlyStop: earlyStopSettingsFrom(o, serverMetrics?.intervalMs ?? 1000),
   };
 }

@@ -19,9 +19,25 @@ export const SERVER_METRICS_OPTIONS: readonly OptionSpec[] = [
     max: 60,
     default: DEFAULT_SERVER_METRICS_INTERVAL_S,
     valueName: 'S',
-    help: 'Seconds between samples of the server metrics (a baseline before the run and a last one after it too)',
+    help: 'Seconds between samples of the server and GPU metrics (a baseline before the run and a last one after it too)',
   },
   { name: 'no-server-metrics', type: 'boolean', help: "Do not read the server's /metrics" },
+  {
+    name: 'gpu-metrics-url',
+    type: 'string',
+    valueName: 'URL',
+    help: "A DCGM exporter's Prometheus page: the GPUs' power, energy, utilisation and memory over the run",
+  },
+  {
+    name: 'nvidia-smi',
+    type: 'boolean',
+    help: "Sample this machine's GPUs with nvidia-smi (done anyway where it is on the PATH and no --gpu-metrics-url is given); say so when it is not there",
+  },
+  {
+    name: 'no-gpu-metrics',
+    type: 'boolean',
+    help: 'Read no GPU figures (neither --gpu-metrics-url nor nvidia-smi)',
+  },
   {
     name: 'stop-on-saturation',
     type: 'boolean',

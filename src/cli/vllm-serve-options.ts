@@ -135,6 +135,17 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
     help: 'Append the result JSON to the result file (one JSON value per line) instead of replacing it',
   },
   {
+    name: 'plot-timeline',
+    type: 'boolean',
+    help: "Write the run's HTML report, with its per-request timeline, beside the result file as <result>.timeline.html (vLLM)",
+  },
+  {
+    name: 'timeline-itl-thresholds',
+    type: 'string',
+    valueName: 'MS,MS',
+    help: 'The timeline colours inter-token gaps green below the first, orange up to the second, red above (default 25,50; vLLM)',
+  },
+  {
     name: 'chat-template-kwargs',
     type: 'string',
     valueName: 'JSON',
@@ -149,8 +160,6 @@ export const ACCEPTED_ONLY: Readonly<Record<string, string>> = {
   'use-beam-search': 'vLLM parses it and sends nothing for it either',
   profile:
     "vLLM would call the server's /start_profile and /stop_profile around the run (its torch profiler); not done",
-  'plot-timeline': 'vLLM would write a timeline plot beside the result file; not written (see --html)',
-  'timeline-itl-thresholds': "colours of vLLM's --plot-timeline; nothing is plotted",
   'plot-dataset-stats': "vLLM would plot the dataset's token lengths; not written (see --html)",
   'skip-tokenizer-init':
     "vLLM would then leave out the token counts and the TTFT/TPOT/ITL sections; tokenmeter's built-in tokenizer needs no init, so they stay",
@@ -191,7 +200,6 @@ const OTHER_DATASET_FLAGS: ReadonlyArray<readonly [string, 'string' | 'number' |
 
 const ACCEPTED_ONLY_TYPES: Readonly<Record<string, 'boolean' | 'string' | 'integer'>> = {
   'tokenizer-mode': 'string',
-  'timeline-itl-thresholds': 'string',
   'random-batch-size': 'integer',
 };
 

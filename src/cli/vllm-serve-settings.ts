@@ -5,6 +5,8 @@
 
 import type { Backend } from '../../loadgen/bench/backends.js';
 import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
+import type { TimelineSettings } from '../../loadgen/bench/settings.js';
+import { DEFAULT_ITL_THRESHOLDS_MS } from '../../loadgen/report/html/timeline-chart.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { OptionValue, ParsedOptions } from './options.js';
 import {
@@ -35,8 +37,31 @@ export interface VllmServeParts {
   readonly disableShuffle: boolean;
   readonly noOversample: boolean;
   readonly appendResult: boolean;
+  /** --plot-timeline and --timeline-itl-thresholds; undefined when neither was given. */
+  readonly timeline?: TimelineSettings;
   /** Lines for the run's header. */
   readonly notes: string[];
+}
+
+/** vLLM's "25,50": two numbers of milliseconds (a space between them is read too). */
+function timelineOf(o: ParsedOptions): { timeline?: TimelineSettings } {
+  const given = o['timeline-itl-thresholds'];
+  if (o['plot-timeline'] !== true && typeof given !== 'string') return {};
+  let itlThresholdsMs = DEFAULT_ITL_THRESHOLDS_MS;
+  if (typeof given === 'string') {
+    const parts = given
+      .split(/[\s,]+/)
+      .filter((p) => p !== '')
+      .map(Number);
+    const [low, high] = parts as [number, number];
+    if (parts.length !== 2 || !parts.every((n) => Number.isFinite(n) && n >= 0) || low > high) {
+      throw new UsageError(
+        `--timeline-itl-thresholds takes two numbers of milliseconds, the lower first, as 25,50 (got '${given}')`,
+      );
+    }
+    itlThresholdsMs = [low, high];
+  }
+  return { timeline: { plot: o['plot-timeline'] === true, itlThresholdsMs } };
 }
 
 const numberOf = (v: OptionValue): number | undefined => (typeof v === 'number' ? v : undefined);
@@ -137,6 +162,7 @@ export function vllmServeParts(
     disableShuffle: o['disable-shuffle'] === true,
     noOversample: o['no-oversample'] === true,
     appendResult: o['append-result'] === true,
+    ...timelineOf(o),
     notes,
   };
 }

@@ -685,6 +685,17 @@ const ROWS: Row[] = [
     },
   },
   {
+    flags: ['plot-timeline', 'timeline-itl-thresholds'],
+    args: ['--plot-timeline', '--timeline-itl-thresholds', '2,5', '--result-filename', 'timed.json'],
+    check: (run) => {
+      ok(run);
+      // vLLM's name for its plot: the result's with .timeline.html (test/loadgen/plot-timeline.test.ts has more).
+      const html = readFileSync(join(run.dir, 'timed.timeline.html'), 'utf8');
+      assert.match(html, /data-chart="timeline"/);
+      assert.match(html, /--timeline-itl-thresholds 2,5/);
+    },
+  },
+  {
     flags: ['append-result'],
     args: ['--append-result', '--result-filename', 'appended.json'],
     check: (run) => {
@@ -836,8 +847,6 @@ const ACCEPTED_ONLY: Array<[string, string[]]> = [
   ['tokenizer-mode', ['hf']],
   ['use-beam-search', []],
   ['profile', []],
-  ['plot-timeline', []],
-  ['timeline-itl-thresholds', ['25,50']],
   ['plot-dataset-stats', []],
   ['skip-tokenizer-init', []],
   ['no-stream', []],

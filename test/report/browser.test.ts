@@ -21,11 +21,12 @@ const EXPECTED_CHARTS: Record<ReportKind, string[]> = {
     'ttft-over-time',
     'concurrency-over-time',
     'tokens-per-second',
+    'timeline',
     'server-client-ttft',
     'server-queue',
     'server-kv',
   ],
-  sweep: ['sweep-achieved', 'sweep-ttft', 'sweep-throughput', 'sweep-success'],
+  sweep: ['sweep-achieved', 'sweep-ttft', 'sweep-throughput', 'sweep-success', 'sweep-pareto'],
   compare: ['ttft-cdf', 'e2el-cdf', 'itl-histogram', 'ttft-over-time', 'tokens-per-second'],
 };
 
@@ -70,6 +71,18 @@ async function openReport(browser: Browser, kind: ReportKind, path: string): Pro
       };
     }),
   );
+  // The timeline's bars (one group per request drawn) and the Pareto chart's level points and frontier line.
+  const count = (selector: string): Promise<number> => page.locator(selector).count();
+  const pictures = {
+    timelineRows: await count('figure[data-chart="timeline"] g.timeline-request'),
+    timelineGaps: await count('figure[data-chart="timeline"] rect.gap'),
+    timelineNote:
+      (await count('figure[data-chart="timeline"] .note')) === 0
+        ? ''
+        : ((await page.locator('figure[data-chart="timeline"] .note').textContent()) ?? ''),
+    paretoPoints: await count('figure[data-chart="sweep-pareto"] g[data-series="level"] .mark'),
+    frontier: await count('figure[data-chart="sweep-pareto"] path[data-series="Pareto frontier"]'),
+  };
   const injected = await page.$$eval('script, img, iframe, object', (found) => found.length);
   const title = await page.title();
   const bodyText = (await page.locator('body').textContent()) ?? '';
@@ -89,6 +102,19 @@ async function openReport(browser: Browser, kind: ReportKind, path: string): Pro
       chart.markArea > 0 && chart.width > 300 && chart.height > 100,
       `${kind}/${chart.id} is visible`,
     );
+  }
+  if (kind === 'run') {
+    // 240 requests, 4 failed: 236 drawable, sampled to the cap of 150, and the note says so.
+    assert.equal(pictures.timelineRows, 150);
+    assert.ok(pictures.timelineGaps >= 150, `${pictures.timelineGaps} gap segments`);
+    assert.match(
+      pictures.timelineNote,
+      /^150 of 236 completed requests drawn, evenly spaced in send order\./,
+    );
+  }
+  if (kind === 'sweep') {
+    assert.equal(pictures.paretoPoints, 5, 'one point per level');
+    assert.equal(pictures.frontier, 1, 'the frontier drawn');
   }
   assert.equal(injected, 0, 'hostile strings created no elements');
   assert.match(title, /^tokenmeter /, 'title not rewritten by injected script');

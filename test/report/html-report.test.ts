@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RequestRecord } from '../../loadgen/record.js';
+import { timelineChart } from '../../loadgen/report/html/timeline-chart.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { recordsFromResult } from '../../loadgen/report/result-records.js';
 import { resultVerdicts } from '../../loadgen/report/result-verdicts.js';
 import { sweepFromSummary } from '../../loadgen/report/sweep-data.js';
 import { localRun, sweepData } from './helpers/report-fixtures.js';
-import { okRecord, resultOf } from './helpers/synthetic-run.js';
+import { okRecord, resultOf, syntheticRecords } from './helpers/synthetic-run.js';
 
 function chartIds(html: string): string[] {
   return [
@@ -22,6 +24,7 @@ test('a detailed result gives the six run charts, and the server metrics against
     'ttft-over-time',
     'concurrency-over-time',
     'tokens-per-second',
+    'timeline',
     'server-client-ttft',
     'server-queue',
     'server-kv',
@@ -61,12 +64,65 @@ test('a result saved without --save-detailed still reports figures and says whic
   assert.ok(html.includes('<th>Mean TTFT (ms)</th><td>100.00</td>'));
 });
 
-test('a sweep report marks the knee on every chart and lists every level', () => {
+test('a sweep report marks the knee on every rate chart, draws the Pareto chart and lists every level', () => {
   const html = renderHtmlReport('sweep', sweepData());
-  assert.deepEqual(chartIds(html), ['sweep-achieved', 'sweep-ttft', 'sweep-throughput', 'sweep-success']);
+  assert.deepEqual(chartIds(html), [
+    'sweep-achieved',
+    'sweep-ttft',
+    'sweep-throughput',
+    'sweep-success',
+    'sweep-pareto',
+  ]);
   assert.equal(html.match(/class="marker"/g)?.length, 4);
   assert.match(html, /Knee at 8 req\/s: above it/);
   assert.equal(html.match(/<tr><td class="num">/g)?.length, 5);
+});
+
+test('a chart with no data is one line saying so, with no axes: the Pareto chart of levels without a TPOT', () => {
+  const data = sweepData();
+  const html = renderHtmlReport('sweep', {
+    ...data,
+    levels: data.levels.map((l) => ({ ...l, tpotMeanMs: null })),
+  });
+  const pareto = html.match(/<figure class="chart" id="chart-sweep-pareto"[^>]*>.*?<\/figure>/s)?.[0] ?? '';
+  assert.match(pareto, /data-empty="true"/);
+  assert.match(
+    pareto,
+    /<p class="message">Throughput against interactivity, one point per level \(Pareto frontier\): no data to draw\.<\/p>/,
+  );
+  assert.doesNotMatch(pareto, /<svg/);
+});
+
+test("the timeline colours each gap by the thresholds, consecutive gaps of one colour one segment, vLLM's colours", () => {
+  const [record] = syntheticRecords({ count: 1, seed: 1, ratePerS: 1, ttftMs: 100, gapMs: 3 });
+  const html = timelineChart(
+    [{ ...(record as RequestRecord), sentAtMs: 0, ttftMs: 100, itlMs: [1, 3, 3, 10, 1] }],
+    [2, 5],
+  );
+  const segments = [
+    ...html.matchAll(/<rect class="mark ([^"]+)" x="([^"]+)" y="[^"]+" width="([^"]+)"[^>]* fill="([^"]+)"/g),
+  ];
+  assert.deepEqual(
+    segments.map((m) => [m[1], m[4]]),
+    [
+      ['ttft', '#636EFA'],
+      ['gap band-0', '#109618'],
+      ['gap band-1', '#FF7F0E'],
+      ['gap band-2', '#D62728'],
+      ['gap band-0', '#109618'],
+    ],
+  );
+  // The two 3 ms gaps are one segment, twice as wide as one 3 ms gap would be: 6 ms against the 1 ms gap's 1.
+  const widths = segments.map((m) => Number(m[3]));
+  assert.ok(Math.abs((widths[2] as number) / (widths[1] as number) - 6) < 0.05, `${widths}`);
+});
+
+test('the timeline with no completed request is one line, not empty axes', () => {
+  const html = timelineChart([]);
+  assert.equal(
+    html,
+    '<p class="message" data-chart="timeline" data-empty="true">No timeline: no completed request with a send time and a first token.</p>',
+  );
 });
 
 test('a sweep summary is read from flat levels or result objects, with the knee as a rate or an object', () => {

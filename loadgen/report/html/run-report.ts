@@ -13,11 +13,13 @@ import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
 import { escapeHtml } from './escape.js';
+import { gpuPanel } from './gpu-panel.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
 import { serverCharts } from './server-charts.js';
 import { renderChart } from './svg-chart.js';
+import { timelineChart, timelineThresholds } from './timeline-chart.js';
 
 export interface RunReportData {
   /** The result object as written by --save-result (buildResultJson), ideally with detailed arrays. */
@@ -37,6 +39,7 @@ export function renderRunReport(data: RunReportData): string {
   const verdicts = resultVerdicts(result, records);
   const splits = breakdownFromResult(result);
   const server = serverCharts(serverMetricsFromResult(result), records);
+  const gpus = gpuPanel(result);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
     stringField(result, 'model_id'),
@@ -52,7 +55,8 @@ export function renderRunReport(data: RunReportData): string {
     records === null
       ? '<p class="message">No per-request data: run the benchmark with --save-result --save-detailed ' +
         '(or bench --html) to get the distribution and time charts.</p>'
-      : `<div class="charts">${runCharts(records).map(renderChart).join('\n')}</div>`;
+      : `<div class="charts">${runCharts(records).map(renderChart).join('\n')}</div>` +
+        `<div class="charts">${timelineChart(records, timelineThresholds(result))}</div>`;
   return renderPage({
     title: `tokenmeter run report: ${name}`,
     subtitle,
@@ -80,6 +84,7 @@ export function renderRunReport(data: RunReportData): string {
               `<div class="charts">${server.map(renderChart).join('\n')}</div>`,
             ),
           ]),
+      ...(gpus === null ? [] : [section('GPU', gpus)]),
     ],
   });
 }

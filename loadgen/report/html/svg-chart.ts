@@ -1,7 +1,7 @@
 // One chart as inline SVG, drawn here in Node so the page needs no chart library and runs no script: axes
 // with round ticks, grid, a title and axis labels with units, then the data as lines, steps (CDFs), points or
 // bars, and optional vertical markers (the sweep's knee). Every data mark carries class "mark" so a test can
-// tell a drawn chart from an empty one.
+// tell a drawn chart from an empty one; a chart with no data is one line saying so, with no axes.
 
 import { escapeHtml } from './escape.js';
 import { linearScale, px, tickLabel } from './scale.js';
@@ -167,17 +167,20 @@ export function renderChart(spec: ChartSpec): string {
       );
     })
     .join('');
-  const empty = marks === '';
-  const nothing = empty
-    ? `<text class="label" x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle">no data</text>`
-    : '';
+  // A chart with nothing to draw says so in one line rather than drawing empty axes.
+  if (marks === '') {
+    return (
+      `<figure class="chart" id="chart-${id}" data-chart="${id}" data-empty="true">` +
+      `<p class="message">${escapeHtml(spec.title)}: no data to draw.</p></figure>`
+    );
+  }
   const note = spec.note === undefined ? '' : `<p class="note">${escapeHtml(spec.note)}</p>`;
   return (
-    `<figure class="chart" id="chart-${id}" data-chart="${id}"${empty ? ' data-empty="true"' : ''}>` +
+    `<figure class="chart" id="chart-${id}" data-chart="${id}">` +
     `<figcaption>${escapeHtml(spec.title)}</figcaption>` +
     `<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(spec.title)}">` +
     `<title>${escapeHtml(spec.title)}</title>${axes(x, y, spec)}` +
     `<clipPath id="clip-${id}"><rect x="${LEFT}" y="${TOP - 4}" width="${WIDTH - LEFT - RIGHT + 4}" height="${HEIGHT - TOP - BOTTOM + 8}"/></clipPath>` +
-    `<g clip-path="url(#clip-${id})">${marks}</g>${markers}${nothing}</svg>${legend(spec)}${note}</figure>`
+    `<g clip-path="url(#clip-${id})">${marks}</g>${markers}</svg>${legend(spec)}${note}</figure>`
   );
 }

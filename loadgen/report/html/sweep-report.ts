@@ -15,6 +15,7 @@ import {
 } from '../sweep-data.js';
 import { escapeHtml } from './escape.js';
 import { keyValueTable, renderPage, section } from './page.js';
+import { paretoChart } from './pareto-chart.js';
 import { type ChartSpec, type Marker, type Point, renderChart } from './svg-chart.js';
 
 function series(
@@ -97,6 +98,7 @@ function charts(data: SweepReportData, levels: readonly SweepReportLevel[], axis
       xMin: 0,
       yMax: 100,
     },
+    paretoChart(levels),
   ];
 }
 
@@ -107,6 +109,8 @@ function cell(value: number | null, scale = 1): string {
 function levelTable(levels: readonly SweepReportLevel[], axis: SweepAxis): string {
   // A column only when a level was cut short: --stop-on-saturation or --max-error-rate, seconds into it.
   const stopped = levels.some((l) => l.stoppedEarlyAtS !== null);
+  // A column only when a level read its GPUs (--gpu-metrics-url, nvidia-smi).
+  const energy = levels.some((l) => l.energyPerOutputTokenJ !== null);
   const head = [
     ...(axis === 'concurrency' ? ['concurrency'] : []),
     'offered (req/s)',
@@ -116,13 +120,16 @@ function levelTable(levels: readonly SweepReportLevel[], axis: SweepAxis): strin
     'TTFT p99 (ms)',
     'ITL p99 (ms)',
     'output (tok/s)',
+    ...(energy ? ['GPU J per output token'] : []),
     ...(stopped ? ['stopped early (s)'] : []),
   ];
   const rows = levels.map(
     (l) =>
       `<tr>${axis === 'concurrency' ? `<td class="num">${escapeHtml(String(l.maxConcurrency))}</td>` : ''}<td class="num">${Number.isFinite(l.offeredRate) ? escapeHtml(String(l.offeredRate)) : 'inf'}</td>` +
       `${cell(l.achievedRate)}${cell(l.successRate, 100)}${cell(l.ttftP50Ms)}${cell(l.ttftP99Ms)}` +
-      `${cell(l.itlP99Ms)}${cell(l.outputThroughput)}${stopped ? cell(l.stoppedEarlyAtS) : ''}</tr>`,
+      `${cell(l.itlP99Ms)}${cell(l.outputThroughput)}` +
+      `${energy ? `<td class="num">${l.energyPerOutputTokenJ === null ? '—' : escapeHtml(l.energyPerOutputTokenJ.toFixed(4))}</td>` : ''}` +
+      `${stopped ? cell(l.stoppedEarlyAtS) : ''}</tr>`,
   );
   return `<table><thead><tr>${head.map((h) => `<th class="num">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
