@@ -11,6 +11,13 @@
 //   no end marker and no finish reason     -> truncated (an oversized event is skipped, so a marker after it
 //                                             still counts)
 //   otherwise                              -> ok
+//
+// A stream whose reader stopped before the body ended (a client that closed, the load generator's run stopped or
+// its planned cancellation) is judged by the same rule when its final event had already arrived
+// (finalEventArrived: the protocol's end marker, or a finish reason with its usage): clients stop reading there
+// (the openai package at `data: [DONE]`, Codex at `response.completed`) and close before the upstream's end of
+// body, so such a close is the end of a finished answer. A reader that stopped before it left mid-answer
+// (client_abort). The MeteredHandler applies it (its stop()), for the gateway and the load generator alike.
 import type { JsonAnswerFacts } from './json-answer.js';
 import type { Outcome } from './outcome.js';
 import type { StreamTiming } from './stream-timing.js';
@@ -69,6 +76,16 @@ export function streamOutcome(status: number, timing: StreamTiming): OutcomeVerd
     };
   }
   return OK;
+}
+
+/**
+ * The stream's final event arrived: its end marker (`data: [DONE]` for OpenAI chat and completions,
+ * `response.completed` or `response.failed` for Responses, `message_stop` for Anthropic), or a finish reason
+ * together with the usage (OpenAI's usage chunk, Anthropic's `message_delta`), after which only the marker can
+ * follow. Nothing of the answer is still to come.
+ */
+export function finalEventArrived(timing: StreamTiming): boolean {
+  return timing.sawDone || (timing.finishReason !== undefined && timing.usageOutputTokens !== undefined);
 }
 
 /**
