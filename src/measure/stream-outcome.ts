@@ -89,9 +89,10 @@ export function finalEventArrived(timing: StreamTiming): boolean {
 }
 
 /**
- * The outcome of a non-streamed answer that ended normally: outside 2xx is http_error; a 2xx whose JSON body
- * holds an error object instead of an answer is upstream_error_body. `facts` is undefined when the body was not
- * read (untimed endpoint, too large).
+ * The outcome of a non-streamed answer that ended normally: outside 2xx is http_error; a 2xx whose body holds an
+ * error object instead of an answer is upstream_error_body, and so is one that holds no answer at all (not JSON,
+ * empty, no choices: JsonAnswerFacts.notAnswer), as the same content streamed is (no chunk carried generated
+ * text). `facts` is undefined when the body was not read (untimed endpoint, too large).
  */
 export function answerOutcome(status: number, facts: JsonAnswerFacts | undefined): OutcomeVerdict {
   if (!isSuccess(status)) return httpError(status);
@@ -100,6 +101,13 @@ export function answerOutcome(status: number, facts: JsonAnswerFacts | undefined
       outcome: 'upstream_error_body',
       reason: `HTTP ${status} with an error object in the body`,
       upstreamMessage: facts.errorMessage,
+    };
+  }
+  if (facts?.notAnswer != null) {
+    return {
+      outcome: 'upstream_error_body',
+      reason: `HTTP ${status} but ${facts.notAnswer} instead of an answer`,
+      upstreamMessage: null,
     };
   }
   return OK;

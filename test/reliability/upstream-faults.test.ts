@@ -324,6 +324,78 @@ const ROWS: readonly Row[] = [
     outcome: 'upstream_error_body',
     error: /no chunk carried generated text/,
   },
+  // The same contents answered plain: one rule for both framings (src/measure/stream-outcome.ts's answerOutcome).
+  {
+    fault: 'a 200 HTML page answering a plain request',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: { 'content-type': 'text/html' } },
+          { write: '<html><body>sign in</body></html>' },
+        ],
+        ending: 'end',
+      },
+    },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /^HTTP 200 but a body that is not a JSON object instead of an answer$/,
+  },
+  {
+    fault: 'a plain 200 answer with choices: []',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: JSON_TYPE },
+          { write: '{"id":"c","object":"chat.completion","choices":[],"usage":null}' },
+        ],
+        ending: 'end',
+      },
+    },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /an empty `choices`/,
+  },
+  {
+    fault: 'a streamed answer with choices: [] in every chunk',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: SSE },
+          { write: 'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n' },
+          { write: DONE },
+        ],
+        ending: 'end',
+      },
+    },
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /no chunk carried generated text/,
+  },
+  {
+    fault: 'a 204 answering a plain request',
+    upstream: { script: { steps: [{ head: 204 }], ending: 'end' } },
+    stream: false,
+    client: { sees: 'upstream answer', status: 204 },
+    outcome: 'upstream_error_body',
+    error: /an empty body/,
+  },
+  {
+    fault: 'an empty 200 answering a plain request',
+    upstream: { script: { steps: [{ head: 200, headers: JSON_TYPE }], ending: 'end' } },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /an empty body/,
+  },
+  {
+    fault: 'an empty 200 answering a streamed request',
+    upstream: { script: { steps: [{ head: 200, headers: SSE }], ending: 'end' } },
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /no chunk carried generated text/,
+  },
   {
     fault: 'a 200 HTML page answering a streamed request',
     upstream: {
