@@ -324,6 +324,49 @@ const ROWS: readonly Row[] = [
     outcome: 'upstream_error_body',
     error: /no chunk carried generated text/,
   },
+  // Interim answers nobody asked for (RFC 9110 15.2: parsed and ignored). undici destroyed the socket on a 100
+  // (a 502 before src/gateway/interim-continue.ts); 102 and 103 it passes to the handler, which ignores them.
+  ...([100, 102, 103] as const).flatMap((interim): Row[] => [
+    {
+      fault: `an unsolicited ${interim} before a streamed answer`,
+      upstream: {
+        script: {
+          steps: [
+            { interim },
+            { head: 200, headers: SSE },
+            { write: chatChunk({ content: 'hi' }) },
+            { write: FINISH },
+            { write: DONE },
+          ],
+          ending: 'end',
+        },
+      },
+      client: { sees: 'upstream answer', status: 200 },
+      outcome: 'ok',
+      record: { contentChunks: 1, finishReason: 'stop' },
+    },
+    {
+      fault: `two unsolicited ${interim}s before a plain answer`,
+      upstream: {
+        script: {
+          steps: [
+            { interim },
+            { interim },
+            { head: 200, headers: JSON_TYPE },
+            {
+              write:
+                '{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}',
+            },
+          ],
+          ending: 'end',
+        },
+      },
+      stream: false,
+      client: { sees: 'upstream answer', status: 200 },
+      outcome: 'ok',
+      record: { outputTokens: 1, finishReason: 'stop' },
+    },
+  ]),
   // The same contents answered plain: one rule for both framings (src/measure/stream-outcome.ts's answerOutcome).
   {
     fault: 'a 200 HTML page answering a plain request',
