@@ -137,7 +137,9 @@ export class MeasuredRequest {
         return;
       }
       this.#cancelledAt = now;
-      this.exchange.abort(new PlannedCancelError(delayMs));
+      const cancel = new PlannedCancelError(delayMs);
+      // A stream whose final event arrived is finished, not cancelled (src/measure/stream-outcome.ts).
+      if (!this.exchange.endAtFinalEvent(cancel)) this.exchange.abort(cancel);
     };
     this.#cancelTimer = setTimeout(check, delayMs);
   }

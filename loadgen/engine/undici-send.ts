@@ -35,7 +35,11 @@ export function sendWithUndici(
   aborts: AbortHub,
 ): Promise<RequestRecord> {
   return new Promise((resolve) => {
-    const removeCancel = aborts.add(() => measured.exchange.abort(new RunAbortedError()));
+    const removeCancel = aborts.add(() => {
+      const stopped = new RunAbortedError();
+      // A stream whose final event arrived is finished, not cut (src/measure/stream-outcome.ts).
+      if (!measured.exchange.endAtFinalEvent(stopped)) measured.exchange.abort(stopped);
+    });
     measured.whenRecorded((record) => {
       removeCancel();
       resolve(record);

@@ -290,7 +290,9 @@ export class ApiPath {
           'rejected',
           `the client did not send its whole request within clientLimits.requestTimeoutMs (${context.config.clientLimits.requestTimeoutMs} ms); answered 408`,
         );
-      } else {
+      } else if (m.exchange?.endAtFinalEvent(CLIENT_GONE) !== true) {
+        // A client that closed once the stream's final event reached it (the openai package stops at
+        // `data: [DONE]`) got the whole answer: its exchange ended there, with the answer's outcome.
         m.conclude('client_abort');
       }
       // Abort whatever still runs upstream: the client is gone, so it is wasted work.

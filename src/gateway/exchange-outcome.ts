@@ -33,7 +33,14 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
   }
   const timing = m.timing();
   const success = h.status >= 200 && h.status <= 299;
-  if (timing === undefined && success && context.protocol !== undefined && h.keptWholeBody) {
+  // Answers are what a POST gets: a GET of a timed path lists or fetches stored objects, not an answer.
+  if (
+    timing === undefined &&
+    success &&
+    context.protocol !== undefined &&
+    h.keptWholeBody &&
+    m.method === 'POST'
+  ) {
     m.json = context.protocol.readAnswer(h.keptBody());
   }
   const verdict =

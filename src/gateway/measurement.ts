@@ -8,6 +8,7 @@ import type { Outcome } from '../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../measure/stream-figures.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
 import type { ProtocolName } from '../protocols/index.js';
+import { boundedClientText } from '../shared/client-text.js';
 import type { TraceSpan } from '../shared/trace-context.js';
 import { gapCountsOf } from './gap-counts.js';
 import { type ModelPrice, requestCost } from './model-prices.js';
@@ -163,9 +164,10 @@ export class RequestMeasurement {
       receivedAtMonotonicMs: round3(t0),
       method: this.method,
       upstream: this.upstream,
-      modelAsked: this.modelAsked,
+      // Client-chosen text, cut to a bound whatever the request's fate (src/shared/client-text.ts).
+      modelAsked: this.modelAsked === null ? null : boundedClientText(this.modelAsked),
       modelSent: this.modelSent,
-      pathAsked: this.pathAsked,
+      pathAsked: boundedClientText(this.pathAsked),
       pathSent: this.pathSent,
       pathFixes: this.pathFixes,
       protocol: this.protocol,

@@ -4,16 +4,18 @@
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type { ResolvedUpstream } from './config-resolve.js';
+import { connectorIgnoringContinue } from './interim-continue.js';
 
 export function buildUpstreamDispatcher(upstream: ResolvedUpstream): Dispatcher {
   const { timeouts } = upstream;
   return new Agent({
-    connect: {
+    // undici's own connector, its sockets made to ignore an unsolicited 100 Continue (interim-continue.ts).
+    connect: connectorIgnoringContinue({
       timeout: timeouts.connectMs,
       rejectUnauthorized: true,
       // A configured CA is trusted in addition to the system's roots, not instead of them.
       ...(upstream.ca === null ? {} : { ca: [...rootCertificates, upstream.ca] }),
-    },
+    }),
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.idleMs,
     ...(upstream.maxConnections > 0 ? { connections: upstream.maxConnections } : {}),

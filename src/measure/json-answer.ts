@@ -16,4 +16,10 @@ export interface JsonAnswerFacts {
   errorMessage: string | null;
   /** Set when its usage held a count no answer can have (reported-usage.ts): why; none of its counts was read. */
   implausibleUsage?: string;
+  /**
+   * Why the body holds no answer at all, when it holds none: not JSON (an HTML page), empty (a 204, an empty 200),
+   * or no choices (`choices: []`; Responses' `output`, Anthropic's `content`). The same content streamed carries no
+   * generated text, and both are upstream_error_body (stream-outcome.ts). Null for an answer.
+   */
+  notAnswer: string | null;
 }

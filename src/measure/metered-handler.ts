@@ -15,6 +15,7 @@ import type { Dispatcher } from 'undici';
 import { BodyDecoder, bodyDecoding } from './body-decoding.js';
 import type { EventClassifier } from './event-classifier.js';
 import { StreamMeter } from './stream-meter.js';
+import { finalEventArrived } from './stream-outcome.js';
 
 /** Where the response goes. Called in order: head, write*, then end or fail (or fail alone). */
 export interface ExchangeSink {
@@ -135,6 +136,24 @@ export class MeteredHandler implements Dispatcher.DispatchHandler {
     // The compressed body has all arrived and is still being decoded: undici has nothing left to abort.
     if (this.#decoder !== null && !Number.isNaN(this.endAt)) this.#failDecoded(reason);
     else this.#controller?.abort(reason);
+  }
+
+  /**
+   * The reader stopped before the body ended (the client left, the run was stopped, a planned cancellation): once
+   * the stream's final event had arrived the exchange ends here, as an answer that ended and is judged by the
+   * outcome rule (stream-outcome.ts says why), and undici stops reading the rest with `reason`. Returns whether it
+   * ended; false changes nothing (the caller then concludes the abort and calls abort()).
+   */
+  endAtFinalEvent(reason: Error): boolean {
+    const meter = this.meter;
+    if (this.#settled || meter === null || !finalEventArrived(meter.result())) return false;
+    this.endAt = performance.now();
+    this.#decoder?.destroy();
+    // Nothing goes to the sink: its reader is gone.
+    meter.end(this.endAt);
+    this.#settle();
+    this.#controller?.abort(reason);
+    return true;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

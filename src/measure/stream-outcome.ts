@@ -11,6 +11,13 @@
 //   no end marker and no finish reason     -> truncated (an oversized event is skipped, so a marker after it
 //                                             still counts)
 //   otherwise                              -> ok
+//
+// A stream whose reader stopped before the body ended (a client that closed, the load generator's run stopped or
+// its planned cancellation) is judged by the same rule when its final event had already arrived
+// (finalEventArrived: the protocol's end marker, or a finish reason with its usage): clients stop reading there
+// (the openai package at `data: [DONE]`, Codex at `response.completed`) and close before the upstream's end of
+// body, so such a close is the end of a finished answer. A reader that stopped before it left mid-answer
+// (client_abort). The MeteredHandler applies it (its stop()), for the gateway and the load generator alike.
 import type { JsonAnswerFacts } from './json-answer.js';
 import type { Outcome } from './outcome.js';
 import type { StreamTiming } from './stream-timing.js';
@@ -72,9 +79,20 @@ export function streamOutcome(status: number, timing: StreamTiming): OutcomeVerd
 }
 
 /**
- * The outcome of a non-streamed answer that ended normally: outside 2xx is http_error; a 2xx whose JSON body
- * holds an error object instead of an answer is upstream_error_body. `facts` is undefined when the body was not
- * read (untimed endpoint, too large).
+ * The stream's final event arrived: its end marker (`data: [DONE]` for OpenAI chat and completions,
+ * `response.completed` or `response.failed` for Responses, `message_stop` for Anthropic), or a finish reason
+ * together with the usage (OpenAI's usage chunk, Anthropic's `message_delta`), after which only the marker can
+ * follow. Nothing of the answer is still to come.
+ */
+export function finalEventArrived(timing: StreamTiming): boolean {
+  return timing.sawDone || (timing.finishReason !== undefined && timing.usageOutputTokens !== undefined);
+}
+
+/**
+ * The outcome of a non-streamed answer that ended normally: outside 2xx is http_error; a 2xx whose body holds an
+ * error object instead of an answer is upstream_error_body, and so is one that holds no answer at all (not JSON,
+ * empty, no choices: JsonAnswerFacts.notAnswer), as the same content streamed is (no chunk carried generated
+ * text). `facts` is undefined when the body was not read (untimed endpoint, too large).
  */
 export function answerOutcome(status: number, facts: JsonAnswerFacts | undefined): OutcomeVerdict {
   if (!isSuccess(status)) return httpError(status);
@@ -83,6 +101,13 @@ export function answerOutcome(status: number, facts: JsonAnswerFacts | undefined
       outcome: 'upstream_error_body',
       reason: `HTTP ${status} with an error object in the body`,
       upstreamMessage: facts.errorMessage,
+    };
+  }
+  if (facts?.notAnswer != null) {
+    return {
+      outcome: 'upstream_error_body',
+      reason: `HTTP ${status} but ${facts.notAnswer} instead of an answer`,
+      upstreamMessage: null,
     };
   }
   return OK;

@@ -3,9 +3,9 @@
 // message_delta), and it has no ignore_eos.
 import { anthropicMessagesClassifier } from '../measure/anthropic-messages-classifier.js';
 import { anthropicPromptUsage } from '../measure/prompt-usage.js';
-import { field, isJsonObject, stringField } from '../shared/json-object.js';
+import { isJsonObject, stringField } from '../shared/json-object.js';
 import { streamOnly, userContent } from './body-parts.js';
-import { estimateFromText, jsonAnswerReader, readUsage } from './json-answer.js';
+import { estimateFromText, jsonAnswerReader, readUsage, requireList } from './json-answer.js';
 import { defineProtocol } from './protocol.js';
 
 /** 2023-06-01 is the version Anthropic's SDKs and Claude Code send. */
@@ -26,8 +26,8 @@ export const anthropicMessages = defineProtocol({
   readAnswer: jsonAnswerReader((answer, facts) => {
     readUsage(answer, facts, anthropicPromptUsage, 'output_tokens');
     facts.finishReason = stringField(answer, 'stop_reason') || null;
-    const content = field(answer, 'content');
-    if (Array.isArray(content)) {
+    const content = requireList(answer, facts, 'content');
+    if (content !== undefined) {
       const text = content.map((block) => (isJsonObject(block) ? stringField(block, 'text') : '')).join('');
       estimateFromText(facts, text);
       facts.toolCalls = content.filter((block) => isJsonObject(block) && block['type'] === 'tool_use').length;

@@ -30,9 +30,13 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
       toolCalls: null,
       responseId: null,
       errorMessage: null,
+      notAnswer: null,
     };
     const answer = parseJsonObject(bytes.toString('utf8'));
-    if (answer === undefined) return facts;
+    if (answer === undefined) {
+      facts.notAnswer = bytes.length === 0 ? 'an empty body' : 'a body that is not a JSON object';
+      return facts;
+    }
     const error = field(answer, 'error');
     if ((error !== undefined && error !== null) || field(answer, 'object') === 'error') {
       const source = isJsonObject(error) ? error : answer;
@@ -63,6 +67,18 @@ export function readUsage(
   facts.cachedPromptTokens = prompt.cachedPromptTokens ?? null;
   facts.outputTokens = countField(usage, completionKey) ?? null;
   if (facts.outputTokens !== null) facts.source = 'usage';
+}
+
+/** Notes on `facts` that the answer has no `member` or an empty one (the list of choices, of output, of content). */
+export function requireList(
+  answer: JsonObject,
+  facts: JsonAnswerFacts,
+  member: string,
+): unknown[] | undefined {
+  const list = field(answer, member);
+  if (Array.isArray(list) && list.length > 0) return list;
+  facts.notAnswer = Array.isArray(list) ? `an empty \`${member}\`` : `no \`${member}\``;
+  return undefined;
 }
 
 /** Output tokens estimated from the generated text, when the upstream reported none. */

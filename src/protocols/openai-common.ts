@@ -3,7 +3,7 @@
 
 import { openAiPromptUsage } from '../measure/prompt-usage.js';
 import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
-import { estimateFromText, readUsage } from './json-answer.js';
+import { estimateFromText, readUsage, requireList } from './json-answer.js';
 import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
 
 /** OpenAI's stream tail: the usage chunk on request (on every chunk with continuousUsage), and vLLM's ignore_eos. */
@@ -26,8 +26,8 @@ export function openAiStreamFields(options: BodyOptions): Body {
 /** Chat completions and completions: usage, then each choice's finish reason and text (message or text). */
 export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): void {
   readUsage(answer, facts, openAiPromptUsage, 'completion_tokens');
-  const choices = field(answer, 'choices');
-  if (!Array.isArray(choices)) return;
+  const choices = requireList(answer, facts, 'choices');
+  if (choices === undefined) return;
   let text = '';
   let toolCalls = 0;
   for (const choice of choices) {

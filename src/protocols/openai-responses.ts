@@ -5,7 +5,7 @@ import { CLIENT_TOOL_CALL_ITEMS, openAiResponsesClassifier } from '../measure/op
 import { responsesPromptUsage } from '../measure/prompt-usage.js';
 import { field, isJsonObject, stringField } from '../shared/json-object.js';
 import { streamOnly, userContent } from './body-parts.js';
-import { jsonAnswerReader, readUsage } from './json-answer.js';
+import { jsonAnswerReader, readUsage, requireList } from './json-answer.js';
 import { BEARER_AUTH, defineProtocol } from './protocol.js';
 
 export const openAiResponses = defineProtocol({
@@ -21,7 +21,12 @@ export const openAiResponses = defineProtocol({
     readUsage(answer, facts, responsesPromptUsage, 'output_tokens');
     if (field(answer, 'object') !== 'response') return;
     facts.responseId = stringField(answer, 'id') || null;
-    const output = field(answer, 'output');
+    // A background response is answered queued, its output still to come: not judged here.
+    const status = stringField(answer, 'status');
+    const output =
+      status === 'queued' || status === 'in_progress'
+        ? field(answer, 'output')
+        : requireList(answer, facts, 'output');
     if (Array.isArray(output)) {
       facts.toolCalls = output.filter(
         (item) => isJsonObject(item) && CLIENT_TOOL_CALL_ITEMS.has(stringField(item, 'type')),

@@ -34,6 +34,11 @@
 // line). A regular file on a hung mount can still park a write; `close(giveUpAfterMs)` then counts what it held as
 // lost and reports `writeStuck`, and the caller decides how the process ends.
 //
+// A file the writer creates is created 0600 (owner read and write only, whatever the umask): a records file holds
+// what clients sent and got (paths, models, errors quoting upstream answers; users' prompts with the gateway's
+// `records.bodies`, generated text in the load generator's), and one mode for every records file is simpler to
+// state and check than a mode that depends on a flag. A file already there keeps its mode.
+//
 // Not sonic-boom (pino's destination, v4): after a short write it writes the rest from the middle of the line; if
 // that fails (ENOSPC) it emits 'error' with the partial line left in the file, keeps the unwritten tail to append
 // later, and says nothing of which records were lost. Its maxLength drop is by bytes, which fits; the rest does not.
@@ -76,6 +81,9 @@ export function lostReasonOf(error: unknown): LostReason {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT' ? 'disk_full' : 'write_error';
 }
+
+/** The mode a records file is created with (see above): its owner's only. */
+export const RECORDS_FILE_MODE = 0o600;
 
 export interface RecordsWriterOptions {
   readonly maxPendingBytes?: number;
@@ -402,7 +410,7 @@ export class RecordsWriter<T = unknown> {
     const flags = regular
       ? constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | first
       : constants.O_RDWR | constants.O_NONBLOCK;
-    const file = await open(this.#path, flags);
+    const file = await open(this.#path, flags, RECORDS_FILE_MODE);
     try {
       const stats = await file.stat();
       this.#regular = stats.isFile();

@@ -123,3 +123,70 @@ test('headers: a key in a value is replaced, in every value of a list; a header 
     plain: 'untouched',
   });
 });
+
+// Issue 30 item 3: every spelling a JSON string allows, matched without listing them (KeySpelling).
+const SLASHED = 'sk-proj-Ab3d/Ef6hIj9+kLm2nOp5';
+const slashed = new KeyScrubber([SLASHED]);
+const u = (c: string, upper = false): string => {
+  const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+  return `\\u${upper ? hex.toUpperCase() : hex}`;
+};
+
+test('a key is found in every JSON spelling: \\/, any character as \\uXXXX in either case, mixed', () => {
+  const spellings = [
+    SLASHED.replaceAll('/', '\\/'),
+    [...SLASHED].map((c) => u(c)).join(''),
+    [...SLASHED].map((c) => u(c, true)).join(''),
+    // Each character escaped alone, in turn.
+    ...[...SLASHED].map((_, i) => [...SLASHED].map((c, j) => (i === j ? u(c, i % 2 === 0) : c)).join('')),
+    [...SLASHED].map((c, i) => (c === '/' ? '\\/' : i % 2 === 0 ? u(c, i % 4 === 0) : c)).join(''),
+  ];
+  for (const spelled of spellings) {
+    const text = `{"error":"bad key: Bearer ${spelled}, check it"}`;
+    const expected = `{"error":"bad key: Bearer ${REDACTED}, check it"}`;
+    assert.equal(slashed.scrubBytes(Buffer.from(text)).toString(), expected, spelled);
+    assert.equal(slashed.scrubText(text), expected, spelled);
+  }
+});
+
+test('an escaped backslash before u is not an escape, and escapes of other text are left alone', () => {
+  // `\\u0073k-...` is a backslash and the text `u0073k-...`: not the key.
+  const notKey = `"${'\\\\'}u0073${SLASHED.slice(1)}"`;
+  assert.equal(slashed.scrubBytes(Buffer.from(notKey)).toString(), notKey);
+  const escapes = Buffer.from('{"content":"line\\nnext \\"quoted\\" caf\\u00e9 \\/path sk-proj-Ab3d\\/E"}');
+  assert.equal(slashed.scrubBytes(escapes), escapes, 'no key: the same buffer');
+});
+
+test('a spelled key split across two chunks at any byte is replaced, and none of it goes out before the rest', () => {
+  const spelled = [...SLASHED]
+    .map((c, i) => (c === '/' ? '\\/' : i % 3 === 0 ? u(c, i % 2 === 0) : c))
+    .join('');
+  const body = Buffer.from(`{"error":{"message":"Incorrect API key provided: ${spelled}. Check it."}}`);
+  const start = body.indexOf(spelled);
+  for (let at = 1; at < body.length; at++) {
+    const stream = slashed.stream();
+    const first = stream.push(body.subarray(0, at));
+    const all = Buffer.concat([first, stream.push(body.subarray(at)), stream.flush() ?? Buffer.alloc(0)]);
+    assert.equal(all.toString(), body.toString().replace(spelled, REDACTED), `split at ${at}`);
+    assert.ok(
+      first.length <= start || first.toString().startsWith(REDACTED, start),
+      `split at ${at}: ${first.toString()}`,
+    );
+  }
+});
+
+test('a body with escapes and no key comes out byte-identical at every split', () => {
+  const body = Buffer.from(
+    `${chatChunk({ content: 'sk-proj-Ab3d/Ef and caf\u00e9\n "x" \\u0041' })}`.replace('/', '\\/') +
+      `data: {"x":"${u('s')}${u('k', true)}-proj"}\n\n`,
+  );
+  for (let at = 0; at <= body.length; at++) {
+    const stream = slashed.stream();
+    const all = Buffer.concat([
+      stream.push(body.subarray(0, at)),
+      stream.push(body.subarray(at)),
+      stream.flush() ?? Buffer.alloc(0),
+    ]);
+    assert.ok(all.equals(body), `split at ${at}`);
+  }
+});

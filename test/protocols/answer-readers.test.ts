@@ -20,6 +20,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       toolCalls: 0,
       responseId: null,
       errorMessage: null,
+      notAnswer: null,
     },
   );
   assert.deepEqual(
@@ -42,6 +43,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       toolCalls: 0,
       responseId: null,
       errorMessage: null,
+      notAnswer: null,
     },
   );
   assert.deepEqual(
@@ -50,6 +52,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       object: 'response',
       status: 'incomplete',
       incomplete_details: { reason: 'max_output_tokens' },
+      output: [{ type: 'message', content: [{ type: 'output_text', text: 'hi' }] }],
       usage: { input_tokens: 4, output_tokens: 9, input_tokens_details: { cached_tokens: 3 } },
     }),
     {
@@ -58,10 +61,11 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       outputTokens: 9,
       source: 'usage',
       finishReason: 'max_output_tokens',
-      // No output array: how many tool calls it asked for is unknown, not 0.
-      toolCalls: null,
+      // An output holding no tool call (one without any is no answer: upstream-faults.test.ts).
+      toolCalls: 0,
       responseId: 'resp_1',
       errorMessage: null,
+      notAnswer: null,
     },
   );
 });

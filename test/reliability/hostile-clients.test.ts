@@ -228,3 +228,36 @@ test('a body past the first MiB, declared or chunked, reaches the upstream byte 
   }
   await closeAndAccount(gateway, 2);
 });
+
+// Issue 30 item 9: clients without a gateway key controlled disk use, each 401 writing its path (up to Node's
+// 16 KiB header bound) into the record and the log line: 200 requests wrote 6.3 MB in 1.9 s. Paths (and model
+// names) are cut to MAX_CLIENT_TEXT_BYTES with a marker (src/shared/client-text.ts).
+test('refused requests with 15 KB paths: 401 each, the path cut to 512 bytes in the records and the log', async (t) => {
+  const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
+  t.after(() => upstream.close());
+  const gateway = await startGateway({
+    upstreams: [{ name: 'u', baseUrl: upstream.url, keyless: true }],
+    gatewayKeys: ['a-gateway-key-of-some-length'],
+  });
+  const count = 200;
+  const longPath = `/v1/${'a'.repeat(15_000)}`;
+  const statuses = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const response = await request(`${gateway.url}${longPath}${i}`, { method: 'GET' });
+      await response.body.text();
+      return response.statusCode;
+    }),
+  );
+  assert.deepEqual(new Set(statuses), new Set([401]), 'every client got the 401');
+  const records = await closeAndAccount(gateway, count);
+  assert.equal(upstream.requests.length, 0, 'nothing reached the upstream');
+  for (const r of records) {
+    assert.equal(r.outcome, 'rejected');
+    assert.match(r.pathAsked, /^\/v1\/a{508}\.\.\.\[cut: 1500[5-7] bytes\]$/);
+  }
+  // The bound on what 200 refusals cost on disk: records plus log lines, each now about 1.5 KB.
+  const recordBytes = records.reduce((sum, r) => sum + JSON.stringify(r).length + 1, 0);
+  const logBytes = gateway.logs.reduce((sum, line) => sum + line.length + 1, 0);
+  assert.ok(recordBytes <= count * 2048, `records: ${recordBytes} bytes for ${count} refusals`);
+  assert.ok(logBytes <= count * 2048, `log: ${logBytes} bytes for ${count} refusals`);
+});

@@ -511,8 +511,8 @@ ROWS.push(
     recorded: (record) => assert.deepEqual([record.promptTokens, record.outputTokens], [7, 42]),
   },
   {
-    // undici 7 refuses a 100 it did not ask for (it sends no `Expect`): the connection is destroyed as a bad
-    // response, before any answer, so the client gets the gateway's 502 and the record says why.
+    // undici 7 destroys a connection on a 100 it did not ask for (it sends no `Expect`); the gateway's upstream
+    // sockets drop it (src/gateway/interim-continue.ts), here in the same read as the answer. A 502 before.
     fault: 'an unsolicited 100 Continue',
     upstream: (_req, res) => {
       res.writeContinue();
@@ -520,10 +520,10 @@ ROWS.push(
       res.end(STREAM);
     },
     receives: (got) => {
-      assert.equal(got.status, 502);
-      assert.equal(JSON.parse(got.body.toString()).error.code, 'upstream_bad_response');
+      assert.equal(got.status, 200);
+      assert.equal(got.body.toString(), STREAM);
     },
-    outcome: 'upstream_unreachable',
+    outcome: 'ok',
   },
 );
 

@@ -275,3 +275,26 @@ for (const variant of [
     assert.deepEqual(idsOf(await strictRecordsIn(file)), [...before].sort());
   });
 }
+
+// Issue 30 item 12: records holding users' prompts (records.bodies) are created 0600 whatever the umask (022 here,
+// which made them 0644 before), the file reopened after a rename and SIGHUP too; the load generator's records go
+// through the same writer (src/shared/records-writer.ts).
+test('item 12, records with bodies: created 0600, and again after a rename and SIGHUP', async (t) => {
+  const file = join(dir, 'bodies.jsonl');
+  const served = await serve('bodies', file, { records: { file, bodies: true } });
+  t.after(() => served.child.kill('SIGKILL'));
+  const first = await sendStreams(served.url, 'bodies-first', 5);
+  await untilRecorded([file], 5);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'the records file as created');
+  await rename(file, `${file}.1`);
+  served.child.kill('SIGHUP');
+  await untilExists([file]);
+  assert.equal((await stat(file)).mode & 0o777, 0o600, 'the records file created again after SIGHUP');
+  const second = await sendStreams(served.url, 'bodies-second', 5);
+  await untilRecorded([file], 5);
+  assert.equal(await stop(served), 0);
+  const records = [...(await strictRecordsIn(`${file}.1`)), ...(await strictRecordsIn(file))];
+  assert.deepEqual(idsOf(records), [...first, ...second].sort());
+  assert.ok(records.every((r) => r.requestBody === '{"model":"m","stream":true}' && r.outcome === 'ok'));
+  assertOneRecordPerRequest(records, 10);
+});

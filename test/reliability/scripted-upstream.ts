@@ -7,7 +7,9 @@ import { startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js
 
 export type Step =
   | { readonly head: number; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly write: string | Buffer };
+  | { readonly write: string | Buffer }
+  /** An interim answer before the head, unasked for: 100 Continue, 102 Processing or 103 Early Hints. */
+  | { readonly interim: 100 | 102 | 103 };
 
 /**
  * How the answer ends after the last step: `end` closes it cleanly; `reset` sends a TCP RST; `stall` sends nothing
@@ -45,7 +47,11 @@ function play(res: ServerResponse, script: Script, written: Buffer[]): void {
       finish(res, script.ending, written);
       return;
     }
-    if ('head' in step) {
+    if ('interim' in step) {
+      if (step.interim === 100) res.writeContinue();
+      else if (step.interim === 102) res.writeProcessing();
+      else res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+    } else if ('head' in step) {
       res.writeHead(step.head, step.headers);
       res.flushHeaders();
     } else {

@@ -324,6 +324,121 @@ const ROWS: readonly Row[] = [
     outcome: 'upstream_error_body',
     error: /no chunk carried generated text/,
   },
+  // Interim answers nobody asked for (RFC 9110 15.2: parsed and ignored). undici destroyed the socket on a 100
+  // (a 502 before src/gateway/interim-continue.ts); 102 and 103 it passes to the handler, which ignores them.
+  ...([100, 102, 103] as const).flatMap((interim): Row[] => [
+    {
+      fault: `an unsolicited ${interim} before a streamed answer`,
+      upstream: {
+        script: {
+          steps: [
+            { interim },
+            { head: 200, headers: SSE },
+            { write: chatChunk({ content: 'hi' }) },
+            { write: FINISH },
+            { write: DONE },
+          ],
+          ending: 'end',
+        },
+      },
+      client: { sees: 'upstream answer', status: 200 },
+      outcome: 'ok',
+      record: { contentChunks: 1, finishReason: 'stop' },
+    },
+    {
+      fault: `two unsolicited ${interim}s before a plain answer`,
+      upstream: {
+        script: {
+          steps: [
+            { interim },
+            { interim },
+            { head: 200, headers: JSON_TYPE },
+            {
+              write:
+                '{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}',
+            },
+          ],
+          ending: 'end',
+        },
+      },
+      stream: false,
+      client: { sees: 'upstream answer', status: 200 },
+      outcome: 'ok',
+      record: { outputTokens: 1, finishReason: 'stop' },
+    },
+  ]),
+  // The same contents answered plain: one rule for both framings (src/measure/stream-outcome.ts's answerOutcome).
+  {
+    fault: 'a 200 HTML page answering a plain request',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: { 'content-type': 'text/html' } },
+          { write: '<html><body>sign in</body></html>' },
+        ],
+        ending: 'end',
+      },
+    },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /^HTTP 200 but a body that is not a JSON object instead of an answer$/,
+  },
+  {
+    fault: 'a plain 200 answer with choices: []',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: JSON_TYPE },
+          { write: '{"id":"c","object":"chat.completion","choices":[],"usage":null}' },
+        ],
+        ending: 'end',
+      },
+    },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /an empty `choices`/,
+  },
+  {
+    fault: 'a streamed answer with choices: [] in every chunk',
+    upstream: {
+      script: {
+        steps: [
+          { head: 200, headers: SSE },
+          { write: 'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n' },
+          { write: DONE },
+        ],
+        ending: 'end',
+      },
+    },
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /no chunk carried generated text/,
+  },
+  {
+    fault: 'a 204 answering a plain request',
+    upstream: { script: { steps: [{ head: 204 }], ending: 'end' } },
+    stream: false,
+    client: { sees: 'upstream answer', status: 204 },
+    outcome: 'upstream_error_body',
+    error: /an empty body/,
+  },
+  {
+    fault: 'an empty 200 answering a plain request',
+    upstream: { script: { steps: [{ head: 200, headers: JSON_TYPE }], ending: 'end' } },
+    stream: false,
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /an empty body/,
+  },
+  {
+    fault: 'an empty 200 answering a streamed request',
+    upstream: { script: { steps: [{ head: 200, headers: SSE }], ending: 'end' } },
+    client: { sees: 'upstream answer', status: 200 },
+    outcome: 'upstream_error_body',
+    error: /no chunk carried generated text/,
+  },
   {
     fault: 'a 200 HTML page answering a streamed request',
     upstream: {
