@@ -1,11 +1,13 @@
 // What a newcomer still tripped on (issue 31, items 1-8 and 10), one row each through the real executable against
 // real servers on 127.0.0.1. Item 1 (the packed install) is test/cli/packed-install.test.ts.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXIT_OK } from '../../src/cli/exit-codes.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { cleanEnv } from '../loadgen/helpers/bench-cli.js';
+import { cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
 
 /** Each request: 20 ms to the first token, then 500 ms a token. */
@@ -64,4 +66,89 @@ test('8: with --max-concurrency the ETA still follows the schedule: elapsed + ET
     assert.ok(Math.abs(predicted - duration) <= 0.1 * duration + 1, `${line} (run took ${duration} s)`);
   }
   assert.ok(checked >= 3, res.stderr);
+});
+
+/** Gateway records of chat requests whose bodies were kept (--record-bodies), one a second. */
+function recordsWithBodies(prompts: readonly string[]): string {
+  return prompts
+    .map((content, i) =>
+      JSON.stringify({
+        role: 'primary',
+        startedAt: new Date(Date.UTC(2026, 11, 7, 12, 0, i)).toISOString(),
+        promptTokens: 400,
+        outputTokens: 4,
+        requestBody: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] }),
+      }),
+    )
+    .join('\n');
+}
+
+test('7: trace export warns when prompts share less than a block, naming the block size that shows it', async () => {
+  const dir = scratchDir();
+  const words = (prefix: string, count: number): string =>
+    Array.from({ length: count }, (_, i) => `${prefix}${i}`).join(' ');
+  // Four prompts on one 300-word preamble (the built-in rule counts a word a token), each going on with its own.
+  const preamble = words('shared', 300);
+  const prompts = ['a', 'b', 'c', 'd'].map((own) => `${preamble} ${words(own, 200)}`);
+  writeFileSync(join(dir, 'gateway.jsonl'), recordsWithBodies(prompts));
+  const at512 = await runCli(['trace', 'export', 'gateway.jsonl', '-o', 'trace.jsonl'], cleanEnv(), dir);
+  assert.equal(at512.code, EXIT_OK, at512.stderr);
+  const ids = readFileSync(join(dir, 'trace.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { hash_ids: number[] }).hash_ids[0]);
+  assert.equal(new Set(ids).size, 4, 'at 512-token blocks no first block is shared');
+  assert.match(
+    at512.stderr,
+    /^warning: 3 requests begin with up to \d+ tokens an earlier one began with, less than one 512-token block, so their block ids share nothing: export with --block-tokens 256 and replay with --trace-block-tokens 256 to keep it$/m,
+  );
+  // As advised: the first block is shared, and nothing is left to warn about.
+  const at256 = await runCli(
+    ['trace', 'export', 'gateway.jsonl', '-o', 'trace256.jsonl', '--block-tokens', '256'],
+    cleanEnv(),
+    dir,
+  );
+  assert.equal(at256.code, EXIT_OK, at256.stderr);
+  assert.doesNotMatch(at256.stderr, /warning/);
+  const firsts = readFileSync(join(dir, 'trace256.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { hash_ids: number[] }).hash_ids[0]);
+  assert.equal(new Set(firsts).size, 1);
+});
+
+test('7: a timed_trace run has no note about the random dataset; trace export --help gives its default once', async () => {
+  const dir = scratchDir();
+  writeFileSync(
+    join(dir, 'trace.jsonl'),
+    '{"timestamp":0,"input_length":40,"output_length":1,"hash_ids":[0]}\n' +
+      '{"timestamp":100,"input_length":40,"output_length":1,"hash_ids":[0]}\n',
+  );
+  const res = await runCli(
+    [
+      'bench',
+      '--backend',
+      'openai',
+      '--base-url',
+      slowSim.url,
+      '--dataset-name',
+      'timed_trace',
+      '--dataset-path',
+      'trace.jsonl',
+      '--timed-trace-sec-multiplier',
+      '0.001',
+      '--no-records',
+    ],
+    cleanEnv(),
+    dir,
+  );
+  assert.equal(res.code, EXIT_OK, res.stderr);
+  assert.match(res.stderr, /^note: timed_trace: ignore_eos is sent/m);
+  assert.doesNotMatch(res.stderr, /random dataset/);
+  for (const command of [['trace', 'export'], ['doctor']]) {
+    const help = await runCli([...command, '--help'], cleanEnv());
+    assert.equal(help.code, EXIT_OK);
+    for (const line of help.stdout.split('\n'))
+      assert.ok((line.match(/default/gi) ?? []).length <= 1, `one default a line: ${line}`);
+  }
 });
