@@ -118,6 +118,7 @@ export const doctorCommand: Command = {
       apiKeyEnv: o['api-key-env'] as string | undefined,
       model: o['model'] as string | undefined,
       backend,
+      backendName: o['backend'] as string,
       timeoutMs: o['timeout-ms'] as number,
       env: process.env,
     });

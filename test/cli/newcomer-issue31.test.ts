@@ -12,11 +12,17 @@ import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
 
 /** Each request: 20 ms to the first token, then 500 ms a token. */
 let slowSim: RunningSimulator;
+/** 5 ms to the first token, 1 ms a token: for the doctor, whose streamed check asks for 32 tokens. */
+let fastSim: RunningSimulator;
 
 before(async () => {
   slowSim = await startSimulator({ seed: 31, timing: exactTiming(20, 500) });
+  fastSim = await startSimulator({ seed: 31, timing: exactTiming(5, 1) });
 });
-after(() => slowSim.close());
+after(async () => {
+  await slowSim.close();
+  await fastSim.close();
+});
 
 function stderrLines(stderr: string): string[] {
   return stderr.split('\n').filter((line) => line !== '');
@@ -151,4 +157,46 @@ test('7: a timed_trace run has no note about the random dataset; trace export --
     for (const line of help.stdout.split('\n'))
       assert.ok((line.match(/default/gi) ?? []).length <= 1, `one default a line: ${line}`);
   }
+});
+
+test('5: doctor --command keeps "$VAR" references and says which variable to fix', async () => {
+  const env = cleanEnv({
+    TAOTOKEN_BASE_URL: fastSim.url,
+    BENCH_MODEL_ID: 'sim-7b-typo',
+    TAOTOKEN_API_KEY: 'sk-test-issue31',
+  });
+  const command =
+    'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions --base-url "$TAOTOKEN_BASE_URL" ' +
+    '--model "$BENCH_MODEL_ID" --api-key "$TAOTOKEN_API_KEY" --dataset-name random --num-prompts 5';
+  const res = await runCli(['doctor', '--command', command], env);
+  // The recheck runs with the changes applied, so it passes.
+  assert.equal(res.code, EXIT_OK, res.stdout + res.stderr);
+  const corrected = res.stdout.slice(res.stdout.indexOf('vllm bench serve'), res.stdout.indexOf('why:'));
+  assert.match(corrected, /--base-url "\$TAOTOKEN_BASE_URL"/);
+  assert.match(corrected, /--model "\$BENCH_MODEL_ID"/);
+  assert.doesNotMatch(
+    corrected,
+    /tokenmeter\/sim-7b|127\.0\.0\.1/,
+    'no literal value in place of a variable',
+  );
+  assert.match(
+    res.stdout,
+    /^ {2}- export BENCH_MODEL_ID=tokenmeter\/sim-7b for --model "\$BENCH_MODEL_ID" \(it holds sim-7b-typo\): 'sim-7b-typo' is not served/m,
+  );
+  assert.doesNotMatch(res.stdout + res.stderr, /sk-test-issue31/);
+});
+
+test('5: plain doctor names the key variable it found set; --backend vllm is reported as vllm', async () => {
+  const res = await runCli(
+    ['doctor', '--base-url', fastSim.url, '--backend', 'vllm'],
+    cleanEnv({ TAOTOKEN_API_KEY: 'sk-test-issue31' }),
+  );
+  assert.equal(res.code, EXIT_OK, res.stdout + res.stderr);
+  assert.match(
+    res.stdout,
+    /^\[warn\] API key: no key given and OPENAI_API_KEY is unset; TAOTOKEN_API_KEY is set, but only a variable named with --api-key-env is read$/m,
+  );
+  assert.match(res.stdout, /fix: pass --api-key-env TAOTOKEN_API_KEY to send it/);
+  assert.match(res.stdout, /^\[ok\] +backend vllm fits: a completions body to \/v1\/completions works$/m);
+  assert.doesNotMatch(res.stdout, /sk-test-issue31/);
 });
