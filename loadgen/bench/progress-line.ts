@@ -25,7 +25,7 @@ export interface ProgressState {
 
 /**
  * Time left. Two things bound it, and the later one wins. A schedule says when the last request goes out, whatever
- * the server does, so the end is no sooner than that instant plus the time one request takes (the in-flight tail);
+ * the server does, so the end is no sooner than that instant plus the time one request takes (the tail);
  * a completion rate would swing with every burst of arrivals. A concurrency cap lets at most `cap` requests finish
  * per request time (Little's law: completions per second = cap / request time), so the remaining requests need at
  * least remaining x request time / cap. Under `--request-rate 1 --max-concurrency 32` (the article's command) the
@@ -36,14 +36,16 @@ export interface ProgressState {
 export function etaMs(state: ProgressState): number | null {
   const remaining = Math.max(0, state.total - state.done);
   if (remaining === 0) return 0;
+  // The last request goes out at the schedule's end and takes about a request's time: past the end, what is in
+  // flight has already run part of it.
   const scheduled =
     state.scheduleEndMs === undefined
       ? undefined
-      : Math.max(0, state.scheduleEndMs - state.elapsedMs) + (state.requestMs ?? 0);
+      : Math.max(0, state.scheduleEndMs + (state.requestMs ?? 0) - state.elapsedMs);
   const capped =
     state.concurrencyCap === undefined || state.requestMs === null
       ? undefined
-      : (remaining * state.requestMs) / Math.min(state.concurrencyCap, remaining);
+      : (remaining * state.requestMs) / state.concurrencyCap;
   if (scheduled !== undefined || capped !== undefined) return Math.max(scheduled ?? 0, capped ?? 0);
   if (state.window.requestsPerS <= 0) return null;
   return (remaining / state.window.requestsPerS) * 1000;

@@ -2,11 +2,16 @@
 // real servers on 127.0.0.1. Item 1 (the packed install) is test/cli/packed-install.test.ts.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { request } from 'undici';
 import { EXIT_OK } from '../../src/cli/exit-codes.js';
+import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
-import { runCli } from '../helpers/run-cli.js';
+import { until } from '../helpers/deadline.js';
+import { runCli, startCli, stopCli } from '../helpers/run-cli.js';
 import { cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
 
@@ -199,4 +204,108 @@ test('5: plain doctor names the key variable it found set; --backend vllm is rep
   assert.match(res.stdout, /fix: pass --api-key-env TAOTOKEN_API_KEY to send it/);
   assert.match(res.stdout, /^\[ok\] +backend vllm fits: a completions body to \/v1\/completions works$/m);
   assert.doesNotMatch(res.stdout, /sk-test-issue31/);
+});
+
+test("10: print-config claude-code's small-context value fits the simulator's default context", async () => {
+  const res = await runCli(
+    ['print-config', 'claude-code', '--gateway-url', 'http://127.0.0.1:8080'],
+    cleanEnv(),
+  );
+  assert.equal(res.code, EXIT_OK, res.stderr);
+  const advised = Number(
+    res.stdout.match(
+      /"CLAUDE_CODE_MAX_OUTPUT_TOKENS" to env .*"(\d+)" for a 4096-token context such as tokenmeter sim's default/,
+    )?.[1],
+  );
+  assert.ok(advised > 0, res.stdout);
+  // A prompt the size of Claude Code's own (2,775 tokens by the gateway's record of a real session, docs/clients.md).
+  const prompt = Array.from({ length: 2775 }, (_, i) => `w${i % 97}`).join(' ');
+  const ask = async (maxTokens: number) => {
+    const answer = await request(`${fastSim.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: DEFAULT_MODEL_NAME,
+        max_tokens: maxTokens,
+        messages: [{ role: 'user', content: prompt }],
+      }),
+    });
+    const body = (await answer.body.json()) as { usage?: { input_tokens: number } };
+    return { status: answer.statusCode, inputTokens: body.usage?.input_tokens };
+  };
+  const fits = await ask(advised);
+  assert.equal(fits.status, 200, `max_tokens ${advised}`);
+  assert.ok((fits.inputTokens ?? 0) >= 2700, `the prompt counts ${fits.inputTokens} tokens`);
+  assert.equal((await ask(4096)).status, 400, 'the value advised before does not fit');
+});
+
+test('10: a 422 from /v1/messages is explained in Messages terms, not chat or completions', async () => {
+  const upstream = createServer((req, res) => {
+    req.resume();
+    res.writeHead(422, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'bad body' } }));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = upstream.address() as AddressInfo;
+    const res = await runCli(
+      [
+        'bench',
+        '--backend',
+        'anthropic-messages',
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--model',
+        'm',
+        '--num-prompts',
+        '2',
+        '--no-records',
+      ],
+      cleanEnv(),
+    );
+    const out = res.stdout + res.stderr;
+    assert.match(out, /the body does not fit the Anthropic Messages endpoint/, out);
+    assert.doesNotMatch(out, /\/v1\/chat\/completions|\/v1\/completions/, out);
+  } finally {
+    upstream.close();
+  }
+});
+
+test("10: the README's doubled-/v1 log line is the one the gateway writes", async () => {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const quoted = readme.match(/logged a warning once for that path: `([^`]+)`/)?.[1];
+  assert.ok(quoted !== undefined, 'the README quotes the line');
+  const gateway = await startCli(
+    ['serve', '--upstream', `${fastSim.url}/v1`, '--port', '0'],
+    /listening on (http:\/\/[^\s/]+:\d+)\/v1/,
+    cleanEnv(),
+  );
+  try {
+    const answer = await request(`${gateway.match[1]}/v1/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: DEFAULT_MODEL_NAME,
+        messages: [{ role: 'user', content: 'Hello' }],
+        max_tokens: 5,
+        stream: true,
+      }),
+    });
+    assert.equal(answer.statusCode, 200);
+    await answer.body.text();
+    // The log is written asynchronously: wait for the request's own line, which comes after the warning.
+    const messages = () =>
+      gateway
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.endsWith('}'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    await until(
+      () => messages().includes('request finished'),
+      () => `the gateway's "request finished" line in ${gateway.output()}`,
+    );
+    assert.ok(messages().includes(quoted), `${quoted}\nnot among\n${messages().join('\n')}`);
+  } finally {
+    await stopCli(gateway.child);
+  }
 });
