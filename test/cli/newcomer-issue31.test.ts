@@ -309,3 +309,113 @@ test("10: the README's doubled-/v1 log line is the one the gateway writes", asyn
     await stopCli(gateway.child);
   }
 });
+
+test('6: the HTML report shows no vLLM key as metadata, and says there is no segment data instead of grey bars', async () => {
+  const dir = scratchDir();
+  const res = await runCli(
+    [
+      'bench',
+      '--base-url',
+      fastSim.url,
+      '--dataset-name',
+      'random',
+      '--random-input-len',
+      '8',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '4',
+      '--metadata',
+      'team=newcomers',
+      '--html',
+      'report.html',
+      '--no-records',
+    ],
+    cleanEnv(),
+    dir,
+  );
+  assert.equal(res.code, EXIT_OK, res.stderr);
+  const html = readFileSync(join(dir, 'report.html'), 'utf8');
+  assert.match(html, /metadata: team/, 'the --metadata pair is a metadata row');
+  assert.doesNotMatch(html, /metadata: (rtfx|probe_|spec_decode_)/);
+  const section = html.slice(html.indexOf('Where the time went'));
+  assert.match(section, /No segment data: nothing split these requests into segments/);
+  assert.doesNotMatch(html, /data-segment=/, 'no bar drawn');
+});
+
+test("6: a paired chart's marker label stays inside the chart when the marker is at its right end", async () => {
+  const dir = scratchDir();
+  // Every mirror answered faster than its primary: all differences negative, so 0 is the chart's right end.
+  const lines = Array.from({ length: 12 }, (_, i) =>
+    ['primary', 'mirror'].map((role) =>
+      JSON.stringify({
+        requestId: `${role}-${i}`,
+        pairId: `pair-${i}`,
+        role,
+        outcome: 'ok',
+        status: 200,
+        ttftMs: role === 'primary' ? 100 + i : 60 + i,
+        tpotMs: role === 'primary' ? 20 : 10,
+        e2eMs: role === 'primary' ? 400 + i : 200 + i,
+        outputTokens: 16,
+      }),
+    ),
+  ).flat();
+  writeFileSync(join(dir, 'pairs.jsonl'), `${lines.join('\n')}\n`);
+  const res = await runCli(['compare', '--pairs', 'pairs.jsonl', '--html', 'pairs.html'], cleanEnv(), dir);
+  assert.equal(res.code, EXIT_OK, res.stderr);
+  const html = readFileSync(join(dir, 'pairs.html'), 'utf8');
+  const labels = [...html.matchAll(/<text class="marker-label" x="([\d.]+)"([^>]*)>no difference<\/text>/g)];
+  assert.ok(labels.length > 0, 'a marker labelled "no difference"');
+  for (const [, x, attributes] of labels) {
+    // 13 characters of 12 px bold text are about 90 px: drawn to the right of x, they need that much room.
+    const roomRight = 680 - Number(x);
+    assert.ok(
+      (attributes ?? '').includes('text-anchor="end"') || roomRight > 90,
+      `label at x=${x} with ${roomRight} px to the edge: ${attributes}`,
+    );
+  }
+});
+
+test('6: a smoke refused with 401 ends without a capacity verdict; a refused connection is named as such', async () => {
+  const keyed = await startSimulator({ seed: 31, timing: exactTiming(5, 1), apiKey: 'sk-sim-issue31' });
+  try {
+    const res = await runCli(
+      [
+        'bench',
+        '--base-url',
+        keyed.url,
+        '--model',
+        DEFAULT_MODEL_NAME,
+        '--num-prompts',
+        '3',
+        '--smoke',
+        '--no-records',
+      ],
+      cleanEnv(),
+    );
+    assert.notEqual(res.code, EXIT_OK);
+    assert.match(res.stdout + res.stderr, /HTTP 401/);
+    assert.doesNotMatch(
+      res.stdout + res.stderr,
+      /memory- nor concurrency-bound|memory-bound|concurrency-bound/,
+    );
+  } finally {
+    await keyed.close();
+  }
+  // A port nothing listens on: the one a closed server had.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const refused = await runCli(
+    ['bench', '--base-url', `http://127.0.0.1:${port}`, '--num-prompts', '2', '--no-records'],
+    cleanEnv(),
+  );
+  assert.notEqual(refused.code, EXIT_OK);
+  assert.match(
+    refused.stderr,
+    /cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/models \(.*ECONNREFUSED.*\): check that the server is running/,
+  );
+  assert.doesNotMatch(refused.stderr, /add --model/);
+});
