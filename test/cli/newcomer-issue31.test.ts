@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { EXIT_OK } from '../../src/cli/exit-codes.js';
-import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
+import { DEFAULT_MODEL_NAME, NO_FAULTS } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import { startGateway } from '../gateway/helpers/gateway.js';
 import { until } from '../helpers/deadline.js';
 import { runCli, startCli, stopCli } from '../helpers/run-cli.js';
 import { cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
@@ -418,4 +419,48 @@ test('6: a smoke refused with 401 ends without a capacity verdict; a refused con
     /cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/models \(.*ECONNREFUSED.*\): check that the server is running/,
   );
   assert.doesNotMatch(refused.stderr, /add --model/);
+});
+
+test("3: a stream the gateway cut for its idle timeout: bench prints the gateway's reason", async () => {
+  // The simulator pauses 3 s after 2 tokens; the gateway waits at most 300 ms between chunks.
+  const stalling = await startSimulator({
+    seed: 31,
+    timing: exactTiming(5, 1),
+    faults: { ...NO_FAULTS, stallAfterTokens: 2, stallMs: 3000 },
+  });
+  const gateway = await startGateway({
+    upstreams: [
+      { name: 'stalling', baseUrl: `${stalling.url}/v1`, keyless: true, timeouts: { idleMs: 300 } },
+    ],
+  });
+  try {
+    const res = await runCli(
+      [
+        'bench',
+        '--base-url',
+        gateway.url,
+        '--model',
+        DEFAULT_MODEL_NAME,
+        '--dataset-name',
+        'random',
+        '--random-input-len',
+        '8',
+        '--random-output-len',
+        '16',
+        '--num-prompts',
+        '1',
+        '--no-success-floor',
+        '--no-records',
+      ],
+      cleanEnv(),
+    );
+    assert.match(
+      res.stdout,
+      /truncated: 1 request[\s\S]*first, request #0: .*\(gateway: upstream 'stalling' sent nothing for 300 ms mid-response \(timeouts\.idleMs\); the stream was cut\)/,
+      res.stdout + res.stderr,
+    );
+  } finally {
+    await gateway.close();
+    await stalling.close();
+  }
 });
