@@ -464,3 +464,55 @@ test("3: a stream the gateway cut for its idle timeout: bench prints the gateway
     await stalling.close();
   }
 });
+
+test("2: a sweep says each level's requests and about how long it runs before the first level starts", async () => {
+  const dir = scratchDir();
+  const res = await runCli(
+    [
+      'sweep',
+      '--base-url',
+      fastSim.url,
+      '--model',
+      DEFAULT_MODEL_NAME,
+      '--dataset-name',
+      'random',
+      '--random-input-len',
+      '8',
+      '--random-output-len',
+      '4',
+      '--rates',
+      '4,8',
+      '--level-seconds',
+      '1',
+      '--num-prompts',
+      '2',
+      '--no-records',
+    ],
+    cleanEnv(),
+    dir,
+  );
+  assert.equal(res.code, EXIT_OK, res.stderr);
+  const lines = (res.stdout + res.stderr).split('\n');
+  const planAt = lines.findIndex((line) => line.startsWith('plan: '));
+  const firstLevelAt = lines.findIndex((line) => /^rate 4: \d+ requests/.test(line));
+  assert.ok(planAt >= 0 && firstLevelAt > planAt, lines.join('\n'));
+  // Each level's planned count is the count it ran; 1 s at 4 and 8 req/s, a little more with the tail.
+  for (const [rate, count] of [
+    ['4', 4],
+    ['8', 8],
+  ] as const) {
+    assert.ok(
+      lines.includes(`plan: ${rate} req/s: ${count} requests, about 2 s`) ||
+        lines.includes(`plan: ${rate} req/s: ${count} requests, about 1 s`),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith(`rate ${rate}: ${count} requests,`)),
+      lines.join('\n'),
+    );
+  }
+  assert.ok(
+    lines.some((line) => /^plan: 2 levels, 12 requests, about \d+ s in all/.test(line)),
+    lines.join('\n'),
+  );
+});
