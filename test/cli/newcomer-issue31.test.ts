@@ -12,6 +12,7 @@ import { DEFAULT_MODEL_NAME, NO_FAULTS } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { until } from '../helpers/deadline.js';
+import { codeBlocks, docSection, shellCommands } from '../helpers/doc-code-blocks.js';
 import { runCli, startCli, stopCli } from '../helpers/run-cli.js';
 import { cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
@@ -514,5 +515,55 @@ test("2: a sweep says each level's requests and about how long it runs before th
   assert.ok(
     lines.some((line) => /^plan: 2 levels, 12 requests, about \d+ s in all/.test(line)),
     lines.join('\n'),
+  );
+});
+
+test("4: docs/loadgen.md's reasoning example passes its own threshold as written; multi-turn says how many turns", async () => {
+  const doc = readFileSync(new URL('../../../docs/loadgen.md', import.meta.url), 'utf8');
+  const section = docSection(doc, '### Reasoning models');
+  const [simLine, benchLine] = codeBlocks(section, 'sh').flatMap((block) =>
+    shellCommands(block, 'tokenmeter'),
+  );
+  assert.ok(simLine !== undefined && benchLine !== undefined, section);
+  // The simulator as the page starts it (its own timing, 64 reasoning tokens), the bench command as written but
+  // for the port: the threshold holds (exit 0), where 50 requests at once failed it (exit 99).
+  const reasoning = await startCli(
+    [...simLine.argv.filter((word) => word !== '&'), '--port', '0'],
+    /listening on (http:\/\/\S+)/,
+    cleanEnv(),
+  );
+  try {
+    const argv = benchLine.argv.map((word) => (word === 'http://127.0.0.1:8000' ? reasoning.match[1] : word));
+    const res = await runCli([...(argv as string[]), '--no-records'], cleanEnv());
+    assert.equal(res.code, EXIT_OK, res.stdout + res.stderr);
+    assert.match(res.stdout, /^pass +ttfo_p99 < 2000ms: /m);
+  } finally {
+    await stopCli(reasoning.child);
+  }
+  // The multi-turn example on the bundled sample: the note says the sessions are mostly one turn.
+  const multi = await runCli(
+    [
+      'bench',
+      '--base-url',
+      fastSim.url,
+      '--model',
+      DEFAULT_MODEL_NAME,
+      '--multi-turn',
+      '--max-turns',
+      '4',
+      '--num-prompts',
+      '50',
+      '--request-rate',
+      'inf',
+      '--sharegpt-output-len',
+      '2',
+      '--no-records',
+    ],
+    cleanEnv(),
+  );
+  assert.equal(multi.code, EXIT_OK, multi.stderr);
+  assert.match(
+    multi.stderr,
+    /^note: 50 sessions of 5\d turns \(1\.\d a session, at most 4\); \d+ of them have a single turn, so few requests carry a history/m,
   );
 });
