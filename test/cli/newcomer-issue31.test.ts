@@ -339,7 +339,7 @@ test('6: the HTML report shows no vLLM key as metadata, and says there is no seg
   assert.equal(res.code, EXIT_OK, res.stderr);
   const html = readFileSync(join(dir, 'report.html'), 'utf8');
   assert.match(html, /metadata: team/, 'the --metadata pair is a metadata row');
-  assert.doesNotMatch(html, /metadata: (rtfx|probe_|spec_decode_)/);
+  assert.doesNotMatch(html, /metadata: (rtfx|probe_|spec_decode_|gpu_|energy_)/);
   const section = html.slice(html.indexOf('Where the time went'));
   assert.match(section, /No segment data: nothing split these requests into segments/);
   assert.doesNotMatch(html, /data-segment=/, 'no bar drawn');

@@ -47,7 +47,8 @@ const KNOWN = new Set([
   'tokenmeter',
 ]);
 const STAT_KEY = /^(mean|median|std|p\d+(\.\d+)?)_[a-z0-9]+_ms$/;
-const SPEC_DECODE_KEY = /^spec_decode_/;
+/** vLLM's families of keys: speculative decoding's, and its GPU energy keys (gpu_energy_j, energy_gpu_ids...). */
+const VLLM_KEY_FAMILY = /^(spec_decode_|gpu_|energy_)/;
 
 type Cell = string | number | boolean | null;
 
@@ -64,7 +65,7 @@ export function settingsRows(json: JsonValueObject): Array<[string, Cell]> {
   }
   for (const [key, value] of Object.entries(json)) {
     const cell = scalar(value);
-    if (cell === undefined || KNOWN.has(key) || STAT_KEY.test(key) || SPEC_DECODE_KEY.test(key)) continue;
+    if (cell === undefined || KNOWN.has(key) || STAT_KEY.test(key) || VLLM_KEY_FAMILY.test(key)) continue;
     rows.push([`metadata: ${key}`, cell]);
   }
   return rows;
