@@ -1,7 +1,9 @@
 // vLLM's benchmark asks the server which model it serves when --model is left out; so do we. When the server
-// cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why.
+// cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why,
+// or, when nothing answered, the connection to check.
 
 import { Agent, request } from 'undici';
+import { type NetworkFailureKind, networkFailure } from '../../src/measure/network-failure.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
@@ -9,6 +11,14 @@ import { backendProtocol } from './backends.js';
 import type { ResolvedTarget } from './target-url.js';
 
 const TIMEOUT_MS = 10_000;
+/** Failures where no server answered at all. */
+const UNREACHED: ReadonlySet<NetworkFailureKind> = new Set([
+  'refused',
+  'dns',
+  'tls',
+  'connect_timeout',
+  'headers_timeout',
+]);
 
 function modelsUrl(target: ResolvedTarget): string {
   // /v1/chat/completions -> /v1/models, keeping any prefix the base URL had (https://host/api/v1/...).
@@ -52,6 +62,13 @@ export async function discoverModel(
     }
     throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`);
   } catch (error) {
+    // Nothing answered: naming a model would not help, the requests would fail the same way.
+    if (UNREACHED.has(networkFailure(error, false).kind)) {
+      throw new UserFacingError(
+        `cannot reach ${url} (${(error as Error).message}): check that the server is running and that ` +
+          `--base-url points at it ('tokenmeter doctor --base-url ${target.origin}' checks it)`,
+      );
+    }
     throw new UserFacingError(
       `no --model given and ${url} did not name one (${(error as Error).message}); ${fix}`,
     );

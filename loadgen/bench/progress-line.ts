@@ -14,24 +14,39 @@ export interface ProgressState {
   /** Length of the rolling window the snapshot was taken over, for its label. */
   readonly windowMs: number;
   readonly window: WindowSnapshot;
-  /** When the rate is fixed (open loop, finite --request-rate, no --max-concurrency): the last request's intended
-   *  send time from the run's start. Undefined otherwise. */
+  /** When arrivals are spread over time (open loop, finite --request-rate): the last request's intended send time
+   *  from the run's start. Undefined otherwise. */
   readonly scheduleEndMs?: number;
+  /** The most requests in flight at once (--max-concurrency, the closed loop's users); undefined when uncapped. */
+  readonly concurrencyCap?: number;
   /** How long a request takes (the median of the latest finished ones); null before any finished. */
   readonly requestMs: number | null;
 }
 
 /**
- * Time left. With a fixed rate the schedule says when the last request goes out, whatever the server does, so the
- * end is that instant plus the time one request takes (the in-flight tail); a completion rate would swing with
- * every burst of arrivals. Without a fixed schedule (closed loop, a concurrency cap, every request at once), the
- * remaining requests at the last seconds' completion rate; null before anything finished in the window.
+ * Time left. Two things bound it, and the later one wins. A schedule says when the last request goes out, whatever
+ * the server does, so the end is no sooner than that instant plus the time one request takes (the tail);
+ * a completion rate would swing with every burst of arrivals. A concurrency cap lets at most `cap` requests finish
+ * per request time (Little's law: completions per second = cap / request time), so the remaining requests need at
+ * least remaining x request time / cap. Under `--request-rate 1 --max-concurrency 32` (the article's command) the
+ * schedule usually wins, at rate inf or on the closed loop the cap; when the cap hid the schedule, the last seconds'
+ * completion rate said 14:52 at 10 s into a run that took 508 s. That rate stands in only when neither applies
+ * (every request at once, no cap). Null before there is anything to go on.
  */
 export function etaMs(state: ProgressState): number | null {
   const remaining = Math.max(0, state.total - state.done);
   if (remaining === 0) return 0;
-  if (state.scheduleEndMs !== undefined)
-    return Math.max(0, state.scheduleEndMs - state.elapsedMs) + (state.requestMs ?? 0);
+  // The last request goes out at the schedule's end and takes about a request's time: past the end, what is in
+  // flight has already run part of it.
+  const scheduled =
+    state.scheduleEndMs === undefined
+      ? undefined
+      : Math.max(0, state.scheduleEndMs + (state.requestMs ?? 0) - state.elapsedMs);
+  const capped =
+    state.concurrencyCap === undefined || state.requestMs === null
+      ? undefined
+      : (remaining * state.requestMs) / state.concurrencyCap;
+  if (scheduled !== undefined || capped !== undefined) return Math.max(scheduled ?? 0, capped ?? 0);
   if (state.window.requestsPerS <= 0) return null;
   return (remaining / state.window.requestsPerS) * 1000;
 }

@@ -29,11 +29,14 @@ export interface ProgressOptions {
   readonly now?: () => number;
   /** With a fixed rate: the last request's intended send time (ProgressState.scheduleEndMs). */
   readonly scheduleEndMs?: number;
+  /** The most requests in flight at once (ProgressState.concurrencyCap). */
+  readonly concurrencyCap?: number;
 }
 
 export class ProgressDisplay {
   readonly #total: number;
   readonly #scheduleEndMs: number | undefined;
+  readonly #concurrencyCap: number | undefined;
   /** The latest finished requests' durations (a ring of TAIL_SAMPLES). */
   readonly #durations: number[] = [];
   #nextDuration = 0;
@@ -54,6 +57,7 @@ export class ProgressDisplay {
     const now = options.now ?? (() => performance.now());
     this.#total = total;
     this.#scheduleEndMs = options.scheduleEndMs;
+    this.#concurrencyCap = options.concurrencyCap;
     this.#stream = stream;
     this.#enabled = enabled;
     this.#tty = enabled && stream.isTTY === true;
@@ -110,6 +114,7 @@ export class ProgressDisplay {
       windowMs: PROGRESS_WINDOW_MS,
       window: this.#window.snapshot(elapsedMs),
       ...(this.#scheduleEndMs === undefined ? {} : { scheduleEndMs: this.#scheduleEndMs }),
+      ...(this.#concurrencyCap === undefined ? {} : { concurrencyCap: this.#concurrencyCap }),
       requestMs: this.#durations.length === 0 ? null : median(this.#durations),
     };
   }

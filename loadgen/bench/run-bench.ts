@@ -185,16 +185,21 @@ function schedule(settings: BenchSettings, dataset: LoadedDataset, count: number
   }).offsetsMs;
 }
 
-/** The last intended send time when the schedule alone sets the pace: the open loop with no concurrency cap (which
- *  would hold requests back) and arrivals spread over time (not every request at t = 0). */
-function optionalScheduleEnd(
+/** What sets the run's pace, for the progress ETA: the last intended send time when arrivals are spread over time
+ *  on the open loop (not every request at t = 0), and the most requests in flight when something caps them
+ *  (--max-concurrency, or the closed loop's users). A run may have both: a rate of 1/s under a cap of 32. */
+function progressPace(
   settings: BenchSettings,
   offsetsMs: readonly number[],
   maxConcurrency: number | undefined,
-): { scheduleEndMs?: number } {
-  if (settings.engine !== 'open-loop' || maxConcurrency !== undefined) return {};
+): { scheduleEndMs?: number; concurrencyCap?: number } {
+  if (settings.engine === 'closed-loop')
+    return { concurrencyCap: maxConcurrency ?? DEFAULT_CLOSED_LOOP_CONCURRENCY };
   const end = offsetsMs.reduce((latest, offset) => Math.max(latest, offset), 0);
-  return end > 0 ? { scheduleEndMs: end } : {};
+  return {
+    ...(end > 0 ? { scheduleEndMs: end } : {}),
+    ...(maxConcurrency === undefined ? {} : { concurrencyCap: maxConcurrency }),
+  };
 }
 
 /** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
@@ -349,7 +354,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   };
   input.signal.addEventListener('abort', onOuterAbort, { once: true });
   const progress = new ProgressDisplay(requests.length, input.progressStream, settings.progress, {
-    ...optionalScheduleEnd(settings, offsetsMs, maxConcurrency),
+    ...progressPace(settings, offsetsMs, maxConcurrency),
   });
   const records: RequestRecord[] = [];
   const spans: SpanExport | null =

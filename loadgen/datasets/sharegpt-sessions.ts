@@ -99,9 +99,14 @@ export async function sampleShareGptSessions(options: ShareGptSessionsOptions): 
       `ShareGPT file ${options.path}: no conversation starts with a user turn and its reply (${read.valid} well-formed, ${withoutTurns} without one)`,
     );
   }
+  const single = sessions.filter((session) => session.turns === 1).length;
   const notes = [
     `${sessions.length} sessions of ${requests.length} turns (${(requests.length / sessions.length).toFixed(1)} a session` +
-      `${Number.isFinite(maxTurns) ? `, at most ${maxTurns}` : ''})`,
+      `${Number.isFinite(maxTurns) ? `, at most ${maxTurns}` : ''})` +
+      // Most conversations of one turn: few requests carry a history, so the run says little about sessions.
+      (single * 2 > sessions.length
+        ? `; ${single} of them have a single turn, so few requests carry a history: a dataset of longer conversations shows more`
+        : ''),
   ];
   if (sessions.length < options.numPrompts)
     notes.push(

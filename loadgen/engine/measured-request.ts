@@ -17,7 +17,7 @@ import { type StreamFigures, streamFigures } from '../../src/measure/stream-figu
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
-import { GATEWAY_HEADER } from '../../src/shared/gateway-header.js';
+import { GATEWAY_HEADER, STREAM_CUT_COMMENT } from '../../src/shared/gateway-header.js';
 import { type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
@@ -244,7 +244,12 @@ export class MeasuredRequest {
     if (error instanceof PlannedCancelError) return this.#finish(PLANNED_CANCEL, error.message, null, timing);
     const failure = failureFromError(error, !Number.isNaN(exchange.headersAt), this.#options.idleTimeoutMs);
     const excerpt = exchange.keptBody().length > 0 ? this.#bodyText(exchange) : null;
-    return this.#finish(failure.outcome, failure.message, excerpt, timing);
+    // A tokenmeter gateway that cut the stream said why in its last comment line: the reason is its.
+    const comment = exchange.meter?.lastComment() ?? null;
+    const message = comment?.startsWith(STREAM_CUT_COMMENT)
+      ? `${failure.message} (gateway: ${comment.slice(STREAM_CUT_COMMENT.length)})`
+      : failure.message;
+    return this.#finish(failure.outcome, message, excerpt, timing);
   }
 
   readonly #countTokens = (text: string): number =>

@@ -134,6 +134,8 @@ export function verdictsWithServer(
     context.breakdown,
     run?.available === true,
   );
-  const server = serverVerdict(run, found, client);
+  // A run where no request succeeded (a 401, a 404) is not a capacity question: the server's load says nothing
+  // about why, and the failures verdict already says what to fix.
+  const server = records.some((r) => r.outcome === 'ok') ? serverVerdict(run, found, client) : undefined;
   return server === undefined ? found : [...found, server];
 }

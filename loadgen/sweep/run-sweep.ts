@@ -32,7 +32,7 @@ import {
 } from './slo-search.js';
 import { steadyWindow } from './steady-window.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
-import type { SweepParameter } from './sweep-load.js';
+import { loadText, type SweepParameter } from './sweep-load.js';
 import {
   levelRequests,
   levelSecondsFromLatency,
@@ -200,6 +200,45 @@ function sweepStop(
   };
 }
 
+/**
+ * What the levels will cost, said before the first one starts: each level's requests and about how long it runs
+ * (its requests over its rate, plus one request's time alone for the last ones in flight), and the sum. A level
+ * past the knee runs longer, since the server falls behind: the figures are the least it takes.
+ */
+function sweepPlan(
+  loads: readonly number[],
+  parameter: SweepParameter,
+  levelSeconds: number,
+  minRequests: number,
+  seatRps: (n: number) => number,
+  probes: SweepProbes,
+): string[] {
+  const tailS = (probes.synchronous?.medianLatencyMs ?? 0) / 1000;
+  let requests = 0;
+  let seconds = 0;
+  const lines = loads.map((load) => {
+    const rps = parameter === 'concurrency' ? seatRps(load) : load;
+    const count = levelRequests(rps, levelSeconds, minRequests);
+    const levelS = count / rps + tailS;
+    requests += count;
+    seconds += levelS;
+    return `plan: ${loadText(parameter, load)}: ${count} requests, about ${clockText(levelS)}`;
+  });
+  if (loads.length > 1)
+    lines.push(
+      `plan: ${loads.length} levels, ${requests} requests, about ${clockText(seconds)} in all ` +
+        '(more where the server falls behind)',
+    );
+  return lines;
+}
+
+/** "45 s", "3 min 05 s". */
+function clockText(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  if (whole < 60) return `${whole} s`;
+  return `${Math.floor(whole / 60)} min ${String(whole % 60).padStart(2, '0')} s`;
+}
+
 export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
   const { settings, signal, say } = input;
   const started = new Date();
@@ -256,6 +295,10 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     );
     return { result, level, description };
   };
+  if (input.slos === undefined || input.slos.length === 0) {
+    const loads = (parameter === 'concurrency' ? input.concurrencies : rates) ?? [];
+    for (const line of sweepPlan(loads, parameter, levelSeconds, minRequests, seatRps, probes)) say(line);
+  }
   let capacity: SloCapacity | undefined;
   let stoppedEarly: SweepStop | undefined;
   if (input.slos !== undefined && input.slos.length > 0) {

@@ -36,7 +36,21 @@ export interface RecordsTrace {
   };
   /** Lines whose block ids come from their prompt's text (the rest had no complete body). */
   readonly fromBodies: number;
+  /** Requests whose prompt begins with text an earlier one began with, but less than one block of it: the block
+   *  ids show them sharing nothing. Absent when there are none. */
+  readonly hiddenSharing?: HiddenSharing;
 }
+
+export interface HiddenSharing {
+  readonly requests: number;
+  /** The longest prefix one of them shares, in tokens (a multiple of SHARING_GRAIN_TOKENS). */
+  readonly longestTokens: number;
+  /** The largest power of two no longer than that prefix: the block size that would show it. */
+  readonly blockTokens: number;
+}
+
+/** The grain sharing is looked for at, below the block size: the simulator's and vLLM's KV cache block. */
+const SHARING_GRAIN_TOKENS = 16;
 
 type Exported = Pick<
   RequestRecord,
@@ -89,10 +103,14 @@ function bodyOf(record: Exported): Record<string, unknown> | undefined {
   }
 }
 
-/** One hash per whole or partial block of the prompt, each covering everything up to the block's end. */
-function prefixHashes(text: string, blockTokens: number): string[] {
+function tokensOf(text: string): string[] {
   const tokens: string[] = [];
   forEachEstimatedToken(text, (piece) => tokens.push(piece));
+  return tokens;
+}
+
+/** One hash per whole or partial block of the prompt, each covering everything up to the block's end. */
+function prefixHashes(tokens: readonly string[], blockTokens: number): string[] {
   const hashes: string[] = [];
   const running = createHash('sha256');
   for (let start = 0; start < tokens.length; start += blockTokens) {
@@ -138,6 +156,9 @@ export function recordsToTrace(text: string, blockTokens: number): RecordsTrace 
     return id;
   };
   let fromBodies = 0;
+  // Prefix hashes at the fine grain, to find prompts that share less than a block.
+  const grainSeen = new Set<string>();
+  const hidden = { requests: 0, longestTokens: 0 };
   const lines = kept.map(({ record, at }) => {
     const input = record.promptTokens as number;
     const body = bodyOf(record);
@@ -148,7 +169,15 @@ export function recordsToTrace(text: string, blockTokens: number): RecordsTrace 
       hashIds = Array.from({ length: Math.ceil(input / blockTokens) }, () => nextId++);
     } else {
       fromBodies++;
-      hashIds = prefixHashes(prompt, blockTokens).map(idOf);
+      const tokens = tokensOf(prompt);
+      const idsBefore = nextId;
+      hashIds = prefixHashes(tokens, blockTokens).map(idOf);
+      const sharedTokens = sharedPrefixTokens(tokens, grainSeen);
+      // Its first block got a new id although its first words were seen before: the sharing is under a block.
+      if (sharedTokens > 0 && hashIds[0] !== undefined && hashIds[0] >= idsBefore) {
+        hidden.requests++;
+        hidden.longestTokens = Math.max(hidden.longestTokens, sharedTokens);
+      }
     }
     return {
       timestamp: at - first,
@@ -157,5 +186,23 @@ export function recordsToTrace(text: string, blockTokens: number): RecordsTrace 
       hash_ids: hashIds,
     };
   });
-  return { lines, skipped, fromBodies };
+  if (hidden.requests === 0) return { lines, skipped, fromBodies };
+  const blockTokensShowingIt = 2 ** Math.floor(Math.log2(hidden.longestTokens));
+  return { lines, skipped, fromBodies, hiddenSharing: { ...hidden, blockTokens: blockTokensShowingIt } };
+}
+
+/** How many leading tokens, in whole grains, this prompt shares with an earlier one; its grains are then added. */
+function sharedPrefixTokens(tokens: readonly string[], seen: Set<string>): number {
+  let shared = 0;
+  let stillShared = true;
+  for (const hash of prefixHashes(tokens, SHARING_GRAIN_TOKENS)) {
+    if (stillShared && seen.has(hash)) shared++;
+    else stillShared = false;
+    seen.add(hash);
+  }
+  // The last grain may be partial: count only whole ones.
+  return Math.min(
+    shared * SHARING_GRAIN_TOKENS,
+    Math.floor(tokens.length / SHARING_GRAIN_TOKENS) * SHARING_GRAIN_TOKENS,
+  );
 }

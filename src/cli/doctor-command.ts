@@ -27,7 +27,7 @@ export const doctorCommand: Command = {
       type: 'string',
       default: 'http://127.0.0.1:8000',
       valueName: 'URL',
-      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway; with --command or --config, the endpoint they should reach (default: the one they name)',
+      help: 'Endpoint to check: a vLLM, a hosted gateway, or a tokenmeter gateway; with --command or --config, the endpoint they should reach when not the one they name',
     },
     {
       name: 'api-key-env',
@@ -118,6 +118,7 @@ export const doctorCommand: Command = {
       apiKeyEnv: o['api-key-env'] as string | undefined,
       model: o['model'] as string | undefined,
       backend,
+      backendName: o['backend'] as string,
       timeoutMs: o['timeout-ms'] as number,
       env: process.env,
     });

@@ -26,7 +26,7 @@ export const traceCommand: Command = {
       min: 1,
       default: DEFAULT_TRACE_BLOCK_TOKENS,
       valueName: 'N',
-      help: "Tokens per prefix block id (default 512, as in Mooncake's traces)",
+      help: "Tokens per prefix block id (Mooncake's traces use 512)",
     },
   ],
   details:
@@ -70,6 +70,15 @@ export const traceCommand: Command = {
           : `; left out ${mirror} mirror copies, ${withoutTokens} without token counts, ${implausible} with implausible token counts, ${malformed} malformed lines`) +
         '\n',
     );
+    const hidden = trace.hiddenSharing;
+    if (hidden !== undefined) {
+      const blockTokens = options['block-tokens'] as number;
+      process.stderr.write(
+        `warning: ${hidden.requests} requests begin with up to ${hidden.longestTokens} tokens an earlier one began ` +
+          `with, less than one ${blockTokens}-token block, so their block ids share nothing: export with ` +
+          `--block-tokens ${hidden.blockTokens} and replay with --trace-block-tokens ${hidden.blockTokens} to keep it\n`,
+      );
+    }
     return 0;
   },
 };

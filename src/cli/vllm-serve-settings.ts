@@ -124,10 +124,11 @@ export function vllmServeParts(
     notes.push(
       "no --dataset-name: the bundled ShareGPT-format sample is sent (vLLM's default is --dataset-name random: 1024 input, 128 output tokens, ignore_eos)",
     );
-  // vLLM forces it for timed_trace too (on the completions backends it allows; timed-trace-options.ts says so).
-  const forceIgnoreEos =
-    (run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend)) || run.datasetName === 'timed_trace';
-  if (forceIgnoreEos && o['ignore-eos'] !== true)
+  // vLLM forces it for timed_trace too (on the completions backends it allows); timed-trace-options.ts says so in
+  // its own note, so this one is the random dataset's alone.
+  const randomIgnoresEos = run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend);
+  const forceIgnoreEos = randomIgnoresEos || run.datasetName === 'timed_trace';
+  if (randomIgnoresEos && o['ignore-eos'] !== true)
     notes.push('random dataset: ignore_eos is sent so every answer runs to its length, as vLLM does');
   const modules = Array.isArray(o['lora-modules']) ? o['lora-modules'] : [];
   const assignment = (

@@ -153,6 +153,7 @@ export async function checkEndpoints(
   ctx: EndpointContext,
   model: string,
   backend: Backend,
+  backendName: string = backend,
 ): Promise<CheckResult[]> {
   const chatUrl = endpointUrl(ctx.base, `/${protocolByName('openai-chat').endpoint}`);
   const completionsUrl = endpointUrl(ctx.base, `/${protocolByName('openai-completions').endpoint}`);
@@ -172,7 +173,7 @@ export async function checkEndpoints(
     backend === 'openai-chat'
       ? [chat, completions, chatUrl, 'openai']
       : [completions, chat, completionsUrl, 'openai-chat'];
-  const title = `backend ${backend} fits`;
+  const title = `backend ${backendName} fits`;
   if (ok(mine)) {
     results.push(
       check(

@@ -25,6 +25,8 @@ export interface DoctorOptions {
   readonly apiKeyEnv: string | undefined;
   readonly model: string | undefined;
   readonly backend: Backend;
+  /** The --backend as named (vllm sends openai's completions body), for the check's title; `backend` otherwise. */
+  readonly backendName?: string;
   readonly timeoutMs: number;
   readonly env: NodeJS.ProcessEnv;
 }
@@ -128,7 +130,7 @@ async function runChecks(
     );
     return results;
   }
-  const endpointResults = await checkEndpoints(ctx, model, options.backend);
+  const endpointResults = await checkEndpoints(ctx, model, options.backend, options.backendName);
   results.push(...endpointResults);
   if (endpointResults.some((r) => r.status === 'fail')) {
     results.push(skipped('stream', 'streamed answer', 'skipped: the backend must fit an endpoint first'));

@@ -23,6 +23,7 @@ import type { GatewayContext } from './context.js';
 import { type ConversationField, conversationFacts } from './conversation.js';
 import { GatewayError, upstreamFailure } from './errors.js';
 import { type ClientRequest, finishExchange, startExchange } from './exchange.js';
+import { streamCutReason } from './exchange-outcome.js';
 import { gatewayKeyRefusal } from './gateway-auth.js';
 import type { LineLog } from './logger.js';
 import { RequestMeasurement } from './measurement.js';
@@ -218,6 +219,7 @@ export class ApiPath {
       (cause) => upstreamFailure(upstream, cause),
       context.scrubber,
       this.#log,
+      (cause) => streamCutReason(cause, upstream.name, upstream.timeouts.idleMs),
     );
     startExchange(
       m,

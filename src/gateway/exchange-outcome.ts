@@ -72,14 +72,15 @@ export function settleExchange(m: RequestMeasurement, h: MeteredHandler, context
 
 /** The response had started and was cut: by the upstream, by its idle timeout, or by the total deadline. */
 function settleCut(m: RequestMeasurement, error: Error, idleMs: number): void {
+  m.conclude(networkFailure(error, true).outcome, streamCutReason(error, m.upstream, idleMs));
+}
+
+/** Why a started response was cut, in one line: the record's error, and what the client is told before the cut. */
+export function streamCutReason(error: unknown, upstream: string | null, idleMs: number): string {
   const failure = networkFailure(error, true);
-  let why: string;
-  if (failure.kind === 'idle_timeout') {
-    why = `upstream '${m.upstream}' sent nothing for ${idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
-  } else if (failure.kind === 'total_timeout') {
-    why = `upstream '${m.upstream}' did not finish within timeouts.totalMs; the stream was cut`;
-  } else {
-    why = `upstream '${m.upstream}' broke off the response (${failure.code ?? 'connection closed'})`;
-  }
-  m.conclude(failure.outcome, why);
+  if (failure.kind === 'idle_timeout')
+    return `upstream '${upstream}' sent nothing for ${idleMs} ms mid-response (timeouts.idleMs); the stream was cut`;
+  if (failure.kind === 'total_timeout')
+    return `upstream '${upstream}' did not finish within timeouts.totalMs; the stream was cut`;
+  return `upstream '${upstream}' broke off the response (${failure.code ?? 'connection closed'})`;
 }

@@ -137,6 +137,13 @@ export class StreamMeter {
     return this.#remover === undefined ? NO_BYTES : this.#remover.flush();
   }
 
+  /** The stream's latest SSE comment line, colon included (a gateway's reason for a cut is one); null without one.
+   *  Decoded here, when asked, so a ping costs the meter no string. */
+  lastComment(): string | null {
+    const line = this.#parser.lastComment;
+    return line === null ? null : Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8');
+  }
+
   /** The record so far; complete once end() was called. */
   result(): StreamTiming {
     const usage = this.#usageOutputTokens;

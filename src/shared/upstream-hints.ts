@@ -77,12 +77,21 @@ export function hintForUpstreamStatus(status: number, context: HintContext = {})
       }
       return 'not found: check the model ID against GET /v1/models, and that the base URL has no extra path';
     case 422:
-      return path.endsWith('/chat/completions')
-        ? `the body does not fit the chat endpoint: send "messages", not "prompt" (benchmark: ${BENCHMARK_BACKEND_FLAGS.chat})`
-        : 'the body does not fit this endpoint: a completions body ("prompt") goes to /v1/completions, a chat body ("messages") to /v1/chat/completions';
+      return unprocessableBodyHint(path);
     case 429:
       return 'rate limited: lower the request rate or concurrency, or raise the limit at the provider';
     default:
       return undefined;
   }
+}
+
+/** A 422: the body's shape is not the endpoint's. Each endpoint's own fields are named, never another protocol's. */
+function unprocessableBodyHint(path: string): string {
+  if (path.endsWith('/chat/completions'))
+    return `the body does not fit the chat endpoint: send "messages", not "prompt" (benchmark: ${BENCHMARK_BACKEND_FLAGS.chat})`;
+  if (path.endsWith('/messages'))
+    return 'the body does not fit the Anthropic Messages endpoint: it takes "model", "max_tokens" and "messages" (a top-level "system", not a system message; benchmark: --backend anthropic-messages)';
+  if (path.endsWith('/responses'))
+    return 'the body does not fit the Responses endpoint: it takes "input" (and "instructions"), not "messages" or "prompt" (benchmark: --backend openai-responses)';
+  return 'the body does not fit this endpoint: a completions body ("prompt") goes to /v1/completions, a chat body ("messages") to /v1/chat/completions';
 }

@@ -69,6 +69,8 @@ export class SseParser {
   endedMidEvent = false;
   /** Comment lines seen (keep-alive pings such as `: ping`). */
   comments = 0;
+  /** The latest comment line, colon included, as its bytes (a copy): a gateway's last word before a cut is one. */
+  lastComment: Uint8Array | null = null;
   /** Events dispatched. */
   events = 0;
   /** Bytes pushed so far: the stream offset of the next byte. */
@@ -225,6 +227,7 @@ export class SseParser {
     }
     if (line[0] === COLON) {
       this.comments++;
+      this.lastComment = line.slice();
       return;
     }
 

@@ -38,7 +38,7 @@ export interface ShellCommand {
 }
 
 /**
- * The commands of a shell block that run `program` (`npx tokenmeter`): lines joined at a trailing backslash,
+ * The commands of a shell block that run `program` (`tokenmeter`): lines joined at a trailing backslash,
  * comments dropped, words split at spaces outside single or double quotes. Enough for the pages' examples, which
  * use no variables, pipes or substitutions.
  */

@@ -104,11 +104,11 @@ async function run(command: ShellCommand): Promise<void> {
 
 test("every command of docs/loadgen.md's Workloads section runs against the simulator", async () => {
   const blocks = codeBlocks(docSection(DOC, '## Workloads'), 'sh');
-  const commands = blocks.flatMap((block) => shellCommands(block, 'npx tokenmeter'));
+  const commands = blocks.flatMap((block) => shellCommands(block, 'tokenmeter'));
   const all = commands.map((c) => c.text).join('\n');
   for (const flag of WORKLOAD_FLAGS) assert.ok(all.includes(flag), `the section has a command with ${flag}`);
   for (const block of blocks) {
-    for (const command of shellCommands(block, 'npx tokenmeter')) await run(command);
+    for (const command of shellCommands(block, 'tokenmeter')) await run(command);
   }
   assert.ok(gateway !== undefined, 'the traces block starts a gateway');
 });

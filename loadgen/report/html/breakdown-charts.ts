@@ -104,6 +104,12 @@ function negativeNote(splits: readonly RequestBreakdown[]): string {
     : ` ${count} request${count === 1 ? ' has' : 's have'} a negative segment, not drawn (see docs/tracing.md).`;
 }
 
+/** Whether any request has a measured segment: without one, both figures would be grey bars under a legend of
+ *  colours none of them uses. */
+export function hasSegmentData(splits: readonly RequestBreakdown[]): boolean {
+  return splits.some((split) => SEGMENT_NAMES.some((name) => (split.segments[name] ?? 0) > 0));
+}
+
 /** The slowest requests by client queue + E2E, each a bar of its segments; the tick is its first token. */
 export function waterfallChart(splits: readonly RequestBreakdown[]): string {
   const slowest = [...splits].sort((a, b) => b.totalMs - a.totalMs).slice(0, WATERFALL_ROWS);

@@ -11,7 +11,7 @@ import { serverMetricsFromResult } from '../../server-metrics/server-metrics-jso
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
-import { breakdownOverTimeChart, waterfallChart } from './breakdown-charts.js';
+import { breakdownOverTimeChart, hasSegmentData, waterfallChart } from './breakdown-charts.js';
 import { escapeHtml } from './escape.js';
 import { gpuPanel } from './gpu-panel.js';
 import { keyValueTable, renderPage, section, verdictList } from './page.js';
@@ -30,6 +30,12 @@ export interface RunReportData {
 
 const INCOMPLETE =
   'This file was saved without --save-detailed, so the TTFT-spread and schedule-lag checks could not be made.';
+
+/** What the section says instead of bars that would be all grey: where the segments come from. */
+const NO_SEGMENTS =
+  'No segment data: nothing split these requests into segments. Run bench with --gateway-records FILE (a ' +
+  "tokenmeter gateway's records) or --span-receiver-port (the server's spans); docs/tracing.md, " +
+  '"Where the time goes".';
 
 export function renderRunReport(data: RunReportData): string {
   const { result } = data;
@@ -72,7 +78,9 @@ export function renderRunReport(data: RunReportData): string {
         : [
             section(
               'Where the time went',
-              `<div class="charts">${waterfallChart(splits)}\n${breakdownOverTimeChart(splits)}</div>`,
+              hasSegmentData(splits)
+                ? `<div class="charts">${waterfallChart(splits)}\n${breakdownOverTimeChart(splits)}</div>`
+                : `<p class="message">${escapeHtml(NO_SEGMENTS)}</p>`,
             ),
           ]),
       section('Charts', charts),

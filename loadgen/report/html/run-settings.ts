@@ -18,8 +18,20 @@ const SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['max_concurrency', 'Max concurrency'],
 ];
 
+/** vLLM's keys of some runs only: shown as settings when the run has them. */
+const SETTINGS_WHEN_PRESENT: ReadonlyArray<readonly [string, string]> = [
+  ['ramp_up_strategy', 'Ramp-up'],
+  ['ramp_up_start_rps', 'Ramp-up start (req/s)'],
+  ['ramp_up_end_rps', 'Ramp-up end (req/s)'],
+];
+
+/** vLLM's result keys that are neither settings nor --metadata: a key of vLLM's is never shown as the user's. */
 const KNOWN = new Set([
   ...SETTINGS.map(([key]) => key),
+  ...SETTINGS_WHEN_PRESENT.map(([key]) => key),
+  'rtfx',
+  'probe_completed',
+  'probe_failed',
   'endpoint_type',
   'duration',
   'completed',
@@ -35,6 +47,8 @@ const KNOWN = new Set([
   'tokenmeter',
 ]);
 const STAT_KEY = /^(mean|median|std|p\d+(\.\d+)?)_[a-z0-9]+_ms$/;
+/** vLLM's families of keys: speculative decoding's, and its GPU energy keys (gpu_energy_j, energy_gpu_ids...). */
+const VLLM_KEY_FAMILY = /^(spec_decode_|gpu_|energy_)/;
 
 type Cell = string | number | boolean | null;
 
@@ -45,9 +59,13 @@ function scalar(value: JsonValueObject[string] | undefined): Cell | undefined {
 
 export function settingsRows(json: JsonValueObject): Array<[string, Cell]> {
   const rows: Array<[string, Cell]> = SETTINGS.map(([key, name]) => [name, scalar(json[key]) ?? null]);
+  for (const [key, name] of SETTINGS_WHEN_PRESENT) {
+    const cell = scalar(json[key]);
+    if (cell !== undefined) rows.push([name, cell]);
+  }
   for (const [key, value] of Object.entries(json)) {
     const cell = scalar(value);
-    if (cell === undefined || KNOWN.has(key) || STAT_KEY.test(key)) continue;
+    if (cell === undefined || KNOWN.has(key) || STAT_KEY.test(key) || VLLM_KEY_FAMILY.test(key)) continue;
     rows.push([`metadata: ${key}`, cell]);
   }
   return rows;

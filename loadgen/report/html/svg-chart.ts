@@ -161,9 +161,12 @@ export function renderChart(spec: ChartSpec): string {
   const markers = (spec.markers ?? [])
     .map((m) => {
       const at = px(x(m.x));
+      // In the right half the label goes to the marker's left, or the SVG's edge would cut it ("no difference"
+      // at the right end of a paired chart read "no").
+      const place = x(m.x) > (LEFT + WIDTH - RIGHT) / 2 ? 'text-anchor="end" dx="-4"' : 'dx="4"';
       return (
         `<line class="marker" x1="${at}" x2="${at}" y1="${TOP}" y2="${HEIGHT - BOTTOM}"/>` +
-        `<text class="marker-label" x="${at}" y="${TOP + 12}" dx="4">${escapeHtml(m.label)}</text>`
+        `<text class="marker-label" x="${at}" y="${TOP + 12}" ${place}>${escapeHtml(m.label)}</text>`
       );
     })
     .join('');

@@ -4,12 +4,13 @@
 // reasons are the checks' own findings, so the corrected command says what the checklist says.
 
 import { protocolByName } from '../../protocols/index.js';
-import { nearestNames } from '../../shared/nearest-names.js';
 import { looksLikeFilesystemPath } from '../../shared/upstream-hints.js';
 import type { CheckResult, Remedy } from '../check.js';
 import { BACKEND_PROTOCOL, type Backend } from '../endpoint-checks.js';
+import { keyVariableInstead } from '../key-check.js';
 import { runDoctor } from '../run-doctor.js';
-import { type BenchSource, type Change, KEY_LIKE } from './bench-source.js';
+import { type BenchSource, type Change, KEY_LIKE, type SettingValue } from './bench-source.js';
+import { shellQuote } from './shell-words.js';
 
 export interface PlanOptions {
   /** doctor's own --base-url when typed: the endpoint the settings should reach. */
@@ -44,6 +45,8 @@ export interface FixPlan {
 interface CheckSettings {
   baseUrl: string;
   backend: Backend;
+  /** The backend as the settings name it (vllm where the request format is openai's). */
+  backendName: string;
   model: string | undefined;
   keyVariable: string | undefined;
   keyLiteral: string | undefined;
@@ -52,8 +55,6 @@ interface CheckSettings {
 
 const MAX_ROUNDS = 3;
 const VLLM_DEFAULT_ENDPOINT = '/v1/completions';
-/** Variables that may hold an API key, when the one named is not set. */
-const KEY_VARIABLE = /(_API_KEY|_KEY|_TOKEN)$/;
 const BASE_URL_VARIABLE = /(_BASE_URL|_API_BASE|_BASE)$/;
 
 const endpointOf = (backend: Backend): string => `/v1/${protocolByName(BACKEND_PROTOCOL[backend]).endpoint}`;
@@ -95,17 +96,6 @@ function hostedBaseVariable(env: NodeJS.ProcessEnv, host: string, port: string):
     });
 }
 
-/** A set variable holding a key, the closest by name to the one that is not set. */
-function keyVariableInstead(env: NodeJS.ProcessEnv, wanted: string): string | undefined {
-  const set = Object.keys(env).filter(
-    (name) => KEY_VARIABLE.test(name) && isSet(env, name) && name !== wanted,
-  );
-  const near = nearestNames(wanted, set)[0];
-  if (near !== undefined) return near;
-  const apiKeys = set.filter((name) => name.endsWith('_API_KEY'));
-  return apiKeys.length === 1 ? apiKeys[0] : undefined;
-}
-
 /** The key the settings send: a variable's name, or a value typed as is (never printed). */
 function keyOf(source: BenchSource): { variable?: string; literal?: string; implicit: boolean } {
   const typed = source.value('api-key');
@@ -131,7 +121,8 @@ function readSettings(
   options: PlanOptions,
 ): { settings: CheckSettings; changes: Change[] } {
   const changes: Change[] = [];
-  const backend = options.doctorBackend(backendName(source));
+  const named = backendName(source);
+  const backend = options.doctorBackend(named);
   const givenBase = source.value('base-url');
   let baseUrl: string;
   if (givenBase !== undefined) {
@@ -213,6 +204,7 @@ function readSettings(
     settings: {
       baseUrl,
       backend,
+      backendName: named,
       model,
       keyVariable: key.literal === undefined ? keyVariable : undefined,
       keyLiteral: key.literal,
@@ -220,6 +212,20 @@ function readSettings(
     },
     changes,
   };
+}
+
+/** The variable a setting's value is read from ("$BENCH_MODEL_ID" alone), when there is exactly one: the corrected
+ *  command keeps referring to it, and the user fixes the variable, or it would stay wrong for the next command. */
+function heldBy(value: SettingValue | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const variable = value?.variables.length === 1 ? value.variables[0] : undefined;
+  return variable !== undefined && env[variable] === value?.text ? variable : undefined;
+}
+
+/** `--model a -> b`, or, for a value read from a variable, `export VAR=b for --model "$VAR" (it holds a)`. */
+function fromTo(flag: string, old: string, now: string, variable: string | undefined): string {
+  return variable === undefined
+    ? `--${flag} ${old} -> ${now}`
+    : `export ${variable}=${shellQuote(now)} for --${flag} "$${variable}" (it holds ${old})`;
 }
 
 function remedyChange(remedy: Remedy, result: CheckResult, source: BenchSource): Change | undefined {
@@ -237,22 +243,35 @@ function remedyChange(remedy: Remedy, result: CheckResult, source: BenchSource):
     }
     case 'model': {
       const flag = source.has('served-model-name') ? 'served-model-name' : 'model';
-      const old = source.value(flag)?.text ?? '';
-      const edits: Change['edits'][number][] = [{ op: 'set', flag, value: { text: remedy.model } }];
+      const given = source.value(flag);
+      const old = given?.text ?? '';
+      const variable = heldBy(given, source.env);
+      const edits: Change['edits'][number][] = [
+        { op: 'set', flag, value: { text: remedy.model, ...(variable === undefined ? {} : { variable }) } },
+      ];
       // vLLM's benchmark tokenizes with --model when --tokenizer is absent: keep counting with the local weights.
       const keepTokenizer = flag === 'model' && looksLikeFilesystemPath(old) && !source.has('tokenizer');
       if (keepTokenizer) edits.push({ op: 'set', flag: 'tokenizer', value: { text: old }, after: 'model' });
       return {
-        why: why(`--${flag} ${old} -> ${remedy.model}${keepTokenizer ? ` (and --tokenizer ${old})` : ''}`),
+        why: why(
+          `${fromTo(flag, old, remedy.model, variable)}${keepTokenizer ? ` (and --tokenizer ${old})` : ''}`,
+        ),
         edits,
       };
     }
     case 'base-url': {
       const given = source.value('base-url');
       if (given === undefined) return undefined;
+      const variable = heldBy(given, source.env);
       return {
-        why: why(`--base-url ${given.text} -> ${remedy.baseUrl}`),
-        edits: [{ op: 'set', flag: 'base-url', value: { text: remedy.baseUrl } }],
+        why: why(fromTo('base-url', given.text, remedy.baseUrl, variable)),
+        edits: [
+          {
+            op: 'set',
+            flag: 'base-url',
+            value: { text: remedy.baseUrl, ...(variable === undefined ? {} : { variable }) },
+          },
+        ],
       };
     }
     case 'unset-proxy':
@@ -268,7 +287,10 @@ function apply(change: Change, settings: CheckSettings): void {
     if (edit.op === 'set' && edit.flag === 'base-url') settings.baseUrl = edit.value.text;
     if (edit.op === 'set' && (edit.flag === 'model' || edit.flag === 'served-model-name'))
       settings.model = edit.value.text;
-    if (edit.op === 'set' && edit.flag === 'backend') settings.backend = edit.value.text as Backend;
+    if (edit.op === 'set' && edit.flag === 'backend') {
+      settings.backend = edit.value.text as Backend;
+      settings.backendName = edit.value.text;
+    }
     if (edit.op === 'key-variable') settings.keyVariable = edit.variable;
     if (edit.op === 'unset-env') {
       const env = { ...settings.env };
@@ -289,6 +311,7 @@ function check(settings: CheckSettings, timeoutMs: number): Promise<CheckResult[
         : undefined,
     model: settings.model,
     backend: settings.backend,
+    backendName: settings.backendName,
     timeoutMs,
     env: settings.env,
   });
