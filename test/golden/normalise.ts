@@ -82,6 +82,8 @@ function maskLine(line: string): string {
     const value = report[3] as string;
     return `${label}: ${DETERMINISTIC_LABELS.has(label) ? value : '<v>'}`;
   }
+  // A table's rule under its headings is as wide as its widest value, masked or not.
+  if (TABLE_RULE.test(line)) return line.trim().replace(/-{3,}/g, '---').replace(/ +/g, '  ');
   const shardRow = SHARD_ROW.exec(line);
   // A shard's schedule-lag figures, and whether they earn it a "behind schedule" note, follow the machine's load.
   if (shardRow) return `${collapse(shardRow[1] as string)} <lag>`;
@@ -107,6 +109,9 @@ const CLOCK_DRIVEN_COUNTS: ReadonlyArray<readonly [RegExp, string]> = [
   // How many requests a sweep level finished inside its steady window.
   [/only \d+ requests in its steady window/g, 'only <count> requests in its steady window'],
 ];
+
+/** A table's rule: dashes under each heading, nothing else. */
+const TABLE_RULE = /^\s*-{3,}(?: +-{3,})+\s*$/;
 
 /** A row of the Shards table: shard, host, requests, then schedule-lag figures. */
 const SHARD_ROW = /^(\d+\/\d+\s+\S+\s+\d+)\s.*$/;
