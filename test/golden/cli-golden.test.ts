@@ -6,6 +6,7 @@
 // For each invocation, test/golden/expected/ holds:
 //   <name>.txt        its stdout and stderr, masked by normalise.ts, its exit code and the files it wrote;
 //   <name>.keys.json  for the JSON it wrote or printed: sorted key paths (arrays as []) and the deterministic values.
+//   <name>.html.txt   for the HTML page it wrote: its headings and table and chart captions, in order.
 //
 // Compare:  npm run build && node scripts/run-tests.js dist/test/golden/cli-golden.test.js
 // Rewrite:  npm run build && UPDATE_GOLDEN=1 node scripts/run-tests.js dist/test/golden/cli-golden.test.js
@@ -72,6 +73,8 @@ interface Invocation {
   readonly args: (c: Context) => string[];
   /** Its text has nothing that varies (help pages, fixed configs): compared as printed, figures and all. */
   readonly verbatim?: boolean;
+  /** An HTML page it writes (relative to the scratch folder): its headings and captions are frozen. */
+  readonly html?: string;
   /** A JSON file it writes (relative to the scratch folder), or 'stdout' for JSON it prints; its keys are frozen. */
   readonly json?: string;
 }
@@ -185,6 +188,7 @@ const INVOCATIONS: Invocation[] = [
       ...save('detailed'),
     ],
     json: 'results/detailed.json',
+    html: 'html/bench.html',
   },
   {
     name: 'bench-server-metrics',
@@ -358,6 +362,7 @@ const INVOCATIONS: Invocation[] = [
   {
     name: 'report',
     args: () => ['report', 'results/detailed.json', '-o', 'html/report.html'],
+    html: 'html/report.html',
   },
   { name: 'doctor', args: (c) => ['doctor', '--base-url', c.sim] },
   {
@@ -475,7 +480,11 @@ for (const invocation of INVOCATIONS) {
           : readFileSync(join(context.dir, invocation.json), 'utf8');
       goldens.push([`${invocation.name}.keys.json`, `${JSON.stringify(jsonShape(source), null, 2)}\n`]);
     }
-    // Both files are compared before failing, so one run shows a changed text and a changed key set together.
+    if (invocation.html !== undefined) {
+      const page = readFileSync(join(context.dir, invocation.html), 'utf8');
+      goldens.push([`${invocation.name}.html.txt`, `${maskText(pageOutline(page), mask)}\n`]);
+    }
+    // The files are compared before failing, so one run shows a changed text and a changed key set together.
     const differences: string[] = [];
     for (const [name, actual] of goldens) {
       try {
@@ -486,6 +495,17 @@ for (const invocation of INVOCATIONS) {
     }
     if (differences.length > 0) assert.fail(differences.join('\n\n'));
   });
+}
+
+/**
+ * An HTML page's outline: its headings and the captions of its tables and charts, one a line, in page order.
+ * Which sections and charts a page has is its structure; what the charts draw follows the clock.
+ */
+function pageOutline(page: string): string {
+  const outline = [...page.matchAll(/<(h[1-4]|caption|figcaption)\b[^>]*>([^<]*)/g)].map(
+    (match) => `${match[1]}: ${(match[2] as string).trim()}`,
+  );
+  return outline.join('\n');
 }
 
 /** Key paths and deterministic values of a JSON document, or of every line of a JSON-lines file together. */
