@@ -6,7 +6,13 @@
 
 import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import { type GpuSummary, summarizeGpus } from './gpu-summary.js';
-import type { GpuMetricsRun, GpuSource, GpuSourceInfo, GpuTrack } from './gpu-tracks.js';
+import {
+  type GpuMetricsRun,
+  type GpuSource,
+  type GpuSourceInfo,
+  type GpuTrack,
+  gpuIdentity,
+} from './gpu-tracks.js';
 
 export const GPU_METRICS_KEY = 'gpu_metrics';
 
@@ -15,12 +21,7 @@ const round = (value: number | null, places: number): number | null =>
 
 function trackJson(track: GpuTrack): JsonValue {
   return {
-    source: track.source,
-    key: track.key,
-    index: track.index,
-    uuid: track.uuid,
-    model: track.model,
-    host: track.host,
+    ...gpuIdentity(track),
     t_s: track.tS.map((t) => round(t, 3)),
     power_w: [...track.powerW],
     energy_mj: [...track.energyMj],

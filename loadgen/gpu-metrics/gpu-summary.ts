@@ -4,15 +4,9 @@
 // memory; and the total over the GPUs, with energy per output token. A GPU that both DCGM and nvidia-smi read is
 // counted once, from DCGM.
 
-import type { GpuSource, GpuTrack } from './gpu-tracks.js';
+import { type GpuIdentity, type GpuTrack, gpuIdentity } from './gpu-tracks.js';
 
-export interface GpuFigures {
-  readonly source: GpuSource;
-  readonly key: string;
-  readonly index: string;
-  readonly uuid: string | null;
-  readonly model: string | null;
-  readonly host: string | null;
+export interface GpuFigures extends GpuIdentity {
   readonly samples: number;
   /** J; null with fewer than two samples of power or of the counter. */
   readonly energyJ: number | null;
@@ -94,12 +88,7 @@ export function gpuFigures(track: GpuTrack): GpuFigures {
   const power = known(track.powerW);
   const util = known(track.utilPct);
   return {
-    source: track.source,
-    key: track.key,
-    index: track.index,
-    uuid: track.uuid,
-    model: track.model,
-    host: track.host,
+    ...gpuIdentity(track),
     samples: track.tS.length,
     energyJ: energy?.joules ?? null,
     energyFrom: counter !== null ? 'counter' : energy !== null ? 'power' : null,

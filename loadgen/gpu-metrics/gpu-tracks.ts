@@ -8,13 +8,22 @@ import type { GpuReading } from './gpu-reading.js';
 
 export type GpuSource = 'dcgm' | 'nvidia-smi';
 
-export interface GpuTrack {
+/** Which GPU a track or its figures are of, as its source names it. */
+export interface GpuIdentity {
   readonly source: GpuSource;
   readonly key: string;
   readonly index: string;
   readonly uuid: string | null;
   readonly model: string | null;
   readonly host: string | null;
+}
+
+export function gpuIdentity(track: GpuIdentity): GpuIdentity {
+  const { source, key, index, uuid, model, host } = track;
+  return { source, key, index, uuid, model, host };
+}
+
+export interface GpuTrack extends GpuIdentity {
   /** Seconds from the run's t = 0, ascending. */
   readonly tS: readonly number[];
   readonly powerW: readonly (number | null)[];
