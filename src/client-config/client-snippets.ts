@@ -31,7 +31,7 @@ export const CLIENT_SNIPPETS: Readonly<Record<string, SnippetBuilder>> = {
       env: { ANTHROPIC_BASE_URL: c.gatewayUrl, ANTHROPIC_API_KEY: `<value of $${c.keyEnv}>` },
       model: c.model,
     }),
-    note: 'Claude Code appends /v1/messages itself: the base URL has no /v1. ANTHROPIC_API_KEY goes out as x-api-key; the gateway accepts it as its key and never forwards it. Claude Code asks for 32000 output tokens on top of its own prompt of about 2,800: if the model\'s context is smaller than that (vLLM --max-model-len), every request is a 400. Raise the context (vLLM --max-model-len 65536, as tokenmeter sim --max-model-len 65536), or add "CLAUDE_CODE_MAX_OUTPUT_TOKENS" to env at the context less about 3,000: "1024" for a 4096-token context such as tokenmeter sim\'s default, "4096" for 8192.',
+    note: 'Claude Code appends /v1/messages itself: the base URL has no /v1. ANTHROPIC_API_KEY goes out as x-api-key; the gateway accepts it as its key and never forwards it. Claude Code asks for 32000 output tokens on top of its prompt, about 20,400 tokens with its tool definitions: if the model\'s context is smaller than that (vLLM --max-model-len), every request is a 400. Raise the context (vLLM --max-model-len 65536, as tokenmeter sim --max-model-len 65536), or add "CLAUDE_CODE_MAX_OUTPUT_TOKENS" to env at the context less about 21,000: "11000" for a 32768-token context. Below about 24,000 tokens of context no value fits.',
   }),
   cline: (c) => ({
     client: 'Cline',

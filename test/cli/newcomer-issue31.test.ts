@@ -208,22 +208,25 @@ test('5: plain doctor names the key variable it found set; --backend vllm is rep
   assert.doesNotMatch(res.stdout, /sk-test-issue31/);
 });
 
-test("10: print-config claude-code's small-context value fits the simulator's default context", async () => {
+test("10: print-config claude-code's capped output fits the context it names, with a prompt of Claude Code's size", async (t) => {
   const res = await runCli(
     ['print-config', 'claude-code', '--gateway-url', 'http://127.0.0.1:8080'],
     cleanEnv(),
   );
   assert.equal(res.code, EXIT_OK, res.stderr);
-  const advised = Number(
-    res.stdout.match(
-      /"CLAUDE_CODE_MAX_OUTPUT_TOKENS" to env .*"(\d+)" for a 4096-token context such as tokenmeter sim's default/,
-    )?.[1],
+  const match = res.stdout.match(
+    /"CLAUDE_CODE_MAX_OUTPUT_TOKENS" to env .*"(\d+)" for a (\d+)-token context/,
   );
-  assert.ok(advised > 0, res.stdout);
-  // A prompt the size of Claude Code's own (2,775 tokens by the gateway's record of a real session, docs/clients.md).
-  const prompt = Array.from({ length: 2775 }, (_, i) => `w${i % 97}`).join(' ');
+  const advised = Number(match?.[1]);
+  const context = Number(match?.[2]);
+  assert.ok(advised > 0 && context > 0, res.stdout);
+  const sim = await startSimulator({ seed: 31, timing: { ...exactTiming(5, 1), maxModelLen: context } });
+  t.after(() => sim.close());
+  // A prompt the size of Claude Code's own with its tool definitions (about 20,400 tokens in the gateway's records
+  // of Claude Code 2.1.197 against the simulator, docs/clients.md).
+  const prompt = Array.from({ length: 20_400 }, (_, i) => `w${i % 97}`).join(' ');
   const ask = async (maxTokens: number) => {
-    const answer = await request(`${fastSim.url}/v1/messages`, {
+    const answer = await request(`${sim.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
       body: JSON.stringify({
@@ -236,9 +239,9 @@ test("10: print-config claude-code's small-context value fits the simulator's de
     return { status: answer.statusCode, inputTokens: body.usage?.input_tokens };
   };
   const fits = await ask(advised);
-  assert.equal(fits.status, 200, `max_tokens ${advised}`);
-  assert.ok((fits.inputTokens ?? 0) >= 2700, `the prompt counts ${fits.inputTokens} tokens`);
-  assert.equal((await ask(4096)).status, 400, 'the value advised before does not fit');
+  assert.equal(fits.status, 200, `max_tokens ${advised} in a ${context}-token context`);
+  assert.ok((fits.inputTokens ?? 0) >= 20_000, `the prompt counts ${fits.inputTokens} tokens`);
+  assert.equal((await ask(32_000)).status, 400, "Claude Code's own 32000 does not fit");
 });
 
 test('10: a 422 from /v1/messages is explained in Messages terms, not chat or completions', async () => {
