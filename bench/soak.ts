@@ -4,7 +4,13 @@
 // non-streamed chat, streamed completions and Anthropic messages; the simulator answers some with 500, 429 with
 // Retry-After or an error body, stalls long streams once and cuts longer ones; some clients leave mid-stream; 8%
 // go to an upstream that gzips the simulator's answers whatever it was asked, as a CDN in front of it would; 2% are
-// requests Node's HTTP parser refuses, a bad chunk size and a header block past 16 KiB, sent over raw sockets).
+// requests Node's HTTP parser refuses, a bad chunk size and a header block past 16 KiB, sent over raw sockets;
+// 8% are rows of issue 30's fault matrix through the same scripted upstream, each kind's record outcome checked:
+// streams whose end of body comes 200 ms after their final event, the client closing at the final event (recorded
+// ok) or before it (client_abort); an unsolicited 100 Continue before the answer; usage with a count of 1e12;
+// plain 2xx answers holding none (HTML, `choices: []`, 204, an empty 200: upstream_error_body); a 401 echoing the
+// upstream's key spelled with `\/` and `\uXXXX`; and 1% are keyless GETs with 15 KB paths, refused 401 by the
+// gateway key every other client sends).
 // Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/soak.js [--minutes 10] [--rate 30] [--seed 1] [--warmup-seconds S]
@@ -18,7 +24,10 @@
 // monitorEventLoopDelay, reset at each scrape: each figure covers the 5 s before it) at the start, the end of
 // warm-up, the middle and the end. Exits 1 if any request is unaccounted (matched by request id: each id sent is
 // in the records file once, or counted in tokenmeter_records_lost_total or, refused before its request existed,
-// in tokenmeter_client_errors_total, and nothing else is in the file), if
+// in tokenmeter_client_errors_total, and nothing else is in the file), if the upstream's key, in any JSON
+// spelling, reaches a client, a records file or the log, if tokenmeter_tokens_total differs from the sums of the
+// records' counts (implausible usage must be in neither), if a keyless refusal's record or log line passes 2 KiB,
+// if
 // the gateway's RSS at the end is more than 20% above its RSS at the end of warm-up, or if the gateway, idle, takes
 // more than EXIT_LIMIT_MS to exit after SIGTERM. Warm-up is the first minute
 // (half of a shorter run): RSS climbs while the heap and connection pools grow, then settles (measured over
@@ -42,12 +51,17 @@ import { Agent } from 'undici';
 import { arrivalSchedule } from '../loadgen/arrivals.js';
 import { percentile } from '../loadgen/metrics/numpy-stats.js';
 import { parseRecordLines } from '../src/measure/record-lines.js';
+import { MAX_REPORTED_TOKENS } from '../src/measure/reported-usage.js';
 import { SeededRandom } from '../src/shared/random.js';
 import {
   type ClientOutcome,
-  COMPRESSED_MODEL,
   drawKind,
+  GATEWAY_KEY,
+  IMPLAUSIBLE_USAGE_KIND,
+  jsonDecoded,
+  KEY_ECHO_MODEL,
   type RequestKind,
+  SCRIPTED_MODELS,
   SIM_CUT_AFTER_TOKENS,
   SIM_ERROR_BODY_RATE,
   SIM_ERROR_RATE,
@@ -56,7 +70,8 @@ import {
   SIM_STALL_MS,
   SOAK_MIX,
   sendOne,
-  startCompressingUpstream,
+  startScriptedUpstream,
+  UPSTREAM_KEY,
 } from './helpers/soak-traffic.js';
 import { residentBytes, spawnGateway } from './helpers/spawn-gateway.js';
 import { spawnSimulator } from './helpers/spawn-simulator.js';
@@ -105,6 +120,31 @@ function metricValue(page: string, name: string): number {
   return total;
 }
 
+/**
+ * Whether a JSON line (a record, a log line) holds UPSTREAM_KEY in any spelling: its strings are read as a JSON
+ * reader would, and each is decoded once more, for an upstream's text kept with its escapes.
+ */
+function lineHoldsKey(line: string): boolean {
+  const holds = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? jsonDecoded(value).includes(UPSTREAM_KEY)
+      : typeof value === 'object' && value !== null && Object.values(value).some(holds);
+  try {
+    return holds(JSON.parse(line));
+  } catch {
+    return jsonDecoded(line).includes(UPSTREAM_KEY);
+  }
+}
+
+/** tokenmeter_tokens_total of one `type`, summed over its other labels, from a Prometheus text page. */
+function tokensCounted(page: string, type: string): number {
+  let total = 0;
+  for (const m of page.matchAll(/^tokenmeter_tokens_total\{([^}]*)\} (\S+)$/gm)) {
+    if ((m[1] as string).includes(`type="${type}"`)) total += Number(m[2]);
+  }
+  return total;
+}
+
 /** A counter's value per `reason` label, from a Prometheus text page. */
 function countsByReason(page: string, name: string): Map<string, number> {
   const counts = new Map<string, number>();
@@ -134,16 +174,27 @@ const sim = await spawnSimulator([
   '--cut-after-tokens',
   String(SIM_CUT_AFTER_TOKENS),
 ]);
-// A share of the traffic goes to an upstream that compresses its answers whatever it was asked (a CDN in front of
-// the simulator): routed by its model name, so the gateway meters and scrubs a gzip stream under load.
-const compressing = await startCompressingUpstream(sim.url);
+// A share of the traffic goes to a scripted upstream in front of the simulator, routed by model name: it gzips the
+// simulator's answers whatever it was asked (a CDN), holds a stream's final event and then its end of body, sends
+// an unsolicited 100 before the answer, reports implausible usage, answers 2xx without an answer, and (as an
+// upstream of its own, the one with a key) echoes its key in JSON escapes in a 401.
+const scriptedUpstream = await startScriptedUpstream(sim.url);
 const configFile = join(dir, 'gateway.json');
+const UPSTREAM_KEY_ENV = 'TOKENMETER_SOAK_UPSTREAM_KEY';
+process.env[UPSTREAM_KEY_ENV] = UPSTREAM_KEY;
 writeFileSync(
   configFile,
   JSON.stringify({
+    gatewayKeys: [GATEWAY_KEY],
     upstreams: [
       { name: 'sim', baseUrl: `${sim.url}/v1`, keyless: true, default: true },
-      { name: 'gzip', baseUrl: `${compressing.url}/v1`, keyless: true, models: [COMPRESSED_MODEL] },
+      { name: 'scripted', baseUrl: `${scriptedUpstream.url}/v1`, keyless: true, models: SCRIPTED_MODELS },
+      {
+        name: 'keyed',
+        baseUrl: `${scriptedUpstream.url}/v1`,
+        keyEnv: UPSTREAM_KEY_ENV,
+        models: [KEY_ECHO_MODEL],
+      },
     ],
   }),
 );
@@ -306,7 +357,7 @@ gateway.process.kill('SIGTERM');
 const gatewayExit = await gateway.exited;
 const stopMs = performance.now() - stoppedAt;
 sim.process.kill('SIGTERM');
-await compressing.close();
+await scriptedUpstream.close();
 await agent.close();
 
 // Accounting, by request id, over the rotated files and the current one.
@@ -331,6 +382,63 @@ for (const r of records) {
   seen.set(id, (seen.get(id) ?? 0) + 1);
   gatewayOutcomes[index] = String(r['outcome']);
 }
+// Issue 30's rows, checked over the whole run: the key echoed in JSON escapes reached no client, record or log
+// line; usage with implausible counts was recorded as such and kept out of the token counters, which equal the
+// records' sums; a keyless client's 15 KB path cost its record and log line under 2 KiB each.
+const logText = await readFile(join(dir, 'gateway.log'), 'utf8');
+const leakedToClients = outcomes.filter((o) => o === 'leaked').length;
+const keyInFiles = [...texts, logText].filter((text) => text.split('\n').some(lineHoldsKey)).length;
+let implausibleRecords = 0;
+let implausibleCounted = 0;
+/** Records of the implausible-usage kind recorded ok without implausibleUsage: the 1e12 was taken. */
+let implausibleUnmarked = 0;
+const recordSums = { input: 0, output: 0 };
+const keylessIds = new Set<string>();
+for (const [id, index] of sentIds) if (kinds[index]?.keyless === true) keylessIds.add(id);
+let keylessRecordBytes = 0;
+for (const r of records) {
+  const kindOf = kinds[sentIds.get(String(r['requestId'])) ?? -1];
+  if (
+    kindOf?.name === IMPLAUSIBLE_USAGE_KIND &&
+    r['outcome'] === 'ok' &&
+    typeof r['implausibleUsage'] !== 'string'
+  ) {
+    implausibleUnmarked++;
+  }
+  if (typeof r['implausibleUsage'] === 'string') {
+    implausibleRecords++;
+    if (Number(r['promptTokens']) > MAX_REPORTED_TOKENS) implausibleCounted++;
+  }
+  if (typeof r['promptTokens'] === 'number') recordSums.input += r['promptTokens'];
+  if (typeof r['outputTokens'] === 'number') recordSums.output += r['outputTokens'];
+  if (keylessIds.has(String(r['requestId'])))
+    keylessRecordBytes = Math.max(keylessRecordBytes, JSON.stringify(r).length + 1);
+}
+let keylessLogBytes = 0;
+for (const line of logText.split('\n')) {
+  const id = /"requestId":"([^"]*)"/.exec(line)?.[1];
+  if (id !== undefined && keylessIds.has(id)) keylessLogBytes = Math.max(keylessLogBytes, line.length + 1);
+}
+const counted = {
+  input: tokensCounted(finalPage, 'input'),
+  output: tokensCounted(finalPage, 'output'),
+};
+// A record lost on its way to the file was still counted: the sums then fall short by its counts.
+const countersMatch =
+  lostTotal === 0
+    ? counted.input === recordSums.input && counted.output === recordSums.output
+    : counted.input >= recordSums.input && counted.output >= recordSums.output;
+const KEYLESS_BYTES_LIMIT = 2048;
+// Where a kind fixes the record's outcome for what its client saw (RequestKind.recordedAs), each request that
+// differs, by kind: a client outcome the kind does not list (a 429 or 500 from the simulator) is not judged.
+const notAsRecorded = new Map<string, number>();
+kinds.forEach((k, i) => {
+  const expected = k.recordedAs?.[outcomes[i] ?? ''];
+  if (expected !== undefined && !expected.includes(gatewayOutcomes[i] ?? 'no record')) {
+    notAsRecorded.set(k.name, (notAsRecorded.get(k.name) ?? 0) + 1);
+  }
+});
+
 const twice = [...seen.values()].filter((n) => n > 1).length;
 const missing = sent - seen.size;
 const accounted =
@@ -361,12 +469,27 @@ say(
     .map(([reason, n]) => `${reason} ${n}`)
     .join(', ')}); requests without a record, a loss or a count: ${missing - lostTotal - refusedTotal}`,
 );
-const logLevels = (await readFile(join(dir, 'gateway.log'), 'utf8')).matchAll(/"level":(\d+)/g);
+const logLevels = logText.matchAll(/"level":(\d+)/g);
 const logCounts = { warn: 0, error: 0 };
 for (const [, level] of logLevels) {
   if (level === '40') logCounts.warn++;
   else if (Number(level) >= 50) logCounts.error++;
 }
+say(
+  `upstream key         echoed in JSON escapes in ${outcomes.filter((o, i) => o !== undefined && kinds[i]?.watchForKey === true).length} answers: ` +
+    `${leakedToClients} reached a client, found in ${keyInFiles} of the records files and the log`,
+);
+say(
+  `implausible usage    ${implausibleRecords} records with implausibleUsage, ${implausibleCounted} of them with the reported count, ` +
+    `${implausibleUnmarked} ok without it; ` +
+    `tokenmeter_tokens_total input ${counted.input} output ${counted.output}, records' sums ${recordSums.input} and ${recordSums.output}`,
+);
+say(
+  `keyless, 15 KB paths ${keylessIds.size} sent; the largest record ${keylessRecordBytes} bytes, log line ${keylessLogBytes} bytes (limit ${KEYLESS_BYTES_LIMIT} each)`,
+);
+say(
+  `outcomes as fixed    ${notAsRecorded.size === 0 ? 'every request of the kinds that fix one recorded as fixed' : `recorded otherwise: ${[...notAsRecorded].map(([name, n]) => `${name} ${n}`).join(', ')}`}`,
+);
 say(
   `gateway              exit code ${gatewayExit}, ${stopMs.toFixed(0)} ms after SIGTERM; log: ${logCounts.warn} warn, ${logCounts.error} error or fatal lines`,
 );
@@ -424,6 +547,13 @@ say(
 
 const failures: string[] = [];
 if (!accounted) failures.push('requests unaccounted for (see records written and lost)');
+if (notAsRecorded.size > 0) failures.push('requests recorded with another outcome (see outcomes as fixed)');
+if (leakedToClients > 0 || keyInFiles > 0) failures.push('the upstream key leaked (see upstream key)');
+if (implausibleCounted > 0 || implausibleUnmarked > 0 || !countersMatch)
+  failures.push('token counters off (see implausible usage)');
+if (keylessRecordBytes > KEYLESS_BYTES_LIMIT || keylessLogBytes > KEYLESS_BYTES_LIMIT) {
+  failures.push('a keyless request cost more than its bound (see keyless, 15 KB paths)');
+}
 if (growth > MAX_RSS_GROWTH) failures.push(`RSS grew ${(growth * 100).toFixed(1)}% after warm-up`);
 if (gatewayExit !== 0) failures.push(`the gateway exited with ${gatewayExit} on SIGTERM`);
 if (stopMs > EXIT_LIMIT_MS) {
