@@ -1,11 +1,12 @@
 // The gateway's sink for a metered exchange: the client's own HTTP response. The upstream's status and headers
 // are written the moment they arrive, with the first chunk or flushed alone in the same tick (the client's TTFB
-// is the upstream's), then every chunk as undici hands it over. When the client's socket is full the metered handler pauses undici's read until it
-// drains, so a slow client slows the upstream read instead of growing memory. A failure before the response
-// started becomes the gateway's coded error; after it started, the client's stream is cut too, so the client
-// never mistakes a partial answer for a complete one; an event stream is first told why in a comment line of the
-// gateway's own (STREAM_CUT_COMMENT), which SSE clients skip and bench reads. Headers and bodies reach the client with the gateway's keys
-// scrubbed (key-scrubber.ts says which bytes and why); trailers are not forwarded.
+// is the upstream's), then every chunk as undici hands it over. When the client's socket is full the metered
+// handler pauses undici's read until it drains, so a slow client slows the upstream read instead of growing
+// memory. A failure before the response started becomes the gateway's coded error; after it started, the client's
+// stream is cut too, so the client never mistakes a partial answer for a complete one; an event stream is first
+// told why in a comment line of the gateway's own (STREAM_CUT_COMMENT), which SSE clients skip and bench reads.
+// Headers and bodies reach the client with the gateway's keys scrubbed (key-scrubber.ts says which bytes and why);
+// trailers are not forwarded.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ExchangeSink } from '../measure/metered-handler.js';
 import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE, STREAM_CUT_COMMENT } from '../shared/gateway-header.js';
