@@ -1,6 +1,8 @@
 // loadgen/vllm-random/correctly-rounded-math.ts against log(x) and x ** y computed to 60 digits by Python's decimal
 // module and rounded once (fixtures/correctly-rounded.json): every value equal, bit for bit. V8's Math.log and `**`
-// are not: the test says how many of the same arguments they get wrong, so the reason for this module stays visible.
+// are not on every Node line (Node 20's `**` got 1,928 of 20,000 such arguments wrong; Node 24's got these 500
+// right): each test reports how many of the same arguments this Node's own function gets wrong, so whether the
+// module is still needed stays visible, without making a V8 upgrade fail the suite.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -24,22 +26,24 @@ function fromHex(text: string): number {
   return sign === '-' ? -value : value;
 }
 
-test('log: correctly rounded on every argument (V8 Math.log is not on all)', () => {
+test('log: correctly rounded on every argument', (t) => {
   let v8Wrong = 0;
   for (const [x, expected] of FIXTURE.log) {
     assert.equal(correctlyRoundedLog(fromHex(x)), fromHex(expected), `log(${x})`);
     if (Math.log(fromHex(x)) !== fromHex(expected)) v8Wrong++;
   }
-  assert.ok(v8Wrong > 0, 'V8 agrees on every argument: the module may no longer be needed');
+  t.diagnostic(
+    `Math.log on Node ${process.version}: ${v8Wrong} of ${FIXTURE.log.length} arguments misrounded`,
+  );
 });
 
-test('pow: correctly rounded on every argument (V8 ** is not on all)', () => {
+test('pow: correctly rounded on every argument', (t) => {
   let v8Wrong = 0;
   for (const [x, y, expected] of FIXTURE.pow) {
     assert.equal(correctlyRoundedPow(fromHex(x), fromHex(y)), fromHex(expected), `${x} ** ${y}`);
     if (fromHex(x) ** fromHex(y) !== fromHex(expected)) v8Wrong++;
   }
-  assert.ok(v8Wrong > 0, 'V8 agrees on every argument: the module may no longer be needed');
+  t.diagnostic(`** on Node ${process.version}: ${v8Wrong} of ${FIXTURE.pow.length} arguments misrounded`);
 });
 
 test('special arguments are as Math.log and ** give them', () => {
