@@ -1,4 +1,4 @@
-// docs/loadgen.md's flag table, held to the code both ways: every flag of the pinned `vllm bench serve` is named
+// docs/loadgen-reference.md's flag table, held to the code both ways: every flag of the pinned `vllm bench serve` is named
 // in its first column (itself, or by a wildcard group such as `--sonnet-*`), and every flag that column names is
 // one bench accepts, so the page can neither forget a vLLM flag nor document one that does not exist; and every
 // flag bench accepts has its row, so a new flag cannot land without one.
@@ -10,7 +10,7 @@ import { PINNED_VLLM_COMMIT } from '../../src/cli/vllm-serve-options.js';
 import { docSection } from '../helpers/doc-code-blocks.js';
 import { VLLM_SERVE_FLAGS } from './helpers/vllm-serve-flag-list.js';
 
-const DOC = readFileSync(new URL('../../../docs/loadgen.md', import.meta.url), 'utf8');
+const DOC = readFileSync(new URL('../../../docs/loadgen-reference.md', import.meta.url), 'utf8');
 const BENCH_FLAGS = new Set(BENCH_OPTIONS.map((option) => option.name));
 
 interface TableFlags {
@@ -64,7 +64,7 @@ function flagsOfTable(): TableFlags {
   return flags;
 }
 
-test(`every flag of vllm bench serve ${PINNED_VLLM_COMMIT.slice(0, 8)} is in docs/loadgen.md's flag table`, () => {
+test(`every flag of vllm bench serve ${PINNED_VLLM_COMMIT.slice(0, 8)} is in docs/loadgen-reference.md's flag table`, () => {
   const { named, wildcards } = flagsOfTable();
   const missing = VLLM_SERVE_FLAGS.filter(
     (flag) => !named.has(flag) && ![...wildcards].some((group) => flag.startsWith(group)),
@@ -76,7 +76,7 @@ test(`every flag of vllm bench serve ${PINNED_VLLM_COMMIT.slice(0, 8)} is in doc
   );
 });
 
-test('every flag docs/loadgen.md names in its flag table is one bench accepts', () => {
+test('every flag docs/loadgen-reference.md names in its flag table is one bench accepts', () => {
   const { named, wildcards, unresolved } = flagsOfTable();
   assert.deepEqual(unresolved, [], 'each abbreviation spells out to exactly one bench flag');
   const unknown = [...named].filter((flag) => !BENCH_FLAGS.has(flag));
@@ -87,7 +87,7 @@ test('every flag docs/loadgen.md names in its flag table is one bench accepts', 
   assert.deepEqual(emptyGroups, [], 'each wildcard group matches at least one bench flag');
 });
 
-test("every flag bench accepts has its row in docs/loadgen.md's flag table", () => {
+test("every flag bench accepts has its row in docs/loadgen-reference.md's flag table", () => {
   const { named, wildcards } = flagsOfTable();
   const undocumented = [...BENCH_FLAGS].filter(
     (flag) => !named.has(flag) && ![...wildcards].some((group) => flag.startsWith(group)),

@@ -1,4 +1,4 @@
-// The commands of docs/loadgen.md's Workloads section run as written: each `sh` block, in order and in one
+// The commands of docs/loadgen.md's "Choosing a workload" section run as written: each `sh` block, in order and in one
 // scratch folder (so the trace a block exports is the file the next replays), through the real CLI. What is
 // adapted keeps the runs to a few seconds and off fixed ports, nothing else: every simulator and gateway listens
 // on port 0 and `--base-url`/`--upstream` point at it, a simulator decodes at 1 ms a token unless the page sets
@@ -102,8 +102,8 @@ async function run(command: ShellCommand): Promise<void> {
     assert.ok(existsSync(join(dir, argv[argv.indexOf('-o') + 1] as string)), command.text);
 }
 
-test("every command of docs/loadgen.md's Workloads section runs against the simulator", async () => {
-  const blocks = codeBlocks(docSection(DOC, '## Workloads'), 'sh');
+test("every command of docs/loadgen.md's 'Choosing a workload' section runs against the simulator", async () => {
+  const blocks = codeBlocks(docSection(DOC, '## Choosing a workload'), 'sh');
   const commands = blocks.flatMap((block) => shellCommands(block, 'tokenmeter'));
   const all = commands.map((c) => c.text).join('\n');
   for (const flag of WORKLOAD_FLAGS) assert.ok(all.includes(flag), `the section has a command with ${flag}`);
