@@ -158,9 +158,9 @@ async function runDiscardingCollector(): Promise<void> {
 // The one place that knows how the gateway is assembled, so it is easy to repoint when that moves.
 async function runGateway(upstream: string, dir: string, otlpEndpoint?: string): Promise<void> {
   const { buildGateway } = await import('../plugins/index.js');
-  const { createGatewayLogger, logDestination } = await import('../src/gateway/logger.js');
-  const { resolveConfig } = await import('../src/gateway/config-resolve.js');
-  const { validateConfig } = await import('../src/gateway/config-validate.js');
+  const { createGatewayLogger, logDestination } = await import('../src/gateway/logs/logger.js');
+  const { resolveConfig } = await import('../src/gateway/config/config-resolve.js');
+  const { validateConfig } = await import('../src/gateway/config/config-validate.js');
   const config = await resolveConfig(
     validateConfig({
       upstreams: [{ name: 'bench', baseUrl: upstream, keyless: true }],

@@ -1,5 +1,5 @@
-// Time benchmark of the key scrubber's per-chunk cost (src/gateway/key-scrubber.ts), the work a keyed gateway adds
-// to every body chunk it forwards. Not part of `npm test`. Run from the repository root:
+// Time benchmark of the key scrubber's per-chunk cost (src/gateway/exchange/key-scrubber.ts), the work a keyed
+// gateway adds to every body chunk it forwards. Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/key-scrubber-chunks.js [chunks per case, default 200000]
 //
@@ -9,7 +9,7 @@
 // with plain text, one whose text holds JSON escapes (`\n`, `\"`, `\u00e9`), a 4 KiB non-streamed answer, and a
 // chunk holding the key spelled with escapes.
 import { performance } from 'node:perf_hooks';
-import { KeyScrubber } from '../src/gateway/key-scrubber.js';
+import { KeyScrubber } from '../src/gateway/exchange/key-scrubber.js';
 
 const chunksPerCase = Number(process.argv[2] ?? 200_000);
 const KEY = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv/Wx1yZa4bCd7eFg0h';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type { RequestRecord } from '../src/gateway/record.js';
+import type { RequestRecord } from '../src/gateway/records/record.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 
 const WORKERS = 2;

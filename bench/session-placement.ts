@@ -1,17 +1,17 @@
-// What placing a request in its session costs the gateway (src/gateway/sessions.ts, conversation.ts), per request,
-// on agent-like bodies: a Claude Code-like turn (20 tools, a system prompt, a growing conversation of tool calls
-// and results) at about 60 KB, 300 KB and 1 MB. For each: the body scan the gateway runs anyway (now also noting
-// where each message lies), the body's session ids and tool results (conversation.ts: every request with a
-// conversation pays it), the conversation's hashes (only a request whose client sends no session id: prefix
+// What placing a request in its session costs the gateway (src/gateway/sessions/sessions.ts, conversation.ts), per
+// request, on agent-like bodies: a Claude Code-like turn (20 tools, a system prompt, a growing conversation of
+// tool calls and results) at about 60 KB, 300 KB and 1 MB. For each: the body scan the gateway runs anyway (now
+// also noting where each message lies), the body's session ids and tool results (conversation.ts: every request
+// with a conversation pays it), the conversation's hashes (only a request whose client sends no session id: prefix
 // chaining), the table's lookup and update, and for comparison JSON.parse of the whole body (what reading the
 // conversation by parsing would cost).
 // Medians of the rounds, in microseconds per request. Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/session-placement.js [rounds, default 9]
 import { performance } from 'node:perf_hooks';
-import { conversationFacts } from '../src/gateway/conversation.js';
-import { parseBodyBytes } from '../src/gateway/request-body.js';
-import { SessionTable } from '../src/gateway/sessions.js';
+import { parseBodyBytes } from '../src/gateway/request-path/request-body.js';
+import { conversationFacts } from '../src/gateway/sessions/conversation.js';
+import { SessionTable } from '../src/gateway/sessions/sessions.js';
 
 const rounds = Number(process.argv[2] ?? 9);
 

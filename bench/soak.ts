@@ -97,7 +97,7 @@ const DRAIN_LIMIT_MS = 30_000;
 /**
  * How long the gateway, with nothing in flight, may take to exit after SIGTERM before the run fails. Measured in
  * 1-minute runs: 25-37 ms; a connection the client opened and never used once held it for the whole 30 s grace
- * period (src/gateway/admission.ts now closes such a connection once it is 1 s old).
+ * period (src/gateway/serve/admission.ts now closes such a connection once it is 1 s old).
  */
 const EXIT_LIMIT_MS = 5000;
 

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { RequestRecord } from '../src/gateway/record.js';
+import type { RequestRecord } from '../src/gateway/records/record.js';
 import { newSpanId, newTraceId } from '../src/shared/trace-context.js';
 import { runToEnd } from '../src/tracing/receiver/decode-slices.js';
 import { DEFAULT_EXPORT_LIMITS } from '../src/tracing/receiver/export-limits.js';

@@ -2,39 +2,39 @@
 // per upstream, the metrics and the records writer, and the fixed list of sinks each finished request goes to.
 //
 // The server is a plain node:http server whose `request` event is the one place a request enters: the API path
-// (everything but the gateway's own endpoints) runs as plain steps from there (src/gateway/api-path.ts), with its
-// arrival stamped as the server sees it and nothing in front of it; the gateway's own endpoints (/healthz,
-// /readyz, /metrics on the API port) are handed to the Fastify application, which owns the server's life cycle
-// (listen, close hooks in order: drain, records, metrics port) and serves them with one plugin per concern.
-// Plugins import src/; nothing in src/ imports a plugin or Fastify.
+// (everything but the gateway's own endpoints) runs as plain steps from there
+// (src/gateway/request-path/api-path.ts), with its arrival stamped as the server sees it and nothing in front of
+// it; the gateway's own endpoints (/healthz, /readyz, /metrics on the API port) are handed to the Fastify
+// application, which owns the server's life cycle (listen, close hooks in order: drain, records, metrics port) and
+// serves them with one plugin per concern. Plugins import src/; nothing in src/ imports a plugin or Fastify.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { Admission } from '../src/gateway/admission.js';
-import { ApiPath } from '../src/gateway/api-path.js';
-import { watchClientErrors } from '../src/gateway/client-errors.js';
-import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config-resolve.js';
+import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config/config-resolve.js';
 import type { Gateway, GatewayContext } from '../src/gateway/context.js';
-import { GatewayError } from '../src/gateway/errors.js';
-import { GatewayMetrics } from '../src/gateway/gateway-metrics.js';
-import { gatewaySpanSink } from '../src/gateway/gateway-span.js';
-import { KeyScrubber } from '../src/gateway/key-scrubber.js';
-import { createGatewayLogger } from '../src/gateway/logger.js';
-import type { MetricsSource } from '../src/gateway/metrics-page.js';
+import { KeyScrubber } from '../src/gateway/exchange/key-scrubber.js';
+import { buildUpstreamDispatcher } from '../src/gateway/exchange/upstream-dispatcher.js';
+import { createGatewayLogger } from '../src/gateway/logs/logger.js';
+import { requestLogSink } from '../src/gateway/logs/request-log.js';
+import { GatewayMetrics } from '../src/gateway/metrics/gateway-metrics.js';
+import type { MetricsSource } from '../src/gateway/metrics/metrics-page.js';
 import { Mirrors } from '../src/gateway/mirror/mirrors.js';
-import { ModelRoutes } from '../src/gateway/model-routes.js';
-import type { RecordSink, RequestRecord } from '../src/gateway/record.js';
-import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
-import { requestIdFrom } from '../src/gateway/request-id.js';
-import { requestLogSink } from '../src/gateway/request-log.js';
+import type { RecordSink, RequestRecord } from '../src/gateway/records/record.js';
+import { ApiPath } from '../src/gateway/request-path/api-path.js';
+import { GatewayError } from '../src/gateway/request-path/errors.js';
+import { ModelRoutes } from '../src/gateway/request-path/model-routes.js';
+import { requestIdFrom } from '../src/gateway/request-path/request-id.js';
+import { errorHeaders } from '../src/gateway/request-path/send-error.js';
 import { type GatewayState, RECORDS_SETTLE_MS } from '../src/gateway/run-state.js';
-import { errorHeaders } from '../src/gateway/send-error.js';
-import { SessionTable } from '../src/gateway/sessions.js';
-import { registerSpanReceiverMetrics } from '../src/gateway/span-receiver-metrics.js';
-import { SpanReceiving } from '../src/gateway/span-receiving.js';
-import { buildUpstreamDispatcher } from '../src/gateway/upstream-dispatcher.js';
+import { Admission } from '../src/gateway/serve/admission.js';
+import { watchClientErrors } from '../src/gateway/serve/client-errors.js';
+import { watchRefusedConnections } from '../src/gateway/serve/refused-connections.js';
+import { SessionTable } from '../src/gateway/sessions/sessions.js';
+import { gatewaySpanSink } from '../src/gateway/spans/gateway-span.js';
+import { registerSpanReceiverMetrics } from '../src/gateway/spans/span-receiver-metrics.js';
+import { SpanReceiving } from '../src/gateway/spans/span-receiving.js';
 import { deepFreeze } from '../src/shared/deep-freeze.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
@@ -265,7 +265,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions 
     await Promise.all([...dispatchers.values()].map((d) => d.close()));
     // The last spans, bounded by the export timeout (an unreachable collector cannot hold the shutdown).
     await spans?.shutdown();
-    // Batched log lines (src/gateway/logger.ts) are written before the gateway reports itself closed.
+    // Batched log lines (src/gateway/logs/logger.ts) are written before the gateway reports itself closed.
     logger.flush();
   });
   for (const warning of [...config.warnings, ...scrubberWarnings]) app.log.warn(warning);

@@ -1,13 +1,13 @@
 // Metrics plugin: `GET /metrics` in Prometheus text format, from the gateway's own registry, on the API port, or
 // with metrics.port on a port of its own (the API port then has no /metrics). With metrics.tokenEnv the scraper
-// must send that token as a bearer token; see src/gateway/metrics-page.ts. The metrics port also carries the span
-// receiver's POST /v1/traces when spanReceiver is set (which requires metrics.port).
+// must send that token as a bearer token; see src/gateway/metrics/metrics-page.ts. The metrics port also carries
+// the span receiver's POST /v1/traces when spanReceiver is set (which requires metrics.port).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
-import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics-listener.js';
-import { type MetricsSource, metricsPage } from '../src/gateway/metrics-page.js';
-import { watchRefusedConnections } from '../src/gateway/refused-connections.js';
+import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics/metrics-listener.js';
+import { type MetricsSource, metricsPage } from '../src/gateway/metrics/metrics-page.js';
+import { watchRefusedConnections } from '../src/gateway/serve/refused-connections.js';
 import { TRACES_PATH } from '../src/tracing/receiver/span-receiver.js';
 
 export interface MetricsPluginOptions {

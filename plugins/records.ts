@@ -1,7 +1,7 @@
 // Records plugin: the records file (one JSON line per finished request, written by the sink the assembly built)
 // is flushed and closed when the gateway closes. With the span receiver (spanReceiver), closing first releases
 // every record still waiting for its span, so none is lost (the API path makes each request known to the join
-// when it arrives: src/gateway/api-path.ts).
+// when it arrives: src/gateway/request-path/api-path.ts).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';

@@ -49,10 +49,10 @@ export interface RequestKind {
 }
 
 /**
- * Requests Node's HTTP parser refuses (src/gateway/client-errors.ts), as a broken client or a smuggling probe sends
- * them: a chunked body whose chunk size is not hex (its headers were read, so the request exists and is recorded
- * `rejected` with the client's 400) and a header block past Node's 16 KiB (refused before a request exists:
- * answered 431 and counted in tokenmeter_client_errors_total{reason="header_overflow"}, with no record).
+ * Requests Node's HTTP parser refuses (src/gateway/serve/client-errors.ts), as a broken client or a smuggling
+ * probe sends them: a chunked body whose chunk size is not hex (its headers were read, so the request exists and
+ * is recorded `rejected` with the client's 400) and a header block past Node's 16 KiB (refused before a request
+ * exists: answered 431 and counted in tokenmeter_client_errors_total{reason="header_overflow"}, with no record).
  */
 export type ParserRefusal = 'bad_chunk' | 'header_overflow';
 

@@ -2,7 +2,7 @@
 // record as it finishes, with the record's traceId and spanId (the gateway's parentSpanId), and handed to the
 // batch exporter. Times are the record's offsets on the run's monotonic clock; the span ends when the record is
 // made, which the engines do as the response ends. A model that reasoned gets what the gateway's span has
-// (src/gateway/gateway-span.ts): its TTFO, its reasoning tokens and the answer's start as an event.
+// (src/gateway/spans/gateway-span.ts): its TTFO, its reasoning tokens and the answer's start as an event.
 import type { ProtocolName } from '../../src/protocols/index.js';
 import { STARTED_FLAGS } from '../../src/shared/trace-context.js';
 import {

@@ -4,7 +4,7 @@
 // own request handling add. The records come from the gateway's records file (`tokenmeter serve --records`) or,
 // in-process, from its record listener.
 
-import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
 import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import { fileErrorReason } from '../../src/shared/file-error.js';

@@ -8,7 +8,7 @@
 // asking for the recorded completion length. Requests without token counts (failed before the upstream
 // answered) are skipped and counted.
 
-import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
 import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';

@@ -2,7 +2,7 @@
 // request finishes (only then are its output tokens known). The first limit reached stops the run: nothing more
 // is sent, and requests then in flight finish or are cancelled (--on-limit), so the final total may pass the
 // limit by what those requests used; the report says by how much.
-import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 import type { RequestRecord } from '../record.js';
 import type { BudgetLimits } from './cost-settings.js';
 import { recordCost, usedTokens } from './run-cost.js';

@@ -1,6 +1,6 @@
 // The run's cost and why it stopped early, in the report (after our extras: vLLM's block stays byte for byte)
 // and in the result JSON (new keys under "tokenmeter": vLLM's keys are left as they are).
-import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import type { BenchRunResult } from '../bench/run-bench.js';
 import { padRight } from '../report/python-format.js';

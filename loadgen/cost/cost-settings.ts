@@ -1,6 +1,6 @@
 // What `tokenmeter bench` knows about money and budgets, resolved from its flags (src/cli/bench-cost-settings.ts)
 // before anything is sent: the model's price, what to do with it (--estimate), and the limits that stop a run.
-import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 
 export const ON_LIMIT_CHOICES = ['finish', 'cancel'] as const;
 /** What happens to requests in flight when a budget limit is reached: they finish, or are cancelled. */

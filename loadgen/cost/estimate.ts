@@ -4,8 +4,8 @@
 // (max_tokens: the dataset's reference output, or --*-output-len): an upper bound, reached only when answers run to
 // their cap (--ignore-eos on vLLM). A --smoke run measures how much of the requested length the endpoint really
 // returned and scales the prediction by that ratio (the calibrated estimate).
-import type { ModelPrice } from '../../src/gateway/model-prices.js';
-import { requestCost } from '../../src/gateway/model-prices.js';
+import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
+import { requestCost } from '../../src/gateway/config/model-prices.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
 import type { RequestRecord } from '../record.js';
 

@@ -1,9 +1,9 @@
 // What a bench run's requests cost, from its own records, priced by the gateway's function (requestCost in
-// src/gateway/model-prices.ts) so a run and a gateway price the same tokens the same way. A request counts once
-// the server answered it (a 2xx status): that is when a hosted API bills the prompt and whatever was generated,
-// even if the stream was then cut or cancelled. Requests refused (4xx, 5xx) or never answered cost nothing. The
-// input is the server's count where its usage gave one (loadgen/record.ts, inputTokens).
-import { type ModelPrice, requestCost } from '../../src/gateway/model-prices.js';
+// src/gateway/config/model-prices.ts) so a run and a gateway price the same tokens the same way. A request counts
+// once the server answered it (a 2xx status): that is when a hosted API bills the prompt and whatever was
+// generated, even if the stream was then cut or cancelled. Requests refused (4xx, 5xx) or never answered cost
+// nothing. The input is the server's count where its usage gave one (loadgen/record.ts, inputTokens).
+import { type ModelPrice, requestCost } from '../../src/gateway/config/model-prices.js';
 import { inputTokens, type RequestRecord } from '../record.js';
 
 export interface RunTokens {

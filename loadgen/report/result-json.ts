@@ -5,7 +5,7 @@
 // `itls`, `latencies`, `start_times`, `queue_times`), as vLLM stores its raw timings. Keys and their order are those of
 // vLLM 009e6d4a's `vllm bench serve` (test/loadgen/vllm-report-parity.test.ts checks them against its own files).
 
-import type { ModelPrice } from '../../src/gateway/model-prices.js';
+import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import { type RampUp, rateAt } from '../arrivals.js';

@@ -12,7 +12,7 @@
 // counted.
 
 import { createHash } from 'node:crypto';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 import { tokenCountProblem } from '../../src/measure/reported-usage.js';
 import { forEachEstimatedToken } from '../../src/shared/token-estimate.js';

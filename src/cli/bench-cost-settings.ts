@@ -10,7 +10,7 @@ import {
   hasLimits,
   type OnLimit,
 } from '../../loadgen/cost/cost-settings.js';
-import { isCurrencyCode, type ModelPrice } from '../gateway/model-prices.js';
+import { isCurrencyCode, type ModelPrice } from '../gateway/config/model-prices.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { ParsedOptions } from './options.js';
 

@@ -6,7 +6,7 @@ import { BACKENDS } from '../../loadgen/bench/backends.js';
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
-import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
+import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import type { OptionSpec } from './options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';

@@ -32,7 +32,7 @@ import {
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
-import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config.js';
+import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import {
   type ChatContentFormat,
   type MaxTokensField,

@@ -1,6 +1,6 @@
 // `--log-format`, shared by the commands that run a gateway (`serve`, `demo`): pretty lines for a person at a
 // terminal, JSON lines for everything else.
-import { LOG_FORMATS, type LogFormat, resolveLogFormat } from '../gateway/logger.js';
+import { LOG_FORMATS, type LogFormat, resolveLogFormat } from '../gateway/logs/logger.js';
 import type { OptionSpec, ParsedOptions } from './options.js';
 
 export const LOG_FORMAT_OPTION: OptionSpec = {

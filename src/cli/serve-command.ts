@@ -1,11 +1,11 @@
 // `tokenmeter serve`: the gateway. This file declares its flags and turns them into ServeFlags; what they mean
-// over a config file is src/gateway/serve-config.ts, and running it (one process, or a primary and its
-// workers) is src/gateway/serve.ts.
+// over a config file is src/gateway/config/serve-config.ts, and running it (one process, or a primary and its
+// workers) is src/gateway/serve/serve.ts.
 import { workerCount } from '../gateway/cluster/worker-count.js';
-import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config.js';
-import { resolveConfig } from '../gateway/config-resolve.js';
-import { createGatewayLogger, logDestination } from '../gateway/logger.js';
-import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/serve-config.js';
+import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config/config.js';
+import { resolveConfig } from '../gateway/config/config-resolve.js';
+import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/config/serve-config.js';
+import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 import type { ParsedCommandLine } from './options.js';
@@ -186,7 +186,7 @@ export const serveCommand: Command = {
       logFormatFor(commandLine.options, process.stdout),
     );
     // Loaded on use: every other command (and --help) starts without Fastify or the cluster.
-    const { serve } = await import('../gateway/serve.js');
+    const { serve } = await import('../gateway/serve/serve.js');
     return serve({
       config,
       workers,

@@ -1,6 +1,6 @@
 // The checks that talk to the endpoint, in the article's order: reachable and authorized (GET /v1/models), the
 // model, which endpoints answer and which backend fits them.
-import type { UpstreamBase } from '../gateway/upstream-url.js';
+import type { UpstreamBase } from '../gateway/config/upstream-url.js';
 import { keyHeaderShown, type ProtocolName, protocolByName, type UpstreamAuth } from '../protocols/index.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import {

@@ -1,8 +1,9 @@
 // The article's troubleshooting routine as a program: key, proxy variables, base URL shape, reachability and
 // auth, model, endpoints and backend, a streamed answer, and its timing. Later steps are skipped once an earlier
 // one makes them meaningless (no point streaming from a host that refuses connections).
-import { KeyScrubber } from '../gateway/key-scrubber.js';
-import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/upstream-url.js';
+
+import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/config/upstream-url.js';
+import { KeyScrubber } from '../gateway/exchange/key-scrubber.js';
 import { keyHeader, protocolByName } from '../protocols/index.js';
 import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 import { UserFacingError } from '../shared/user-facing-error.js';

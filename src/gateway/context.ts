@@ -5,16 +5,16 @@
 import type { Server } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { RecordsWriter } from '../shared/records-writer.js';
-import type { GatewayConfig, ResolvedUpstream } from './config-resolve.js';
-import type { GatewayMetrics } from './gateway-metrics.js';
-import type { KeyScrubber } from './key-scrubber.js';
-import type { LineLog } from './logger.js';
+import type { GatewayConfig, ResolvedUpstream } from './config/config-resolve.js';
+import type { KeyScrubber } from './exchange/key-scrubber.js';
+import type { LineLog } from './logs/logger.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { Mirrors } from './mirror/mirrors.js';
-import type { ModelRoutes } from './model-routes.js';
-import type { RecordSink, RequestRecord } from './record.js';
+import type { RecordSink, RequestRecord } from './records/record.js';
+import type { ModelRoutes } from './request-path/model-routes.js';
 import type { GatewayState } from './run-state.js';
-import type { SessionTable } from './sessions.js';
-import type { SpanReceiving } from './span-receiving.js';
+import type { SessionTable } from './sessions/sessions.js';
+import type { SpanReceiving } from './spans/span-receiving.js';
 
 export interface GatewayContext {
   readonly config: GatewayConfig;

@@ -1,7 +1,8 @@
-// What both records say about one exchange, under one name each: the gateway's record (src/gateway/record.ts)
-// and the load generator's (loadgen/record.ts) extend this, so the same fact has the same name in both and a
-// gateway record and a client record of one request compare field by field. Times are milliseconds from each
-// side's own start (the gateway: the request's arrival; the load generator: the moment it was sent).
+// What both records say about one exchange, under one name each: the gateway's record
+// (src/gateway/records/record.ts) and the load generator's (loadgen/record.ts) extend this, so the same fact has
+// the same name in both and a gateway record and a client record of one request compare field by field. Times are
+// milliseconds from each side's own start (the gateway: the request's arrival; the load generator: the moment it
+// was sent).
 import type { ClientOutcome } from './outcome.js';
 import type { OutputTokenSource } from './stream-timing.js';
 

@@ -1,9 +1,9 @@
 // The prompt side of a `usage` object, read one way for streamed and non-streamed answers: how many prompt tokens
 // the upstream processed and how many of them it read from its prompt cache (priced lower by hosted APIs, see
-// src/gateway/model-prices.ts). The two families count differently: OpenAI's prompt count includes the cached
-// tokens (`prompt_tokens_details.cached_tokens`, Responses' `input_tokens_details.cached_tokens`); Anthropic's
-// `input_tokens` excludes both cache reads and cache writes, which it reports beside it. Either way the result's
-// promptTokens is every prompt token and cachedPromptTokens the part read from the cache.
+// src/gateway/config/model-prices.ts). The two families count differently: OpenAI's prompt count includes the
+// cached tokens (`prompt_tokens_details.cached_tokens`, Responses' `input_tokens_details.cached_tokens`);
+// Anthropic's `input_tokens` excludes both cache reads and cache writes, which it reports beside it. Either way
+// the result's promptTokens is every prompt token and cachedPromptTokens the part read from the cache.
 import { countField, field, isJsonObject, type JsonObject } from '../shared/json-object.js';
 
 export interface PromptUsage {

@@ -1,6 +1,6 @@
 // A response body read up to a size bound: a wrong URL (a file server, a stream) must not pour something
 // unbounded into memory. Used by the readers of `/metrics` pages (`tokenmeter top`, the load generator's
-// server-metrics scraper) and the gateway's aggregated model list (src/gateway/models-list.ts).
+// server-metrics scraper) and the gateway's aggregated model list (src/gateway/request-path/models-list.ts).
 
 /** The body's bytes, or null when it passes `maxBytes` (the body is then destroyed). */
 export async function boundedBytes(

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { after, before, type TestContext, test } from 'node:test';
 import { CLIENT_SNIPPETS } from '../../src/client-config/client-snippets.js';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 

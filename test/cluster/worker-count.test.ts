@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { workerCount } from '../../src/gateway/cluster/worker-count.js';
-import { validateConfig } from '../../src/gateway/config-validate.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 
 test('workers: default 1, a number, or auto; anything else is a usage error', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import type { GatewayConfigInput } from '../../src/gateway/config.js';
+import type { GatewayConfigInput } from '../../src/gateway/config/config.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { test } from 'node:test';
 import { BENCH_OPTIONS } from '../../src/cli/bench-options.js';
-import { resolveConfig } from '../../src/gateway/config-resolve.js';
-import { validateConfig } from '../../src/gateway/config-validate.js';
+import { resolveConfig } from '../../src/gateway/config/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
 import { repoPath } from '../observability/helpers/repo-paths.js';
 import { type KubernetesObject, schemaErrors } from './helpers/kubernetes-schema.js';
 import {

@@ -139,7 +139,7 @@ test('HTTP 200 carrying an error instead of choices: caught and shown', async ()
   try {
     // The probes of the earlier steps would hit the fault too; point the stream check at the faulty one.
     const { checkStream } = await import('../../src/doctor/stream-check.js');
-    const { normalizeUpstreamBase } = await import('../../src/gateway/upstream-url.js');
+    const { normalizeUpstreamBase } = await import('../../src/gateway/config/upstream-url.js');
     const [verdict] = await checkStream(
       {
         base: normalizeUpstreamBase(faulty.url, 'test'),

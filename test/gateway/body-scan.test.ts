@@ -1,8 +1,9 @@
-// The body scan's depth rule (src/gateway/body-scan.ts): brackets inside strings (escaped quotes included) do not
-// count, the bound is exact, and bodies that are not a JSON object or array are left to their own content type.
+// The body scan's depth rule (src/gateway/request-path/body-scan.ts): brackets inside strings (escaped quotes
+// included) do not count, the bound is exact, and bodies that are not a JSON object or array are left to their own
+// content type.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { scanWhole } from '../../src/gateway/body-scan.js';
+import { scanWhole } from '../../src/gateway/request-path/body-scan.js';
 import { MAX_JSON_DEPTH } from '../../src/shared/json-bytes.js';
 
 const bytes = (text: string) => Buffer.from(text);

@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { resolveConfig } from '../../src/gateway/config-resolve.js';
-import { validateConfig } from '../../src/gateway/config-validate.js';
-import { normalizeUpstreamBase } from '../../src/gateway/upstream-url.js';
+import { resolveConfig } from '../../src/gateway/config/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
+import { normalizeUpstreamBase } from '../../src/gateway/config/upstream-url.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 function rejects(raw: unknown, pattern: RegExp): void {

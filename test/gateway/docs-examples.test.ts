@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { resolveConfig } from '../../src/gateway/config-resolve.js';
-import { validateConfig } from '../../src/gateway/config-validate.js';
+import { resolveConfig } from '../../src/gateway/config/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
 import { codeBlocks } from '../helpers/doc-code-blocks.js';
 
 const DOC = new URL('../../../docs/configuration.md', import.meta.url);

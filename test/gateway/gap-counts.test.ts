@@ -1,11 +1,12 @@
-// A request's gap counts (src/gateway/gap-counts.ts, from the meter's bucket counts) and the histogram fed with them
-// (counted-histogram.ts) show exactly what prom-client's own Histogram shows for the same gaps observed one by one:
-// same buckets (a gap on a bound counts in that bucket, `le` is inclusive), same sum and count, same exposition.
+// A request's gap counts (src/gateway/records/gap-counts.ts, from the meter's bucket counts) and the histogram fed
+// with them (counted-histogram.ts) show exactly what prom-client's own Histogram shows for the same gaps observed
+// one by one: same buckets (a gap on a bound counts in that bucket, `le` is inclusive), same sum and count, same
+// exposition.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
-import { CountedHistogram } from '../../src/gateway/counted-histogram.js';
-import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/gap-counts.js';
+import { CountedHistogram } from '../../src/gateway/metrics/counted-histogram.js';
+import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/records/gap-counts.js';
 import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
 import type { GapSummary } from '../../src/measure/stream-timing.js';

@@ -1,10 +1,10 @@
-// The hop-by-hop filter itself (src/gateway/hop-by-hop.ts): what it keeps and that it never changes its input.
-// That no hop-by-hop header crosses the gateway, in either direction, is the fault matrix's to show
+// The hop-by-hop filter itself (src/gateway/exchange/hop-by-hop.ts): what it keeps and that it never changes its
+// input. That no hop-by-hop header crosses the gateway, in either direction, is the fault matrix's to show
 // (test/reliability/client-faults.test.ts), header by header, through a real gateway.
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { test } from 'node:test';
-import { forwardableRequestHeaders } from '../../src/gateway/hop-by-hop.js';
+import { forwardableRequestHeaders } from '../../src/gateway/exchange/hop-by-hop.js';
 
 test('forwardableRequestHeaders returns a fresh object without hop-by-hop headers, credentials, Expect or trace context', () => {
   const client: IncomingHttpHeaders = {

@@ -2,7 +2,7 @@
 // is still replaced and no byte of it goes out first, and bytes without a key come out identical (only regrouped).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KeyScrubber, MIN_SCRUBBED_KEY_BYTES, REDACTED } from '../../src/gateway/key-scrubber.js';
+import { KeyScrubber, MIN_SCRUBBED_KEY_BYTES, REDACTED } from '../../src/gateway/exchange/key-scrubber.js';
 import { chatChunk } from './helpers/upstream.js';
 
 const KEY = 'sk-proj-Zq81kLm0PpXv3NdT7yRa';

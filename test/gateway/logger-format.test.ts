@@ -2,7 +2,7 @@
 // an error's message and stack readable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createGatewayLogger } from '../../src/gateway/logger.js';
+import { createGatewayLogger } from '../../src/gateway/logs/logger.js';
 
 function capture() {
   const lines: string[] = [];

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { parseSamples, type Sample } from '../../src/shared/prometheus-text.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';

@@ -1,17 +1,17 @@
-// The body sent upstream (src/gateway/request-body.ts): usage asked for and the model renamed on the bytes, member
-// by member, never by re-serializing the body; the upstream reads the same JSON value as the client's with those
-// two changes. The awkward bodies (a stream_options to merge into, `model` spelled with escapes or sent twice, a
-// model that is not a string, none at all) are edited like the rest, and a randomized corpus, fed to the scanner
-// in random chunks as a socket delivers it, checks every path against JSON.parse.
+// The body sent upstream (src/gateway/request-path/request-body.ts): usage asked for and the model renamed on the
+// bytes, member by member, never by re-serializing the body; the upstream reads the same JSON value as the
+// client's with those two changes. The awkward bodies (a stream_options to merge into, `model` spelled with
+// escapes or sent twice, a model that is not a string, none at all) are edited like the rest, and a randomized
+// corpus, fed to the scanner in random chunks as a socket delivers it, checks every path against JSON.parse.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BodyScanner } from '../../src/gateway/body-scan.js';
+import { BodyScanner } from '../../src/gateway/request-path/body-scan.js';
 import {
   parseBody,
   parseBodyBytes,
   type UpstreamBody,
   upstreamBody,
-} from '../../src/gateway/request-body.js';
+} from '../../src/gateway/request-path/request-body.js';
 
 function send(text: string, model: string, inject: boolean): UpstreamBody {
   return upstreamBody(parseBodyBytes(Buffer.from(text, 'utf8')), model, inject);

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { CLIENT_SNIPPETS } from '../../src/client-config/client-snippets.js';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { type RequestTruth, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { assertStreamMatchesTruth, FINISH_NAMES } from './helpers/sim-truth.js';

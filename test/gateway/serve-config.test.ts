@@ -1,13 +1,13 @@
-// serve's flags laid over its config file, without the CLI (src/gateway/serve-config.ts): a flag typed wins, the
-// file wins over a flag left at its default, --upstream replaces the file's upstreams, and the mistakes a user can
-// make together are refused in one sentence.
+// serve's flags laid over its config file, without the CLI (src/gateway/config/serve-config.ts): a flag typed
+// wins, the file wins over a flag left at its default, --upstream replaces the file's upstreams, and the mistakes
+// a user can make together are refused in one sentence.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../../src/gateway/config.js';
-import { GATEWAY_KEYS_ENV, serveConfigFrom } from '../../src/gateway/serve-config.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../src/gateway/config/config.js';
+import { GATEWAY_KEYS_ENV, serveConfigFrom } from '../../src/gateway/config/serve-config.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-serve-config-'));

@@ -3,17 +3,17 @@
 // tool results after the model's last message in each protocol's form.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BodyScanner } from '../../src/gateway/body-scan.js';
+import { BodyScanner } from '../../src/gateway/request-path/body-scan.js';
+import { parseBody, parseBodyBytes } from '../../src/gateway/request-path/request-body.js';
 import {
   type ConversationChain,
   type ConversationFacts,
   conversationFacts,
   MAX_TURN_GROWTH,
   sessionOfUserId,
-} from '../../src/gateway/conversation.js';
-import { KEPT_ELEMENTS } from '../../src/gateway/element-spans.js';
-import { parseBody, parseBodyBytes } from '../../src/gateway/request-body.js';
-import { MAX_IDLE_MS, SessionTable } from '../../src/gateway/sessions.js';
+} from '../../src/gateway/sessions/conversation.js';
+import { KEPT_ELEMENTS } from '../../src/gateway/sessions/element-spans.js';
+import { MAX_IDLE_MS, SessionTable } from '../../src/gateway/sessions/sessions.js';
 
 function facts(body: unknown, field: 'messages' | 'input' = 'messages'): ConversationFacts {
   const parsed = conversationFacts(parseBodyBytes(Buffer.from(JSON.stringify(body))), field);

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { startToolUpstream, TOOL_NAME } from './helpers/tool-upstream.js';
 import type { TestUpstream } from './helpers/upstream.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
-import { GatewayShutdown } from '../../src/gateway/shutdown.js';
+import { GatewayShutdown } from '../../src/gateway/serve/shutdown.js';
 import { startGateway } from './helpers/gateway.js';
 import { chatStreamSteps, playScript, startUpstream, type TestUpstream } from './helpers/upstream.js';
 

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { createClosedLoopEngine } from '../../loadgen/engine/closed-loop-engine.js';
 import { createOpenLoopEngine } from '../../loadgen/engine/open-loop-engine.js';
-import type { RequestRecord as GatewayRecord } from '../../src/gateway/record.js';
+import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
 import { chatRequests, runEngineAgainst } from '../loadgen/helpers/bench-fixtures.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import {

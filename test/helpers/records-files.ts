@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 
 /** Sends `count` streamed chat requests with ids `${prefix}-i`; asserts each client got the whole stream. */
 export async function sendStreams(url: string, prefix: string, count: number): Promise<string[]> {

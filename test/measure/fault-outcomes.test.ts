@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { createClosedLoopEngine } from '../../loadgen/engine/closed-loop-engine.js';
 import { createOpenLoopEngine } from '../../loadgen/engine/open-loop-engine.js';
 import { checkStream } from '../../src/doctor/stream-check.js';
-import { normalizeUpstreamBase } from '../../src/gateway/upstream-url.js';
+import { normalizeUpstreamBase } from '../../src/gateway/config/upstream-url.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { BEARER_AUTH } from '../../src/protocols/index.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../../src/sse/sse-parser.js';

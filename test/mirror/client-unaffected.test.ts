@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import type { TestUpstream } from '../gateway/helpers/upstream.js';
 import {

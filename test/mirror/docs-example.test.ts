@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { resolveConfig } from '../../src/gateway/config-resolve.js';
-import { validateConfig } from '../../src/gateway/config-validate.js';
-import { ModelRoutes } from '../../src/gateway/model-routes.js';
+import { resolveConfig } from '../../src/gateway/config/config-resolve.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
+import { ModelRoutes } from '../../src/gateway/request-path/model-routes.js';
 import { codeBlocks } from '../helpers/doc-code-blocks.js';
 
 const DOC = new URL('../../../docs/comparing.md', import.meta.url);

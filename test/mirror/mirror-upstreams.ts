@@ -3,7 +3,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import type { GatewayConfigInput, MirrorInput } from '../../src/gateway/config.js';
+import type { GatewayConfigInput, MirrorInput } from '../../src/gateway/config/config.js';
 import {
   chatChunk,
   chatStreamSteps,

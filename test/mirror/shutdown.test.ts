@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { GatewayShutdown } from '../../src/gateway/shutdown.js';
+import { GatewayShutdown } from '../../src/gateway/serve/shutdown.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import type { TestUpstream } from '../gateway/helpers/upstream.js';
 import { mirrorConfig, STREAMED_CHAT, startHoldingMirror, startPrimary } from './mirror-upstreams.js';

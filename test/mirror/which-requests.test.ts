@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { validateConfig } from '../../src/gateway/config-validate.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
 import { mayHaveSideEffects } from '../../src/gateway/mirror/mirror-eligibility.js';
-import { parseBodyBytes } from '../../src/gateway/request-body.js';
+import { parseBodyBytes } from '../../src/gateway/request-path/request-body.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import type { TestUpstream } from '../gateway/helpers/upstream.js';

@@ -3,10 +3,10 @@
 // enumerated label values, buckets), and `promtool check metrics` has nothing to say about either page.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CLIENT_ERROR_REASONS } from '../../src/gateway/client-errors.js';
-import { PATH_FIX_HINTS } from '../../src/gateway/client-path.js';
 import { MIRROR_SKIP_REASONS } from '../../src/gateway/mirror/mirrors.js';
-import { REQUEST_ROLES } from '../../src/gateway/record.js';
+import { REQUEST_ROLES } from '../../src/gateway/records/record.js';
+import { PATH_FIX_HINTS } from '../../src/gateway/request-path/client-path.js';
+import { CLIENT_ERROR_REASONS } from '../../src/gateway/serve/client-errors.js';
 import { OUTCOMES } from '../../src/measure/outcome.js';
 import { LOST_REASONS } from '../../src/shared/records-writer.js';
 import { CONTRACT_PATH, contractDifferences, loadContract, namingProblems } from './helpers/contract.js';

@@ -1,7 +1,7 @@
 // The fault matrix's one rule, checked the same way in every row: every request a row sent has exactly one
 // record, whatever the fault did to it. Rows assert what the client received and the record's outcome themselves.
 import assert from 'node:assert/strict';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import type { TestGateway } from '../gateway/helpers/gateway.js';
 
 /** Asserts one record per request sent; the message lists what was recorded, so a failing row shows what leaked. */

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { request } from 'undici';
-import type { TimeoutsInput } from '../../src/gateway/config.js';
+import type { TimeoutsInput } from '../../src/gateway/config/config.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { rawRequest } from '../gateway/helpers/raw-http.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import OpenAI from 'openai';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, usageChunk } from '../gateway/helpers/upstream.js';
 import { measureStalls } from '../helpers/loop-stall.js';

@@ -8,9 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import * as zlib from 'node:zlib';
 import { request } from 'undici';
-import type { TimeoutsInput } from '../../src/gateway/config.js';
-import { MAX_LIST_BYTES } from '../../src/gateway/models-list.js';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { TimeoutsInput } from '../../src/gateway/config/config.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
+import { MAX_LIST_BYTES } from '../../src/gateway/request-path/models-list.js';
 import type { Outcome } from '../../src/measure/outcome.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, usageChunk } from '../gateway/helpers/upstream.js';
@@ -512,7 +512,8 @@ ROWS.push(
   },
   {
     // undici 7 destroys a connection on a 100 it did not ask for (it sends no `Expect`); the gateway's upstream
-    // sockets drop it (src/gateway/interim-continue.ts), here in the same read as the answer. A 502 before.
+    // sockets drop it (src/gateway/exchange/interim-continue.ts), here in the same read as the answer. A 502
+    // before.
     fault: 'an unsolicited 100 Continue',
     upstream: (_req, res) => {
       res.writeContinue();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import type { RequestRecord as BenchRecord } from '../../loadgen/record.js';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { MAX_REPORTED_TOKENS } from '../../src/measure/reported-usage.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { REDACTED } from '../../src/gateway/key-scrubber.js';
+import { REDACTED } from '../../src/gateway/exchange/key-scrubber.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 import { closeAndAccount } from './accounting.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { workerRecordsPath } from '../../src/measure/record-files.js';
 import { DEFAULT_ROTATION_CHECK_MS } from '../../src/shared/records-writer.js';
 import {

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
-import { UNUSED_AFTER_MS } from '../../src/gateway/admission.js';
-import type { RequestRecord } from '../../src/gateway/record.js';
-import { GatewayShutdown } from '../../src/gateway/shutdown.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
+import { UNUSED_AFTER_MS } from '../../src/gateway/serve/admission.js';
+import { GatewayShutdown } from '../../src/gateway/serve/shutdown.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import {
   chatStreamSteps,

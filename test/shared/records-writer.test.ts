@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { RequestRecord } from '../../src/gateway/record.js';
+import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { lostReasonOf, RecordsWriter } from '../../src/shared/records-writer.js';
 import { idsInFile } from '../helpers/record-file-ids.js';
 import { mountTinyDisk } from '../helpers/tiny-disk.js';

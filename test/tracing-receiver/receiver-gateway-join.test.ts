@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { request } from 'undici';
-import { validateConfig } from '../../src/gateway/config-validate.js';
+import { validateConfig } from '../../src/gateway/config/config-validate.js';
 import { newSpanId, newTraceId, parseTraceparent, type TraceParent } from '../../src/shared/trace-context.js';
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';

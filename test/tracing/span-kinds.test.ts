@@ -12,7 +12,7 @@ test("the span kinds are @opentelemetry/api's SpanKind values", () => {
 });
 
 test("importing the gateway's and bench's span makers loads no @opentelemetry/api module", async () => {
-  const modules = ['../../src/gateway/gateway-span.js', '../../loadgen/bench/client-spans.js'];
+  const modules = ['../../src/gateway/spans/gateway-span.js', '../../loadgen/bench/client-spans.js'];
   const urls = modules.map((m) => new URL(m, import.meta.url).href);
   const loaded = await commonJsModulesLoaded(`for (const url of ${JSON.stringify(urls)}) await import(url);`);
   assert.deepEqual(

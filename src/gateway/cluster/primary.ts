@@ -12,7 +12,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
-import { registerRequestsLost } from '../requests-lost-metric.js';
+import { registerRequestsLost } from '../metrics/requests-lost-metric.js';
 import { type RegistryJson, type ToWorker, toPrimary, WORKER_SLOT_ENV } from './messages.js';
 import { RestartBackoff } from './restart-backoff.js';
 

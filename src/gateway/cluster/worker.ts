@@ -4,7 +4,7 @@
 // registry. The records file is this worker's own (src/measure/record-files.ts names it by slot).
 import cluster from 'node:cluster';
 import { Registry } from 'prom-client';
-import type { MetricsSource } from '../metrics-page.js';
+import type { MetricsSource } from '../metrics/metrics-page.js';
 import { type ToPrimary, toWorker, WORKER_SLOT_ENV } from './messages.js';
 
 /** How long a scrape waits for the primary's aggregate; longer than the primary's own wait for each worker. */

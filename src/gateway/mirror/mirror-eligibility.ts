@@ -6,7 +6,7 @@
 // response (and a conversation a later `previous_response_id` could continue). Any other endpoint or method may
 // create, change or delete something upstream. Such requests are copied only when the route says
 // `includeSideEffects: true`.
-import type { BodyObject } from '../request-body.js';
+import type { BodyObject } from '../request-path/request-body.js';
 
 /** Endpoints whose POST only answers (with no tools offered): copying it runs nothing twice. */
 const ANSWER_ONLY_ENDPOINTS: ReadonlySet<string> = new Set([

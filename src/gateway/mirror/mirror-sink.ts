@@ -3,9 +3,9 @@
 // would have got from the same failure on a primary (errors.ts), so the two sides' records read alike.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeSink } from '../../measure/metered-handler.js';
-import type { ResolvedUpstream } from '../config-resolve.js';
-import { upstreamFailure } from '../errors.js';
-import type { RequestMeasurement } from '../measurement.js';
+import type { ResolvedUpstream } from '../config/config-resolve.js';
+import type { RequestMeasurement } from '../records/measurement.js';
+import { upstreamFailure } from '../request-path/errors.js';
 
 export class MirrorSink implements ExchangeSink {
   readonly #m: RequestMeasurement;

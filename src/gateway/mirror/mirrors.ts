@@ -11,12 +11,12 @@
 // flight up to shutdownGraceMs, then cuts them; a cut copy is recorded as truncated, with the reason.
 import type { Dispatcher } from 'undici';
 import { newSpan } from '../../shared/trace-context.js';
-import type { GatewayConfig, ResolvedUpstream } from '../config-resolve.js';
-import { type ClientRequest, finishExchange, startExchange } from '../exchange.js';
-import type { KeyScrubber } from '../key-scrubber.js';
-import { RequestMeasurement } from '../measurement.js';
-import type { RouteMirror } from '../model-routes.js';
-import type { RecordSink } from '../record.js';
+import type { GatewayConfig, ResolvedUpstream } from '../config/config-resolve.js';
+import { type ClientRequest, finishExchange, startExchange } from '../exchange/exchange.js';
+import type { KeyScrubber } from '../exchange/key-scrubber.js';
+import { RequestMeasurement } from '../records/measurement.js';
+import type { RecordSink } from '../records/record.js';
+import type { RouteMirror } from '../request-path/model-routes.js';
 import { type GatewayState, RECORDS_SETTLE_MS } from '../run-state.js';
 import { mayHaveSideEffects } from './mirror-eligibility.js';
 import { MirrorSink } from './mirror-sink.js';

@@ -4,12 +4,12 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { buildGateway } from '../../../plugins/index.js';
-import type { GatewayConfigInput } from '../../../src/gateway/config.js';
-import { resolveConfig } from '../../../src/gateway/config-resolve.js';
-import { validateConfig } from '../../../src/gateway/config-validate.js';
+import type { GatewayConfigInput } from '../../../src/gateway/config/config.js';
+import { resolveConfig } from '../../../src/gateway/config/config-resolve.js';
+import { validateConfig } from '../../../src/gateway/config/config-validate.js';
 import type { Gateway } from '../../../src/gateway/context.js';
-import { REDACTED_PATHS } from '../../../src/gateway/logger.js';
-import type { RequestRecord } from '../../../src/gateway/record.js';
+import { REDACTED_PATHS } from '../../../src/gateway/logs/logger.js';
+import type { RequestRecord } from '../../../src/gateway/records/record.js';
 import { withDeadline } from '../../helpers/deadline.js';
 
 export interface TestGateway extends Gateway {

@@ -7,7 +7,7 @@
 // here: stamping the first token on a lifecycle event (message_start, response.created), which the simulator
 // writes a whole ttftMs (150 ms in these tests) before the first text.
 import assert from 'node:assert/strict';
-import type { RequestRecord } from '../../../src/gateway/record.js';
+import type { RequestRecord } from '../../../src/gateway/records/record.js';
 import type { RequestTruth } from '../../../src/sim/index.js';
 
 export const TOLERANCE_MS = 25;

@@ -1,8 +1,8 @@
-// A span receiver on the metrics port's own listener (src/gateway/metrics-listener.ts), for tests of the receiver
-// alone: 127.0.0.1, port 0, /metrics rendering nothing of interest.
-import { DEFAULT_CLIENT_LIMITS } from '../../../src/gateway/config.js';
-import type { MetricsListener } from '../../../src/gateway/metrics-listener.js';
-import { startMetricsListener } from '../../../src/gateway/metrics-listener.js';
+// A span receiver on the metrics port's own listener (src/gateway/metrics/metrics-listener.ts), for tests of the
+// receiver alone: 127.0.0.1, port 0, /metrics rendering nothing of interest.
+import { DEFAULT_CLIENT_LIMITS } from '../../../src/gateway/config/config.js';
+import type { MetricsListener } from '../../../src/gateway/metrics/metrics-listener.js';
+import { startMetricsListener } from '../../../src/gateway/metrics/metrics-listener.js';
 import { type SpanReceiver, TRACES_PATH } from '../../../src/tracing/receiver/span-receiver.js';
 
 export interface ReceiverServer {
