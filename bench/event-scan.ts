@@ -6,21 +6,24 @@
 //
 //   npm run build && node dist/bench/event-scan.js [rounds, default 15]
 import { performance } from 'node:perf_hooks';
+import type { EventClassifier } from '../src/measure/answer-facts.js';
+import { StreamMeter } from '../src/measure/stream-meter.js';
 import {
   anthropicMessagesClassifier,
   anthropicMessagesParsingClassifier,
-} from '../src/measure/anthropic-messages-classifier.js';
-import type { EventClassifier } from '../src/measure/event-classifier.js';
-import { openAiChatClassifier, openAiChatParsingClassifier } from '../src/measure/openai-chat-classifier.js';
+} from '../src/protocols/anthropic-messages/stream-classifier.js';
+import {
+  openAiChatClassifier,
+  openAiChatParsingClassifier,
+} from '../src/protocols/openai-chat/stream-classifier.js';
 import {
   openAiCompletionsClassifier,
   openAiCompletionsParsingClassifier,
-} from '../src/measure/openai-completions-classifier.js';
+} from '../src/protocols/openai-completions/stream-classifier.js';
 import {
   openAiResponsesClassifier,
   openAiResponsesParsingClassifier,
-} from '../src/measure/openai-responses-classifier.js';
-import { StreamMeter } from '../src/measure/stream-meter.js';
+} from '../src/protocols/openai-responses/stream-classifier.js';
 import type { SseEvent } from '../src/sse/sse-parser.js';
 
 const rounds = Number(process.argv[2] ?? 15);

@@ -9,7 +9,8 @@
 //   - files naming each optional feature of bench (by the identifiers that carry it);
 //   - lines of option and settings plumbing (the files whose name says options, settings or config);
 //   - files under 40 lines;
-//   - files that read a protocol's token usage out of an answer.
+//   - files that read a protocol's token usage out of an answer, and for each protocol the ones its descriptor
+//     reaches (one each: its stream classifier and its non-streamed answer reader share one usage reader).
 // It reads files only; it changes nothing and needs no build.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -164,6 +165,36 @@ const PLUMBING_FILE = /(option|settings|config)[^/]*\.ts$/;
 // a dataset's or top's fields of the same name are not answers).
 const ANSWER_READERS = /^(src\/(measure|protocols|gateway|doctor)|loadgen\/(engine|bench))\//;
 const USAGE_READ = /^(?!\s*(\/\/|\*|\/\*)).*['"](completion_tokens|output_tokens)['"]/m;
+// Each protocol's object, in its own folder (src/protocols/<protocol>/descriptor.ts): what it reaches through its
+// imports is everything that reads its answers, streamed or not.
+const DESCRIPTOR = /^src\/protocols\/([^/]+)\/descriptor\.ts$/;
+
+/** The files `start` imports, directly or through others. */
+function reachableFrom(graph, start) {
+  const seen = new Set([start]);
+  const work = [start];
+  while (work.length > 0) {
+    for (const target of graph.get(work.pop())) {
+      if (!seen.has(target)) {
+        seen.add(target);
+        work.push(target);
+      }
+    }
+  }
+  return seen;
+}
+
+/** For each protocol (by its folder), the usage-reading files its descriptor reaches. */
+function usageReadersByProtocol(graph, readers) {
+  const byProtocol = {};
+  for (const file of graph.keys()) {
+    const protocol = DESCRIPTOR.exec(file)?.[1];
+    if (protocol === undefined) continue;
+    const reached = reachableFrom(graph, file);
+    byProtocol[protocol] = readers.filter((reader) => reached.has(reader));
+  }
+  return byProtocol;
+}
 
 // The layers, lowest first: a folder may import its own files and the folders of layers below its own, nothing
 // beside or above it. Within loadgen/, the folders below bench/ never reach up into it (importsUpIntoBench).
@@ -216,6 +247,7 @@ export function structureFigures(repoRoot = root) {
   for (const [feature, pattern] of Object.entries(FEATURE_NAMES)) {
     features[feature] = files.filter((file) => pattern.test(texts.get(file))).length;
   }
+  const usageReaders = files.filter((file) => ANSWER_READERS.test(file) && USAGE_READ.test(texts.get(file)));
   const plumbing = files.filter((file) => PLUMBING_FILE.test(file) && !file.startsWith('src/sim/protocols/'));
   return {
     files: files.length,
@@ -228,7 +260,8 @@ export function structureFigures(repoRoot = root) {
       files: plumbing,
     },
     filesUnder40Lines: files.filter((file) => lineCount(file) < 40).length,
-    usageReaders: files.filter((file) => ANSWER_READERS.test(file) && USAGE_READ.test(texts.get(file))),
+    usageReaders,
+    usageReadersByProtocol: usageReadersByProtocol(graph, usageReaders),
   };
 }
 
@@ -255,5 +288,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === normalize(process.argv
     console.log(`files under 40 lines                  ${figures.filesUnder40Lines}`);
     console.log(`files reading answer usage            ${figures.usageReaders.length}`);
     for (const file of figures.usageReaders) console.log(`  ${file}`);
+    const protocols = Object.entries(figures.usageReadersByProtocol);
+    const oneEach = protocols.filter(([, readers]) => readers.length === 1).length;
+    console.log(`protocols with one usage reader       ${oneEach} of ${protocols.length}`);
+    for (const [protocol, readers] of protocols) {
+      console.log(`  ${protocol.padEnd(20)}${readers.length === 0 ? '(none)' : readers.join(', ')}`);
+    }
   }
 }

@@ -1,7 +1,7 @@
 // What the chosen backend cannot do of what was asked, said once before the run (not per request), so that the
 // numbers are read for what they are.
 
-import { type Backend, backendProtocol } from './backends.js';
+import { type Backend, backendProtocol } from '../../src/protocols/backends.js';
 
 export interface NotedPayload {
   readonly ignoreEos: boolean;

@@ -4,10 +4,10 @@
 
 import { Agent, request } from 'undici';
 import { type NetworkFailureKind, networkFailure } from '../../src/measure/network-failure.js';
+import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { backendProtocol } from './backends.js';
 import type { ResolvedTarget } from './target-url.js';
 
 const TIMEOUT_MS = 10_000;

@@ -11,6 +11,7 @@
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
 import { readRecordsText } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
+import { endpointFamily } from '../../src/protocols/backends.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { fileErrorReason } from '../../src/shared/file-error.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
@@ -19,7 +20,6 @@ import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
 import { textOfTokens } from '../datasets/text-of-length.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { endpointFamily } from './backends.js';
 
 export interface RecordsReplayOptions {
   readonly path: string;

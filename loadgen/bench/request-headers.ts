@@ -2,8 +2,8 @@
 // OpenAI protocols, `x-api-key: KEY` plus `anthropic-version` for Anthropic's (which answers 401 to a bearer
 // token). Used for the run and for the /v1/models lookup before it, so both authenticate alike.
 
+import { type Backend, backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeader } from '../../src/protocols/index.js';
-import { type Backend, backendProtocol } from './backends.js';
 
 /** content-type, the protocol's version header, then --header (may override those), then the key. */
 export function requestHeaders(

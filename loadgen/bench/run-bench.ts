@@ -2,6 +2,7 @@
 // engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
 // this and decide what to show.
 
+import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import type { SpanExport, SpanExportCounts } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
@@ -44,7 +45,6 @@ import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
-import { backendProtocol } from './backends.js';
 import { clientSpanSink } from './client-spans.js';
 import type { GatewaySide } from './gateway-timings.js';
 import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';

@@ -4,8 +4,6 @@
 // - a base URL that already ends in /v1 never becomes /v1/v1/... (vLLM concatenates: 404);
 // - a backend whose body does not fit the endpoint is named before the run (vLLM sends it: 422).
 
-import type { ProtocolName } from '../../src/protocols/index.js';
-import { UsageError } from '../../src/shared/usage-error.js';
 import {
   BACKEND_OF_FAMILY,
   BACKEND_SPECS,
@@ -13,7 +11,9 @@ import {
   backendProtocol,
   defaultEndpoint,
   endpointFamily,
-} from './backends.js';
+} from '../../src/protocols/backends.js';
+import type { ProtocolName } from '../../src/protocols/index.js';
+import { UsageError } from '../../src/shared/usage-error.js';
 
 export interface TargetInput {
   /** undefined: chosen from the endpoint when one is given, else openai-chat. */

@@ -2,11 +2,11 @@
 // flags under the same names and defaults, so pasted command lines work, then ours. Differences from vLLM are
 // listed in docs/loadgen.md.
 
-import { BACKENDS } from '../../loadgen/bench/backends.js';
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
+import { BACKENDS } from '../protocols/backends.js';
 import type { OptionSpec } from './options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';

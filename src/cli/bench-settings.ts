@@ -6,12 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
-import {
-  BACKEND_SPECS,
-  type Backend,
-  backendProtocol,
-  defaultEndpoint,
-} from '../../loadgen/bench/backends.js';
 import { checkDatasetPath, type DatasetName, datasetHasSchedule } from '../../loadgen/bench/load-dataset.js';
 import type {
   BenchSettings,
@@ -33,6 +27,7 @@ import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
+import { BACKEND_SPECS, type Backend, backendProtocol, defaultEndpoint } from '../protocols/backends.js';
 import {
   type ChatContentFormat,
   type MaxTokensField,

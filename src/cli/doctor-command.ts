@@ -1,19 +1,8 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
-import { BACKEND_SPECS, BACKENDS, type Backend as BenchBackend } from '../../loadgen/bench/backends.js';
-import type { Backend } from '../doctor/endpoint-checks.js';
+import { BACKENDS } from '../protocols/backends.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { Command } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
-
-/** bench's --backend names as the doctor's request format: vllm and openai both send a completions body. */
-function doctorBackend(backend: BenchBackend): Backend {
-  const protocol = BACKEND_SPECS[backend].protocol;
-  if (protocol === 'openai-chat') return 'openai-chat';
-  if (protocol === 'openai-completions') return 'openai';
-  throw new UsageError(
-    `--backend ${backend}: doctor checks OpenAI chat and completions endpoints only; try this endpoint with 'tokenmeter bench --smoke --backend ${backend}'`,
-  );
-}
 
 export const doctorCommand: Command = {
   usage: [
@@ -88,6 +77,8 @@ export const doctorCommand: Command = {
     if (o['command'] !== undefined && o['config'] !== undefined)
       throw new UsageError('--command and --config: give one of them');
     if (o['apply'] && o['config'] === undefined) throw new UsageError('--apply goes with --config FILE');
+    // Loaded here, as the doctor's other modules are, so that other commands do not load them.
+    const { doctorBackend } = await import('../doctor/endpoint-checks.js');
     if (o['command'] !== undefined || o['config'] !== undefined) {
       const typed = ['api-key', 'api-key-env', 'model', 'backend'].filter((name) => given.has(name));
       if (typed.length > 0)
@@ -102,16 +93,12 @@ export const doctorCommand: Command = {
         json: o['json'] === true,
         baseUrl: given.has('base-url') ? (o['base-url'] as string) : undefined,
         timeoutMs: o['timeout-ms'] as number,
-        doctorBackend: (name) => {
-          if (!(BACKENDS as readonly string[]).includes(name))
-            throw new UsageError(`--backend ${name} is not one of vLLM's: ${BACKENDS.join(', ')}`);
-          return doctorBackend(name as BenchBackend);
-        },
+        doctorBackend,
       });
     }
     const { runDoctor } = await import('../doctor/run-doctor.js');
     const { formatChecklist } = await import('../doctor/format-checklist.js');
-    const backend = doctorBackend(o['backend'] as BenchBackend);
+    const backend = doctorBackend(o['backend'] as string);
     const results = await runDoctor({
       baseUrl: o['base-url'] as string,
       apiKey: o['api-key'] as string | undefined,

@@ -3,10 +3,10 @@
 // forced, as vLLM since PR #32723), --input-len/--output-len mapped onto the dataset flags, LoRA names, the
 // warm-ups and the ready check, --insecure, and the accepted-only flags' one line each.
 
-import type { Backend } from '../../loadgen/bench/backends.js';
 import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
 import type { TimelineSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_ITL_THRESHOLDS_MS } from '../../loadgen/report/html/timeline-chart.js';
+import type { Backend } from '../protocols/backends.js';
 import { UsageError } from '../shared/usage-error.js';
 import type { OptionValue, ParsedOptions } from './options.js';
 import {

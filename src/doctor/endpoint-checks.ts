@@ -1,7 +1,8 @@
 // The checks that talk to the endpoint, in the article's order: reachable and authorized (GET /v1/models), the
 // model, which endpoints answer and which backend fits them.
 import type { UpstreamBase } from '../gateway/config/upstream-url.js';
-import { keyHeaderShown, type ProtocolName, protocolByName, type UpstreamAuth } from '../protocols/index.js';
+import { BACKEND_SPECS, BACKENDS, type Backend as BenchBackend } from '../protocols/backends.js';
+import { keyHeaderShown, protocolByName, type UpstreamAuth } from '../protocols/index.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import {
   BENCHMARK_BACKEND_FLAGS,
@@ -9,16 +10,27 @@ import {
   looksLikeFilesystemPath,
   unservedModelFix,
 } from '../shared/upstream-hints.js';
+import { UsageError } from '../shared/usage-error.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
 
-export type Backend = 'openai-chat' | 'openai';
+/**
+ * The backends the doctor checks, by bench's names (src/protocols/backends.ts, the one table): `openai-chat` sends
+ * chat messages, `openai` a completions prompt (as `vllm` does, which is checked as `openai`).
+ */
+export type Backend = Extract<BenchBackend, 'openai-chat' | 'openai'>;
 
-/** The protocol each backend sends, by vLLM's names (`openai` sends a completions body). */
-export const BACKEND_PROTOCOL: Readonly<Record<Backend, ProtocolName>> = {
-  'openai-chat': 'openai-chat',
-  openai: 'openai-completions',
-};
+/** bench's --backend `name` as the doctor checks it; a UsageError for a name the doctor does not check. */
+export function doctorBackend(name: string): Backend {
+  if (!(BACKENDS as readonly string[]).includes(name))
+    throw new UsageError(`--backend ${name} is not one of vLLM's: ${BACKENDS.join(', ')}`);
+  const protocol = BACKEND_SPECS[name as BenchBackend].protocol;
+  if (protocol === 'openai-chat') return 'openai-chat';
+  if (protocol === 'openai-completions') return 'openai';
+  throw new UsageError(
+    `--backend ${name}: doctor checks OpenAI chat and completions endpoints only; try this endpoint with 'tokenmeter bench --smoke --backend ${name}'`,
+  );
+}
 
 export interface EndpointContext {
   readonly base: UpstreamBase;

@@ -4,12 +4,12 @@
 
 import { normalizeUpstreamBase, type UpstreamBase } from '../gateway/config/upstream-url.js';
 import { KeyScrubber } from '../gateway/exchange/key-scrubber.js';
-import { keyHeader, protocolByName } from '../protocols/index.js';
+import { backendProtocol } from '../protocols/backends.js';
+import { keyHeader } from '../protocols/index.js';
 import { DOUBLED_V1 } from '../shared/upstream-hints.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import {
-  BACKEND_PROTOCOL,
   type Backend,
   checkEndpoints,
   checkModel,
@@ -96,7 +96,7 @@ async function runChecks(
   if (!base) return results;
   results.push(await checkProxy(new URL(base.origin), options.env));
 
-  const auth = protocolByName(BACKEND_PROTOCOL[options.backend]).auth;
+  const auth = backendProtocol(options.backend).auth;
   const sent = key === undefined ? undefined : keyHeader(auth, key);
   const ctx: EndpointContext = {
     base,

@@ -4,15 +4,15 @@
 // the stream rate, as a sanity check.
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import type { EventClassifier } from '../measure/event-classifier.js';
+import type { EventClassifier } from '../measure/answer-facts.js';
 import { networkFailure } from '../measure/network-failure.js';
 import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { streamOutcome } from '../measure/stream-outcome.js';
 import type { StreamTiming } from '../measure/stream-timing.js';
-import { protocolByName } from '../protocols/index.js';
+import { backendProtocol } from '../protocols/backends.js';
 import { type CheckResult, check, withOutcome } from './check.js';
-import { BACKEND_PROTOCOL, type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
+import { type Backend, type EndpointContext, endpointUrl } from './endpoint-checks.js';
 import { describeNetworkError, errorMessageIn } from './http-probe.js';
 
 const MAX_TOKENS = 32;
@@ -38,7 +38,7 @@ export async function checkStream(
   model: string,
   backend: Backend,
 ): Promise<CheckResult[]> {
-  const protocol = protocolByName(BACKEND_PROTOCOL[backend]);
+  const protocol = backendProtocol(backend);
   const chat = protocol.name === 'openai-chat';
   const url = endpointUrl(ctx.base, `/${protocol.endpoint}`);
   const prompt = 'Write a short paragraph about measuring latency.';

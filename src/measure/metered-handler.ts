@@ -12,8 +12,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import type { EventClassifier } from './answer-facts.js';
 import { BodyDecoder, bodyDecoding } from './body-decoding.js';
-import type { EventClassifier } from './event-classifier.js';
 import { StreamMeter } from './stream-meter.js';
 import { finalEventArrived } from './stream-outcome.js';
 

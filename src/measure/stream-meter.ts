@@ -11,7 +11,7 @@
 
 import { SseEventRemover } from '../sse/event-remover.js';
 import { DEFAULT_MAX_EVENT_BYTES, type SseEvent, SseParser } from '../sse/sse-parser.js';
-import type { EventClassifier } from './event-classifier.js';
+import type { EventClassifier } from './answer-facts.js';
 import { GAP_BUCKET_BOUNDS_S, gapBucketIndex } from './gap-buckets.js';
 import { KeptText } from './kept-text.js';
 import { OutputTokenCounter } from './output-token-counter.js';

@@ -18,7 +18,7 @@
 // (the openai package at `data: [DONE]`, Codex at `response.completed`) and close before the upstream's end of
 // body, so such a close is the end of a finished answer. A reader that stopped before it left mid-answer
 // (client_abort). The MeteredHandler applies it (its stop()), for the gateway and the load generator alike.
-import type { JsonAnswerFacts } from './json-answer.js';
+import type { JsonAnswerFacts } from './answer-facts.js';
 import type { Outcome } from './outcome.js';
 import type { StreamTiming } from './stream-timing.js';
 

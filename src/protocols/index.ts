@@ -1,10 +1,10 @@
 // The protocol table: every protocol tokenmeter speaks, one module each, and the lookups the gateway, the load
 // generator, the doctor and the CLI use. The protocol name type is derived here from the modules, and exported
 // only here.
-import { anthropicMessages } from './anthropic-messages.js';
-import { openAiChat } from './openai-chat.js';
-import { openAiCompletions } from './openai-completions.js';
-import { openAiResponses } from './openai-responses.js';
+import { anthropicMessages } from './anthropic-messages/descriptor.js';
+import { openAiChat } from './openai-chat/descriptor.js';
+import { openAiCompletions } from './openai-completions/descriptor.js';
+import { openAiResponses } from './openai-responses/descriptor.js';
 import { BEARER_AUTH, type Protocol, type UpstreamAuth } from './protocol.js';
 
 export { BEARER_AUTH, keyHeader, keyHeaderShown } from './protocol.js';

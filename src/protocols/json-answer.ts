@@ -2,19 +2,10 @@
 // error object instead of an answer for the upstream error it is, and otherwise let the protocol read its own
 // usage and finish reason. Tokens are estimated from the text only when the upstream reported no usage.
 
-import { errorJsonText } from '../measure/error-message.js';
-import type { PromptUsageReader } from '../measure/prompt-usage.js';
-import { plausibleUsage } from '../measure/reported-usage.js';
-import {
-  countField,
-  field,
-  isJsonObject,
-  type JsonObject,
-  parseJsonObject,
-  stringField,
-} from '../shared/json-object.js';
+import { errorJsonText, type JsonAnswerFacts } from '../measure/answer-facts.js';
+import { field, isJsonObject, type JsonObject, parseJsonObject, stringField } from '../shared/json-object.js';
 import { estimateTokens } from '../shared/token-estimate.js';
-import type { JsonAnswerFacts } from './protocol.js';
+import type { UsageReader } from './usage.js';
 
 /** Reads what the answer says into `facts` (which start empty); the answer is known not to be an error. */
 export type AnswerFields = (answer: JsonObject, facts: JsonAnswerFacts) => void;
@@ -25,6 +16,7 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
       promptTokens: null,
       cachedPromptTokens: null,
       outputTokens: null,
+      reasoningTokens: null,
       source: null,
       finishReason: null,
       toolCalls: null,
@@ -48,24 +40,19 @@ export function jsonAnswerReader(readFields: AnswerFields): (bytes: Buffer) => J
   };
 }
 
-/** The prompt counts (as the protocol reads them) and `usage.<completionKey>`, as the upstream reported them. */
-export function readUsage(
-  answer: JsonObject,
-  facts: JsonAnswerFacts,
-  readPrompt: PromptUsageReader,
-  completionKey: string,
-): void {
-  const reported = plausibleUsage(field(answer, 'usage'));
+/** The answer's `usage`, read by the protocol's usage reader (the one its stream classifier reads usage with). */
+export function readUsage(answer: JsonObject, facts: JsonAnswerFacts, readUsageOf: UsageReader): void {
+  const reported = readUsageOf(field(answer, 'usage'));
   if (reported === undefined) return;
   if ('implausible' in reported) {
     facts.implausibleUsage = reported.implausible;
     return;
   }
-  const usage = reported.usage;
-  const prompt = readPrompt(usage);
-  facts.promptTokens = prompt.promptTokens ?? null;
-  facts.cachedPromptTokens = prompt.cachedPromptTokens ?? null;
-  facts.outputTokens = countField(usage, completionKey) ?? null;
+  const { promptTokens, cachedPromptTokens, outputTokens, reasoningTokens } = reported.counts;
+  facts.promptTokens = promptTokens ?? null;
+  facts.cachedPromptTokens = cachedPromptTokens ?? null;
+  facts.outputTokens = outputTokens ?? null;
+  facts.reasoningTokens = reasoningTokens ?? null;
   if (facts.outputTokens !== null) facts.source = 'usage';
 }
 

@@ -2,9 +2,9 @@
 // its stream and its non-streamed answer mean, and what body the load generator sends. One frozen object per
 // protocol (one module each); the gateway, the load generator, the doctor and the CLI read these objects instead
 // of keeping tables of their own, so adding a protocol is adding a module. Only the simulator, the server side,
-// writes the wire formats itself (src/sim/protocols).
-import type { EventClassifier } from '../measure/event-classifier.js';
-import type { JsonAnswerFacts } from '../measure/json-answer.js';
+// writes the wire formats itself (src/sim/protocols). Each protocol's folder holds its object (descriptor.ts), its
+// stream classifier and its one usage reader; what OpenAI chat and completions share is in openai-choices/.
+import type { EventClassifier, JsonAnswerFacts } from '../measure/answer-facts.js';
 
 /**
  * How the upstream wants its key. `authorization` is `Authorization: Bearer KEY` (OpenAI and everything modelled on
@@ -59,6 +59,16 @@ export interface BodyOptions {
 
 export type Body = Record<string, unknown>;
 
+/** A user message's content in the protocol's own part type ('text' for chat and Anthropic). */
+export function userContent(prompt: string, format: ChatContentFormat, partType: string): unknown {
+  return format === 'parts' ? [{ type: partType, text: prompt }] : prompt;
+}
+
+/** A plain stream: the protocol always sends usage and has no ignore_eos (Protocol.streamFields). */
+export function streamOnly(): Body {
+  return { stream: true };
+}
+
 export interface Protocol<Name extends string = string, Family extends string = string> {
   /** As used in configuration and records; its stream classifier carries the same name. */
   readonly name: Name;
@@ -77,7 +87,7 @@ export interface Protocol<Name extends string = string, Family extends string = 
   readonly usageOnRequest: boolean;
   /** The body has vLLM's `ignore_eos` (its extension of OpenAI's); the others cannot force an output length. */
   readonly hasIgnoreEos: boolean;
-  /** Reads the stream's events (src/measure). */
+  /** Reads the stream's events, for the meter (src/measure) the gateway and the load generator hand it to. */
   readonly classifier: EventClassifier;
   /** Reads a non-streamed answer: usage, finish reason, or the error a 200 may carry instead. */
   readonly readAnswer: (bytes: Buffer) => JsonAnswerFacts;

@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
 import { CountedHistogram } from '../../src/gateway/metrics/counted-histogram.js';
 import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/records/gap-counts.js';
-import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
 import type { GapSummary } from '../../src/measure/stream-timing.js';
+import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';
 import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 
 const CONTENT_EVENT = Buffer.from('data: {"choices":[{"delta":{"content":"a"}}]}\n\n');

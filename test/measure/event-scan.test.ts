@@ -3,28 +3,28 @@
 // events built to hit the scan's edges (escaped keys, duplicate members, whitespace, escapes, broken JSON).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { EventClassifier } from '../../src/measure/answer-facts.js';
 import {
   anthropicMessagesClassifier,
   anthropicMessagesParsingClassifier,
   anthropicMessagesScan,
-} from '../../src/measure/anthropic-messages-classifier.js';
-import type { EventClassifier } from '../../src/measure/event-classifier.js';
-import { type EventScan, MAX_SCANNED_CHARS } from '../../src/measure/event-scan.js';
+} from '../../src/protocols/anthropic-messages/stream-classifier.js';
+import { type EventScan, MAX_SCANNED_CHARS } from '../../src/protocols/event-scan.js';
 import {
   openAiChatClassifier,
   openAiChatParsingClassifier,
   openAiChatScan,
-} from '../../src/measure/openai-chat-classifier.js';
+} from '../../src/protocols/openai-chat/stream-classifier.js';
 import {
   openAiCompletionsClassifier,
   openAiCompletionsParsingClassifier,
   openAiCompletionsScan,
-} from '../../src/measure/openai-completions-classifier.js';
+} from '../../src/protocols/openai-completions/stream-classifier.js';
 import {
   openAiResponsesClassifier,
   openAiResponsesParsingClassifier,
   openAiResponsesScan,
-} from '../../src/measure/openai-responses-classifier.js';
+} from '../../src/protocols/openai-responses/stream-classifier.js';
 import { SeededRandom } from '../../src/shared/random.js';
 import { sseEvent } from './classify.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
+import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';
 import { chatChunk, delta, sseEvent } from './classify.js';
 
 const classify = (data: string, type?: string) => openAiChatClassifier.classify(sseEvent(data, type));

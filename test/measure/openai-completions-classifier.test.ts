@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openAiCompletionsClassifier } from '../../src/measure/openai-completions-classifier.js';
+import { openAiCompletionsClassifier } from '../../src/protocols/openai-completions/stream-classifier.js';
 import { sseEvent } from './classify.js';
 
 const classify = (body: object | string) =>

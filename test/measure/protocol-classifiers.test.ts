@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { anthropicMessagesClassifier } from '../../src/measure/anthropic-messages-classifier.js';
-import type { EventClassifier } from '../../src/measure/event-classifier.js';
-import { openAiResponsesClassifier } from '../../src/measure/openai-responses-classifier.js';
+import type { EventClassifier } from '../../src/measure/answer-facts.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { anthropicMessagesClassifier } from '../../src/protocols/anthropic-messages/stream-classifier.js';
+import { openAiResponsesClassifier } from '../../src/protocols/openai-responses/stream-classifier.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import type { SseEvent } from '../../src/sse/sse-parser.js';
 

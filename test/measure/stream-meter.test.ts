@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
 import { streamFigures } from '../../src/measure/stream-figures.js';
 import { MAX_KEPT_GAPS, StreamMeter } from '../../src/measure/stream-meter.js';
 import { NO_CHUNK_USAGE } from '../../src/measure/stream-timing.js';
+import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';
 import { PER_TOKEN_BUCKETS_S } from '../../src/shared/latency-buckets.js';
 import { estimateTokens } from '../../src/shared/token-estimate.js';
 import { bytes } from '../sse/collect-events.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openAiChatClassifier } from '../../src/measure/openai-chat-classifier.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
+import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';
 import { byteByByte } from '../sse/collect-events.js';
 import { CHAT_STREAM_BYTES, chatStreamWithoutUsage } from '../sse/fixtures/recorded-chat-stream.js';
 

@@ -15,6 +15,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       promptTokens: 5,
       cachedPromptTokens: null,
       outputTokens: 2,
+      reasoningTokens: null,
       source: 'usage',
       finishReason: 'stop',
       toolCalls: 0,
@@ -38,6 +39,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       promptTokens: 7,
       cachedPromptTokens: null,
       outputTokens: 3,
+      reasoningTokens: null,
       source: 'usage',
       finishReason: 'end_turn',
       toolCalls: 0,
@@ -59,6 +61,7 @@ test('each protocol reads usage and the finish reason from its own answer', () =
       promptTokens: 4,
       cachedPromptTokens: 3,
       outputTokens: 9,
+      reasoningTokens: null,
       source: 'usage',
       finishReason: 'max_output_tokens',
       // An output holding no tool call (one without any is no answer: upstream-faults.test.ts).

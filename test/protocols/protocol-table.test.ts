@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BACKEND_SPECS, BACKENDS, backendProtocol, endpointFamily } from '../../loadgen/bench/backends.js';
+import { BACKEND_SPECS, BACKENDS, backendProtocol, endpointFamily } from '../../src/protocols/backends.js';
 import {
   BEARER_AUTH,
   keyHeader,
@@ -16,8 +16,6 @@ import {
 } from '../../src/protocols/index.js';
 
 const PROTOCOLS_DIR = join(fileURLToPath(import.meta.url), '../../../src/protocols');
-/** The folder's modules that are not a protocol: the interface, the index and shared helpers. */
-const NOT_A_PROTOCOL = ['protocol.js', 'index.js', 'json-answer.js', 'openai-common.js', 'body-parts.js'];
 
 test('each protocol is registered under its own name', () => {
   assert.deepEqual(
@@ -29,14 +27,18 @@ test('each protocol is registered under its own name', () => {
   assert.equal(protocolByName('grpc'), undefined);
 });
 
-test('every protocol has exactly one module, named after it, exporting one frozen object', async () => {
-  const modules = readdirSync(PROTOCOLS_DIR).filter((f) => f.endsWith('.js') && !NOT_A_PROTOCOL.includes(f));
-  assert.deepEqual(modules.sort(), PROTOCOLS.map((p) => `${p.name}.js`).sort());
-  for (const file of modules) {
-    const exported = Object.values(await import(join(PROTOCOLS_DIR, file)));
-    assert.equal(exported.length, 1, `${file} exports one object`);
-    assert.ok(PROTOCOLS.includes(exported[0] as never), `${file}'s object is in PROTOCOLS`);
-    assert.ok(Object.isFrozen(exported[0]), `${file}'s object is frozen`);
+test('every protocol has its own folder, named after it, whose descriptor exports one frozen object', async () => {
+  // Folders without a descriptor hold what several protocols share (openai-choices: chat and completions).
+  const folders = readdirSync(PROTOCOLS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(PROTOCOLS_DIR, entry.name, 'descriptor.js')))
+    .map((entry) => entry.name);
+  assert.deepEqual(folders.sort(), PROTOCOLS.map((p) => p.name).sort());
+  for (const folder of folders) {
+    const exported = Object.values(await import(join(PROTOCOLS_DIR, folder, 'descriptor.js')));
+    assert.equal(exported.length, 1, `${folder}/descriptor.js exports one object`);
+    assert.ok(PROTOCOLS.includes(exported[0] as never), `${folder}'s object is in PROTOCOLS`);
+    assert.ok(Object.isFrozen(exported[0]), `${folder}'s object is frozen`);
+    assert.equal((exported[0] as { name: string }).name, folder);
   }
 });
 

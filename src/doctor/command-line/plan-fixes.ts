@@ -3,10 +3,10 @@
 // settings can fix into a change, and run the checks again with the changes until nothing new is found. The changes'
 // reasons are the checks' own findings, so the corrected command says what the checklist says.
 
-import { protocolByName } from '../../protocols/index.js';
+import { defaultEndpoint } from '../../protocols/backends.js';
 import { looksLikeFilesystemPath } from '../../shared/upstream-hints.js';
 import type { CheckResult, Remedy } from '../check.js';
-import { BACKEND_PROTOCOL, type Backend } from '../endpoint-checks.js';
+import type { Backend } from '../endpoint-checks.js';
 import { keyVariableInstead } from '../key-check.js';
 import { runDoctor } from '../run-doctor.js';
 import { type BenchSource, type Change, KEY_LIKE, type SettingValue } from './bench-source.js';
@@ -57,8 +57,6 @@ const MAX_ROUNDS = 3;
 const VLLM_DEFAULT_ENDPOINT = '/v1/completions';
 const BASE_URL_VARIABLE = /(_BASE_URL|_API_BASE|_BASE)$/;
 
-const endpointOf = (backend: Backend): string => `/v1/${protocolByName(BACKEND_PROTOCOL[backend]).endpoint}`;
-
 function isSet(env: NodeJS.ProcessEnv, name: string): boolean {
   return (env[name] ?? '').trim() !== '';
 }
@@ -75,7 +73,7 @@ function backendName(source: BenchSource): string {
 function endpointUsed(source: BenchSource, backend: Backend): string {
   const given = source.value('endpoint')?.text;
   if (given !== undefined) return given;
-  return source.reader === 'vllm' ? VLLM_DEFAULT_ENDPOINT : endpointOf(backend);
+  return source.reader === 'vllm' ? VLLM_DEFAULT_ENDPOINT : defaultEndpoint(backend);
 }
 
 /** A variable in the environment naming the same host as --host/--port but with https or a path: the hosted base
@@ -232,7 +230,7 @@ function remedyChange(remedy: Remedy, result: CheckResult, source: BenchSource):
   const why = (what: string) => `${what}: ${result.detail}`;
   switch (remedy.kind) {
     case 'backend': {
-      const endpoint = endpointOf(remedy.backend);
+      const endpoint = defaultEndpoint(remedy.backend);
       return {
         why: why(`--backend ${backendName(source)} -> ${remedy.backend} --endpoint ${endpoint}`),
         edits: [
@@ -392,7 +390,7 @@ function endpointPairing(
 ): Change | undefined {
   const changed = changes.some((c) => c.edits.some((e) => e.op === 'set' && e.flag === 'endpoint'));
   if (changed) return undefined;
-  const wanted = endpointOf(backend);
+  const wanted = defaultEndpoint(backend);
   const used = endpointUsed(source, backend);
   if (used.endsWith(wanted)) return undefined;
   const given = source.value('endpoint');

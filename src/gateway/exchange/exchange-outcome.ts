@@ -4,7 +4,7 @@
 // src/measure/stream-outcome.ts for an answer that ended, src/measure/network-failure.ts for a cut one. Failures
 // before the response started were answered (and their outcome noted) by the client sink; a client that left was
 // noted when its connection closed.
-import { MAX_ERROR_MESSAGE_CHARS } from '../../measure/error-message.js';
+import { MAX_ERROR_MESSAGE_CHARS } from '../../measure/answer-facts.js';
 import type { MeteredHandler } from '../../measure/metered-handler.js';
 import { networkFailure } from '../../measure/network-failure.js';
 import { answerOutcome, streamOutcome } from '../../measure/stream-outcome.js';

@@ -2,7 +2,7 @@
 // the request), filled as the request runs and turned into its record exactly once, when the response closes.
 // Timestamps are `performance.now()` values (monotonic, sub-millisecond); the record holds milliseconds since
 // the request was received, rounded to the microsecond.
-import type { JsonAnswerFacts } from '../../measure/json-answer.js';
+import type { JsonAnswerFacts } from '../../measure/answer-facts.js';
 import type { MeteredHandler } from '../../measure/metered-handler.js';
 import type { Outcome } from '../../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../../measure/stream-figures.js';
@@ -188,7 +188,7 @@ export class RequestMeasurement {
       outputTokens,
       outputTokensSource:
         figures !== undefined && outputTokens !== null ? sourceOf(figures) : (json?.source ?? null),
-      reasoningTokens: figures?.reasoningTokens ?? null,
+      reasoningTokens: figures?.reasoningTokens ?? json?.reasoningTokens ?? null,
       ...requestCost(this.price, { promptTokens, cachedPromptTokens, outputTokens }),
       contentChunks: chunks,
       meanTokensPerChunk: chunks > 0 && outputTokens !== null ? round3(outputTokens / chunks) : null,

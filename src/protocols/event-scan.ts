@@ -15,8 +15,8 @@
 // and builds nothing but the captured text, where JSON.parse builds every string and object of the event
 // (bench/event-scan.ts measures the two side by side).
 
+import type { EventClassifier, EventFacts } from '../measure/answer-facts.js';
 import type { SseEvent } from '../sse/sse-parser.js';
-import type { EventClassifier, EventFacts } from './event-classifier.js';
 
 /** JSON whitespace. */
 const WS = '[ \\t\\n\\r]*';

@@ -4,23 +4,23 @@
 // Usage comes in two halves: input tokens in `message_start`, output tokens (cumulative) in `message_delta`.
 
 import {
-  countField,
+  capErrorMessage,
+  DONE_FACTS,
+  type EventClassifier,
+  type EventFacts,
+  errorJsonText,
+  type MutableFacts,
+  NO_FACTS,
+  UNPARSEABLE_FACTS,
+} from '../../measure/answer-facts.js';
+import {
   field,
   isJsonObject,
   type JsonObject,
   parseJsonObject,
   stringField,
-} from '../shared/json-object.js';
-import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage, errorJsonText } from './error-message.js';
-import {
-  DONE_FACTS,
-  type EventClassifier,
-  type EventFacts,
-  type MutableFacts,
-  NO_FACTS,
-  UNPARSEABLE_FACTS,
-} from './event-classifier.js';
+} from '../../shared/json-object.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
 import {
   COMMA,
   contentFacts,
@@ -35,9 +35,9 @@ import {
   stringValue,
   whole,
   withScan,
-} from './event-scan.js';
-import { anthropicPromptUsage } from './prompt-usage.js';
-import { plausibleUsage } from './reported-usage.js';
+} from '../event-scan.js';
+import { addUsageFacts } from '../usage.js';
+import { readMessagesUsage } from './usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   text_delta: 'text',
@@ -60,10 +60,8 @@ export const anthropicMessagesParsingClassifier: EventClassifier = {
     switch (type) {
       case 'content_block_delta':
         return contentOf(field(data, 'delta'));
-      case 'message_start': {
-        const message = field(data, 'message');
-        return isJsonObject(message) ? usageOf(field(message, 'usage'), false) : NO_FACTS;
-      }
+      case 'message_start':
+        return messageStart(field(data, 'message'));
       case 'message_delta':
         return messageDelta(data);
       case 'message_stop':
@@ -129,25 +127,17 @@ function blockStart(data: JsonObject): EventFacts {
   return { toolCallIndexes: [typeof index === 'number' ? index : 0] };
 }
 
-function usageOf(usage: unknown, withOutput: boolean): MutableFacts {
-  const facts: MutableFacts = {};
-  const reported = plausibleUsage(usage);
-  if (reported === undefined) return facts;
-  if ('implausible' in reported) {
-    facts.implausibleUsage = reported.implausible;
-    return facts;
-  }
-  const prompt = anthropicPromptUsage(reported.usage);
-  if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
-  if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
-  // message_start reports output_tokens as 1 or so before anything was generated: only message_delta's counts.
-  const output = withOutput ? countField(reported.usage, 'output_tokens') : undefined;
-  if (output !== undefined) facts.completionTokens = output;
-  return facts;
+/** The prompt side of message_start's usage: it reports output_tokens as 1 or so before anything was generated. */
+function messageStart(message: unknown): EventFacts {
+  const reported = isJsonObject(message) ? readMessagesUsage(field(message, 'usage')) : undefined;
+  return reported === undefined ? NO_FACTS : addUsageFacts({}, reported, false);
 }
 
+/** The usage so far (output_tokens cumulative) and the stop reason. */
 function messageDelta(data: JsonObject): EventFacts {
-  const facts = usageOf(field(data, 'usage'), true);
+  const facts: MutableFacts = {};
+  const reported = readMessagesUsage(field(data, 'usage'));
+  if (reported !== undefined) addUsageFacts(facts, reported);
   const delta = field(data, 'delta');
   if (isJsonObject(delta)) {
     const reason = stringField(delta, 'stop_reason');

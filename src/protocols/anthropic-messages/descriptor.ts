@@ -1,12 +1,11 @@
 // Anthropic Messages (`/v1/messages`): the key in `x-api-key` with a required `anthropic-version`, for the whole
 // `messages` family (`messages/count_tokens` too). Its stream always carries usage (message_start and
 // message_delta), and it has no ignore_eos.
-import { anthropicMessagesClassifier } from '../measure/anthropic-messages-classifier.js';
-import { anthropicPromptUsage } from '../measure/prompt-usage.js';
-import { isJsonObject, stringField } from '../shared/json-object.js';
-import { streamOnly, userContent } from './body-parts.js';
-import { estimateFromText, jsonAnswerReader, readUsage, requireList } from './json-answer.js';
-import { defineProtocol } from './protocol.js';
+import { isJsonObject, stringField } from '../../shared/json-object.js';
+import { estimateFromText, jsonAnswerReader, readUsage, requireList } from '../json-answer.js';
+import { defineProtocol, streamOnly, userContent } from '../protocol.js';
+import { anthropicMessagesClassifier } from './stream-classifier.js';
+import { readMessagesUsage } from './usage.js';
 
 /** 2023-06-01 is the version Anthropic's SDKs and Claude Code send. */
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -22,9 +21,9 @@ export const anthropicMessages = defineProtocol({
   usageOnRequest: false,
   hasIgnoreEos: false,
   classifier: anthropicMessagesClassifier,
-  // `usage.input_tokens`, `stop_reason`, and the text of the `content` blocks.
+  // Its usage, `stop_reason`, and the text of the `content` blocks.
   readAnswer: jsonAnswerReader((answer, facts) => {
-    readUsage(answer, facts, anthropicPromptUsage, 'output_tokens');
+    readUsage(answer, facts, readMessagesUsage);
     facts.finishReason = stringField(answer, 'stop_reason') || null;
     const content = requireList(answer, facts, 'content');
     if (content !== undefined) {

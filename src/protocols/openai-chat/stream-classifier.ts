@@ -4,9 +4,9 @@
 // text. A delta that carries only `role`, or only empty strings, is not content: counting it would stamp the first
 // token before the model produced any (vLLM's own benchmark does, which is one of its known flaws).
 
-import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
-import type { SseEvent } from '../sse/sse-parser.js';
-import type { EventClassifier, EventFacts } from './event-classifier.js';
+import type { EventClassifier, EventFacts } from '../../measure/answer-facts.js';
+import { field, isJsonObject, type JsonObject, stringField } from '../../shared/json-object.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
 import {
   type EventScan,
   ignoredMember,
@@ -17,8 +17,13 @@ import {
   namedAnyOf,
   object,
   withScan,
-} from './event-scan.js';
-import { type ChoiceText, choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
+} from '../event-scan.js';
+import {
+  type ChoiceText,
+  choiceAround,
+  classifyOpenAiEvent,
+  openAiChunkScan,
+} from '../openai-choices/choices-stream.js';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
 export const openAiChatParsingClassifier: EventClassifier = {

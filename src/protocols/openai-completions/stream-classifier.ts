@@ -1,10 +1,15 @@
 // OpenAI (legacy) completions (`/v1/completions`, `text_completion` objects): content is `choices[].text`.
 
-import { type JsonObject, stringField } from '../shared/json-object.js';
-import type { SseEvent } from '../sse/sse-parser.js';
-import type { EventClassifier, EventFacts } from './event-classifier.js';
-import { type EventScan, JSON_STRING, named, withScan } from './event-scan.js';
-import { type ChoiceText, choiceAround, classifyOpenAiEvent, openAiChunkScan } from './openai-stream.js';
+import type { EventClassifier, EventFacts } from '../../measure/answer-facts.js';
+import { type JsonObject, stringField } from '../../shared/json-object.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
+import { type EventScan, JSON_STRING, named, withScan } from '../event-scan.js';
+import {
+  type ChoiceText,
+  choiceAround,
+  classifyOpenAiEvent,
+  openAiChunkScan,
+} from '../openai-choices/choices-stream.js';
 
 /** Every event JSON.parsed: the reference the scan is tested against. */
 export const openAiCompletionsParsingClassifier: EventClassifier = {

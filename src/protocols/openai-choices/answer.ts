@@ -1,10 +1,11 @@
-// What OpenAI chat and completions share: the stream tail of their bodies (usage on request, vLLM's ignore_eos)
-// and the reading of a non-streamed answer (`usage.prompt_tokens`, `choices`).
+// What OpenAI chat and completions share besides their stream (choices-stream.ts) and usage (usage.ts): the stream
+// tail of their bodies (usage on request, vLLM's ignore_eos) and the reading of a non-streamed answer (`choices`).
 
-import { openAiPromptUsage } from '../measure/prompt-usage.js';
-import { field, isJsonObject, type JsonObject, stringField } from '../shared/json-object.js';
-import { estimateFromText, readUsage, requireList } from './json-answer.js';
-import type { Body, BodyOptions, JsonAnswerFacts } from './protocol.js';
+import type { JsonAnswerFacts } from '../../measure/answer-facts.js';
+import { field, isJsonObject, type JsonObject, stringField } from '../../shared/json-object.js';
+import { estimateFromText, readUsage, requireList } from '../json-answer.js';
+import type { Body, BodyOptions } from '../protocol.js';
+import { readChoicesUsage } from './usage.js';
 
 /** OpenAI's stream tail: the usage chunk on request (on every chunk with continuousUsage), and vLLM's ignore_eos. */
 export function openAiStreamFields(options: BodyOptions): Body {
@@ -25,7 +26,7 @@ export function openAiStreamFields(options: BodyOptions): Body {
 
 /** Chat completions and completions: usage, then each choice's finish reason and text (message or text). */
 export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): void {
-  readUsage(answer, facts, openAiPromptUsage, 'completion_tokens');
+  readUsage(answer, facts, readChoicesUsage);
   const choices = requireList(answer, facts, 'choices');
   if (choices === undefined) return;
   let text = '';

@@ -9,7 +9,7 @@ import {
   PROTOCOLS,
   type ProtocolName,
   protocolByName,
-} from '../../src/protocols/index.js';
+} from './index.js';
 
 export const BACKENDS = ['openai-chat', 'openai', 'vllm', 'anthropic-messages', 'openai-responses'] as const;
 export type Backend = (typeof BACKENDS)[number];

@@ -1,9 +1,8 @@
 // OpenAI chat completions (`/v1/chat/completions`), the body vLLM's benchmark sends as `openai-chat`.
-import { openAiChatClassifier } from '../measure/openai-chat-classifier.js';
-import { userContent } from './body-parts.js';
-import { jsonAnswerReader } from './json-answer.js';
-import { openAiStreamFields, readOpenAiAnswer } from './openai-common.js';
-import { BEARER_AUTH, defineProtocol } from './protocol.js';
+import { jsonAnswerReader } from '../json-answer.js';
+import { openAiStreamFields, readOpenAiAnswer } from '../openai-choices/answer.js';
+import { BEARER_AUTH, defineProtocol, userContent } from '../protocol.js';
+import { openAiChatClassifier } from './stream-classifier.js';
 
 export const openAiChat = defineProtocol({
   name: 'openai-chat',

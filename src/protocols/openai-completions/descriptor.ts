@@ -1,10 +1,10 @@
 // OpenAI (legacy) completions (`/v1/completions`), the body vLLM's benchmark sends as `openai` and `vllm`: with its
 // `repetition_penalty: 1.0` and `logprobs: null` (vLLM's client always writes both; --repetition-penalty and
 // --logprobs replace them through the sampling fields merged after the body).
-import { openAiCompletionsClassifier } from '../measure/openai-completions-classifier.js';
-import { jsonAnswerReader } from './json-answer.js';
-import { openAiStreamFields, readOpenAiAnswer } from './openai-common.js';
-import { BEARER_AUTH, defineProtocol } from './protocol.js';
+import { jsonAnswerReader } from '../json-answer.js';
+import { openAiStreamFields, readOpenAiAnswer } from '../openai-choices/answer.js';
+import { BEARER_AUTH, defineProtocol } from '../protocol.js';
+import { openAiCompletionsClassifier } from './stream-classifier.js';
 
 export const openAiCompletions = defineProtocol({
   name: 'openai-completions',

@@ -1,6 +1,9 @@
-// What one SSE event means for measurement, behind one interface so that every protocol (OpenAI chat and
-// completions now; Anthropic Messages and OpenAI Responses later) feeds the same StreamMeter.
+// What an answer means for measurement, in the terms the meter and the outcome rules read whatever the protocol:
+// one streamed event's facts (EventFacts, read by a protocol's EventClassifier, which feeds the StreamMeter) and a
+// whole non-streamed answer's (JsonAnswerFacts, read by a protocol's readAnswer). Each protocol's readers live in
+// its folder under src/protocols and reach measurement only through these types, handed in with its descriptor.
 
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-bytes.js';
 import type { SseEvent } from '../sse/sse-parser.js';
 
 /**
@@ -19,7 +22,7 @@ export interface EventFacts {
    * the answer has not started (time to first output token waits for a content event without this).
    */
   readonly reasoning?: true;
-  /** Prompt (input) tokens as the upstream reported them, cached ones included (prompt-usage.ts). */
+  /** Prompt (input) tokens as the upstream reported them, cached ones included (src/protocols/usage.ts). */
   readonly promptTokens?: number;
   /** Of promptTokens, those the upstream read from its prompt cache. */
   readonly cachedPromptTokens?: number;
@@ -67,4 +70,58 @@ export interface EventClassifier {
   readonly protocol: string;
   /** Reads one dispatched event. Must not throw, whatever the upstream sent. */
   classify(event: SseEvent): EventFacts;
+}
+
+/** What a non-streamed JSON answer told us; the outcome rule (stream-outcome.ts's answerOutcome) and both records read it. */
+export interface JsonAnswerFacts {
+  promptTokens: number | null;
+  /** Of promptTokens, those read from the upstream's prompt cache. */
+  cachedPromptTokens: number | null;
+  /** Every generated token, reasoning included (as a stream's completionTokens). */
+  outputTokens: number | null;
+  /** Of outputTokens, those the upstream reports as reasoning (as a stream's reasoningTokens); null when it does not say. */
+  reasoningTokens: number | null;
+  source: 'usage' | 'estimate' | null;
+  finishReason: string | null;
+  /** Tool calls the answer asks the client to run (as the stream's StreamTiming.toolCalls counts them). */
+  toolCalls: number | null;
+  /** The answer's own id, where its protocol gives one (Responses), for previous_response_id chains. */
+  responseId: string | null;
+  /** Set when a 2xx body holds an error object instead of an answer. */
+  errorMessage: string | null;
+  /** Set when its usage held a count no answer can have (reported-usage.ts): why; none of its counts was read. */
+  implausibleUsage?: string;
+  /**
+   * Why the body holds no answer at all, when it holds none: not JSON (an HTML page), empty (a 204, an empty 200),
+   * or no choices (`choices: []`; Responses' `output`, Anthropic's `content`). The same content streamed carries no
+   * generated text, and both are upstream_error_body (stream-outcome.ts). Null for an answer.
+   */
+  notAnswer: string | null;
+}
+
+// The error message facts carry is bounded: long enough for any real provider message, short enough that one bad
+// upstream cannot fill a record or a log line with it.
+export const MAX_ERROR_MESSAGE_CHARS = 2000;
+
+export function capErrorMessage(message: string): string {
+  return message.length > MAX_ERROR_MESSAGE_CHARS ? message.slice(0, MAX_ERROR_MESSAGE_CHARS) : message;
+}
+
+/** True when `raw` nests objects or arrays deeper than the request bodies' bound. */
+function nestsTooDeep(raw: string | Uint8Array): boolean {
+  return nestsDeeperThan(typeof raw === 'string' ? Buffer.from(raw) : raw, MAX_JSON_DEPTH);
+}
+
+/**
+ * The text of an error value an upstream sent as JSON, capped: its JSON, or the raw text it was parsed from when
+ * that nests past the bound. JSON.parse takes any depth (V8's is iterative), but JSON.stringify recurses and gives
+ * out at about 10,000 levels, which fit in one SSE event: thrown inside undici's callbacks, that would take the
+ * exchange down with no record.
+ */
+export function errorJsonText(value: unknown, raw: string | Uint8Array): string {
+  if (nestsTooDeep(raw)) {
+    const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+    return capErrorMessage(text);
+  }
+  return capErrorMessage(JSON.stringify(value));
 }

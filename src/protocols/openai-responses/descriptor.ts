@@ -1,12 +1,11 @@
 // OpenAI Responses (`/v1/responses`): its stream always carries usage (response.completed), and it has no
 // ignore_eos.
 
-import { CLIENT_TOOL_CALL_ITEMS, openAiResponsesClassifier } from '../measure/openai-responses-classifier.js';
-import { responsesPromptUsage } from '../measure/prompt-usage.js';
-import { field, isJsonObject, stringField } from '../shared/json-object.js';
-import { streamOnly, userContent } from './body-parts.js';
-import { jsonAnswerReader, readUsage, requireList } from './json-answer.js';
-import { BEARER_AUTH, defineProtocol } from './protocol.js';
+import { field, isJsonObject, stringField } from '../../shared/json-object.js';
+import { jsonAnswerReader, readUsage, requireList } from '../json-answer.js';
+import { BEARER_AUTH, defineProtocol, streamOnly, userContent } from '../protocol.js';
+import { CLIENT_TOOL_CALL_ITEMS, openAiResponsesClassifier } from './stream-classifier.js';
+import { readResponsesUsage } from './usage.js';
 
 export const openAiResponses = defineProtocol({
   name: 'openai-responses',
@@ -16,9 +15,9 @@ export const openAiResponses = defineProtocol({
   usageOnRequest: false,
   hasIgnoreEos: false,
   classifier: openAiResponsesClassifier,
-  // `usage.input_tokens`; for a response object, why it is incomplete or else its status.
+  // Its usage; for a response object, why it is incomplete or else its status.
   readAnswer: jsonAnswerReader((answer, facts) => {
-    readUsage(answer, facts, responsesPromptUsage, 'output_tokens');
+    readUsage(answer, facts, readResponsesUsage);
     if (field(answer, 'object') !== 'response') return;
     facts.responseId = stringField(answer, 'id') || null;
     // A background response is answered queued, its output still to come: not judged here.

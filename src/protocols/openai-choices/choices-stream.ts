@@ -3,16 +3,21 @@
 // inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
 
 import {
-  countField,
+  capErrorMessage,
+  DONE_FACTS,
+  type EventFacts,
+  errorJsonText,
+  type MutableFacts,
+  UNPARSEABLE_FACTS,
+} from '../../measure/answer-facts.js';
+import {
   field,
   isJsonObject,
   type JsonObject,
   parseJsonObject,
   stringField,
-} from '../shared/json-object.js';
-import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage, errorJsonText } from './error-message.js';
-import { DONE_FACTS, type EventFacts, type MutableFacts, UNPARSEABLE_FACTS } from './event-classifier.js';
+} from '../../shared/json-object.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
 import {
   arrayOfOne,
   contentFacts,
@@ -25,9 +30,9 @@ import {
   stringOtherThan,
   stringValue,
   whole,
-} from './event-scan.js';
-import { openAiPromptUsage } from './prompt-usage.js';
-import { plausibleUsage } from './reported-usage.js';
+} from '../event-scan.js';
+import { addUsageFacts } from '../usage.js';
+import { readChoicesUsage } from './usage.js';
 
 /** The generated text of one element of `choices`: its answer (content, refusal, tool calls) and its reasoning. */
 export interface ChoiceText {
@@ -107,23 +112,11 @@ export function classifyOpenAiEvent(event: SseEvent, readChoiceText: ChoiceTextR
 
   // OpenAI sends `"usage": null` on every chunk once include_usage is set; vLLM's continuous_usage_stats puts a
   // running usage on every chunk. Either way the last usage seen wins.
-  const reported = plausibleUsage(field(chunk, 'usage'));
+  const reported = readChoicesUsage(field(chunk, 'usage'));
   if (reported === undefined) return facts;
   // A usage-only chunk is one whatever its counts: the gateway removes it when it asked for usage itself.
   if (Array.isArray(choices) && choices.length === 0) facts.usageOnly = true;
-  if ('implausible' in reported) facts.implausibleUsage = reported.implausible;
-  else {
-    const usage = reported.usage;
-    const prompt = openAiPromptUsage(usage);
-    const completion = countField(usage, 'completion_tokens');
-    if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
-    if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
-    if (completion !== undefined) facts.completionTokens = completion;
-    const details = field(usage, 'completion_tokens_details');
-    const reasoningTokens = isJsonObject(details) ? countField(details, 'reasoning_tokens') : undefined;
-    if (reasoningTokens !== undefined) facts.reasoningTokens = reasoningTokens;
-  }
-  return facts;
+  return addUsageFacts(facts, reported);
 }
 
 function errorMessageOf(chunk: JsonObject | undefined, rawData: string): string {

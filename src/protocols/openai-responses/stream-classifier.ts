@@ -4,22 +4,22 @@
 // end come with `response.completed` (or `response.incomplete`); `response.failed` and `error` carry errors.
 
 import {
-  countField,
+  capErrorMessage,
+  type EventClassifier,
+  type EventFacts,
+  errorJsonText,
+  type MutableFacts,
+  NO_FACTS,
+  UNPARSEABLE_FACTS,
+} from '../../measure/answer-facts.js';
+import {
   field,
   isJsonObject,
   type JsonObject,
   parseJsonObject,
   stringField,
-} from '../shared/json-object.js';
-import type { SseEvent } from '../sse/sse-parser.js';
-import { capErrorMessage, errorJsonText } from './error-message.js';
-import {
-  type EventClassifier,
-  type EventFacts,
-  type MutableFacts,
-  NO_FACTS,
-  UNPARSEABLE_FACTS,
-} from './event-classifier.js';
+} from '../../shared/json-object.js';
+import type { SseEvent } from '../../sse/sse-parser.js';
 import {
   COMMA,
   contentFacts,
@@ -34,9 +34,9 @@ import {
   stringValue,
   whole,
   withScan,
-} from './event-scan.js';
-import { responsesPromptUsage } from './prompt-usage.js';
-import { plausibleUsage } from './reported-usage.js';
+} from '../event-scan.js';
+import { addUsageFacts } from '../usage.js';
+import { readResponsesUsage } from './usage.js';
 
 /** The reasoning deltas: the model's reasoning (or its summary), streamed before the answer. */
 const REASONING_DELTAS: ReadonlySet<string> = new Set([
@@ -126,21 +126,8 @@ function finished(response: unknown): EventFacts {
   if (!isJsonObject(response)) return facts;
   const id = stringField(response, 'id');
   if (id !== '') facts.responseId = id;
-  const reported = plausibleUsage(field(response, 'usage'));
-  if (reported !== undefined && 'implausible' in reported) facts.implausibleUsage = reported.implausible;
-  else if (reported !== undefined) {
-    const usage = reported.usage;
-    const prompt = responsesPromptUsage(usage);
-    const output = countField(usage, 'output_tokens');
-    if (prompt.promptTokens !== undefined) facts.promptTokens = prompt.promptTokens;
-    if (prompt.cachedPromptTokens !== undefined) facts.cachedPromptTokens = prompt.cachedPromptTokens;
-    if (output !== undefined) facts.completionTokens = output;
-    const outputDetails = field(usage, 'output_tokens_details');
-    const reasoningTokens = isJsonObject(outputDetails)
-      ? countField(outputDetails, 'reasoning_tokens')
-      : undefined;
-    if (reasoningTokens !== undefined) facts.reasoningTokens = reasoningTokens;
-  }
+  const reported = readResponsesUsage(field(response, 'usage'));
+  if (reported !== undefined) addUsageFacts(facts, reported);
   const details = field(response, 'incomplete_details');
   const reason = isJsonObject(details) ? stringField(details, 'reason') : '';
   facts.finishReason = reason || stringField(response, 'status') || 'completed';
