@@ -1,4 +1,4 @@
-// What the event scan (src/measure/event-scan.ts) saves per event: each protocol's classifier with the scan against
+// What the event scan (src/protocols/event-scan.ts) saves per event: each protocol's classifier with the scan against
 // the same classifier with every event JSON.parsed, on the content deltas the real servers send (vLLM's chat chunk,
 // OpenAI's, a completions chunk, a Responses text delta, an Anthropic text delta), then the whole meter (SSE parsing,
 // classifying, figures) fed a 200-chunk chat stream with either classifier. Rounds alternate between the two so a

@@ -28,10 +28,10 @@ export interface ExchangeFigures {
    */
   readonly ttfoMs?: number | null;
   /**
-   * Reasoning tokens of a metered stream: the upstream's count when it reports one (OpenAI's
-   * `completion_tokens_details.reasoning_tokens`, Responses' `output_tokens_details.reasoning_tokens`), otherwise
-   * the built-in estimate of the reasoning text (Anthropic thinking); 0 without reasoning, null without a metered
-   * stream. Included in outputTokens. Absent from records written before it.
+   * Reasoning tokens: the upstream's count when it reports one (OpenAI's `completion_tokens_details.reasoning_tokens`,
+   * Responses' `output_tokens_details.reasoning_tokens`), streamed or not; otherwise, for a metered stream, the
+   * built-in estimate of the reasoning text (Anthropic thinking), 0 without reasoning; otherwise null. Included in
+   * outputTokens. Absent from records written before it.
    */
   readonly reasoningTokens?: number | null;
   /** Last content chunk (vLLM's E2EL; the usage chunk and the end marker do not count). */
@@ -39,7 +39,7 @@ export interface ExchangeFigures {
   readonly promptTokens: number | null;
   /**
    * Of the prompt tokens, those the upstream read from its prompt cache, as its usage says
-   * (`prompt_tokens_details.cached_tokens` and the other protocols' equivalents: src/measure/prompt-usage.ts);
+   * (`prompt_tokens_details.cached_tokens` and the other protocols' equivalents: src/protocols/<protocol>/usage.ts);
    * null when it does not say. Absent from load generator records written before it.
    */
   readonly cachedPromptTokens?: number | null;

@@ -101,7 +101,7 @@ export interface StreamTiming {
   readonly estimatedOutputTokens: number;
   /** `usage.prompt_tokens` (or the protocol's equivalent) when the upstream reported it. */
   readonly promptTokens: number | undefined;
-  /** Of promptTokens, those read from the upstream's prompt cache, when it said (src/measure/prompt-usage.ts). */
+  /** Of promptTokens, those read from the upstream's prompt cache, when it said (src/protocols/usage.ts). */
   readonly cachedPromptTokens: number | undefined;
   /** `usage.completion_tokens` (or the protocol's equivalent) when the upstream reported it. */
   readonly usageOutputTokens: number | undefined;

@@ -8,7 +8,7 @@
 // (which could spell a read member's name) never matches, nor does a read member twice (JSON.parse keeps the
 // last). So an event that matches has, under JSON.parse, exactly the fields the pattern saw, and the classifier
 // reading them would return the facts the scan returns. Anything the pattern is not sure of falls through to
-// JSON.parse. test/measure/event-scan.test.ts checks both paths agree on a corpus of real-shape events and on
+// JSON.parse. test/protocols/event-scan.test.ts checks both paths agree on a corpus of real-shape events and on
 // seeded random ones.
 //
 // Why it is cheaper: the regular expression engine compiles the pattern to native code that walks the text once

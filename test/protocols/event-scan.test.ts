@@ -1,4 +1,4 @@
-// The scan (src/measure/event-scan.ts) against JSON.parse: every classifier's scan, where it decides, gives the
+// The scan (src/protocols/event-scan.ts) against JSON.parse: every classifier's scan, where it decides, gives the
 // facts the JSON.parse path gives, on a corpus of events in the shapes real servers send and on seeded random
 // events built to hit the scan's edges (escaped keys, duplicate members, whitespace, escapes, broken JSON).
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ import {
   openAiResponsesScan,
 } from '../../src/protocols/openai-responses/stream-classifier.js';
 import { SeededRandom } from '../../src/shared/random.js';
-import { sseEvent } from './classify.js';
+import { sseEvent } from '../measure/classify.js';
 
 interface Protocol {
   readonly name: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';
-import { chatChunk, delta, sseEvent } from './classify.js';
+import { chatChunk, delta, sseEvent } from '../measure/classify.js';
 
 const classify = (data: string, type?: string) => openAiChatClassifier.classify(sseEvent(data, type));
 

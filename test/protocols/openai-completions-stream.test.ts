@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiCompletionsClassifier } from '../../src/protocols/openai-completions/stream-classifier.js';
-import { sseEvent } from './classify.js';
+import { sseEvent } from '../measure/classify.js';
 
 const classify = (body: object | string) =>
   openAiCompletionsClassifier.classify(sseEvent(typeof body === 'string' ? body : JSON.stringify(body)));
