@@ -9,10 +9,10 @@
 //   long the model reasoned before answering, and its reasoning tokens: vLLM's TTFT stops at the first reasoning
 //   token, which is not when the user sees the answer begin;
 // - with --per-chunk-usage (a running usage on every chunk), the share of chunks that carried more than one token
-//   and the inter-token gaps per token (src/measure/per-token-gaps.ts), where vLLM's ITL counts one per chunk.
+//   and the inter-token gaps per token (src/measure/stream-figures.ts), where vLLM's ITL counts one per chunk.
 
 import { type Outcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
-import { perTokenGaps } from '../../src/measure/per-token-gaps.js';
+import { perTokenGaps } from '../../src/measure/stream-figures.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
 import { type MetricStats, metricStats } from './metric-stats.js';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
-import { perTokenGaps } from '../../src/measure/per-token-gaps.js';
+import { perTokenGaps } from '../../src/measure/stream-figures.js';
 import { type RequestTruth, type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
 import { runCli } from '../helpers/run-cli.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { perTokenGaps } from '../../src/measure/per-token-gaps.js';
+import { perTokenGaps } from '../../src/measure/stream-figures.js';
 
 test('a gap of g before a chunk of k tokens is k gaps of g / k; the first chunk has none', () => {
   // Chunks of 2, 1, 4 and 2 tokens; gaps of 10, 20 and 30 ms before the last three.
