@@ -2,12 +2,12 @@
 // cannot say, the message names the flag to add, or, when it refused (401, 403...), the doctor's diagnosis of why,
 // or, when nothing answered, the connection to check.
 
-import { Agent, request } from 'undici';
 import { type NetworkFailureKind, networkFailure } from '../../src/measure/network-failure.js';
 import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { Agent, request } from '../engine/undici-parts.js';
 import type { ResolvedTarget } from './target-url.js';
 
 const TIMEOUT_MS = 10_000;

@@ -3,12 +3,13 @@
 // them over, with no Node stream in between, exactly as the gateway's does. Resolves with the record once the
 // request has ended, however it ended.
 
-import { type Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { RequestRecord } from '../record.js';
 import type { AbortHub } from './abort-hub.js';
 import type { EngineTarget, PreparedRequest } from './engine.js';
 import { RunAbortedError } from './failure-kind.js';
 import type { MeasuredRequest } from './measured-request.js';
+import { Pool } from './undici-parts.js';
 
 /**
  * The open-loop engines' transport: one undici Pool for the target's origin, keep-alive, pipelining 1, with as many
@@ -16,7 +17,11 @@ import type { MeasuredRequest } from './measured-request.js';
  * the HTTP client where its wait would look like server latency. Our idle timeout is applied by undici to the
  * wait for headers and to each gap between body chunks; --insecure skips TLS verification.
  */
-export function enginePool(target: EngineTarget, idleTimeoutMs: number, connections: number | null): Pool {
+export function enginePool(
+  target: EngineTarget,
+  idleTimeoutMs: number,
+  connections: number | null,
+): InstanceType<typeof Pool> {
   return new Pool(target.origin, {
     connections,
     pipelining: 1,

@@ -1,9 +1,9 @@
 // Fetches one server metrics page. Never throws: a page that cannot be had becomes a sentence. No credential is
 // sent: vLLM serves /metrics without its --api-key, and the page's URL may be another host than the API's.
 
-import { request } from 'undici';
 import { errorCode, failureKindOfCode } from '../../src/measure/network-failure.js';
 import { boundedText } from '../../src/shared/bounded-text.js';
+import { request } from '../engine/undici-parts.js';
 
 // vLLM's page is some tens of kilobytes per model and engine; this only bounds a wrong URL.
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;

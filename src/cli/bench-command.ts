@@ -43,6 +43,8 @@ export const benchCommand: Command = {
     'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 4 stopped by --stop-on-saturation or --max-error-rate, 99 a --threshold failed, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
+    const { trimV8ForLoadGeneration } = await import('../../loadgen/engine/v8-footprint.js');
+    trimV8ForLoadGeneration();
     const { benchWorkflow } = await import('../../loadgen/bench/bench-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
     const { untilStopped } = await import('./bench-signals.js');
