@@ -251,6 +251,8 @@ export class ApiPath {
       const conversation = body === undefined || field === null ? undefined : conversationFacts(body, field);
       m.toolResults = conversation?.toolResults ?? null;
       m.session = this.#context.sessions.begin(request.headers, conversation, m.receivedAt) ?? null;
+      // After the session: a request placed by its conversation's hashes has them computed already.
+      m.promptPrefixes = conversation?.promptPrefixes() ?? null;
     } catch (error) {
       this.#log.error({ requestId: m.requestId, err: error }, 'placing the request in its session failed');
     }
