@@ -15,7 +15,7 @@ import { field, isJsonObject, type JsonObject, parseJsonObject } from '../../sha
 import type { MemberSpan } from '../request-path/body-scan.js';
 import { memberKey, type ParsedBody } from '../request-path/request-body.js';
 import type { ElementSpans } from './element-spans.js';
-import { type PromptPrefix, prefixBoundaries, prefixHash, toolsDigest } from './prompt-prefixes.js';
+import { frameDigest, type PromptPrefix, prefixBoundaries, prefixHash } from './prompt-prefixes.js';
 
 /** Where a protocol keeps its conversation: the Protocol's conversationField. */
 export type ConversationField = 'messages' | 'input';
@@ -76,8 +76,11 @@ export interface ConversationFacts extends BodySessionHints {
    * calls. Null when they could not be counted within MAX_PARSED_TAIL_BYTES or the kept spans.
    */
   readonly toolResults: number | null;
-  /** The prompt's boundaries for traces (prompt-prefixes.ts), computed on the first call; undefined without messages. */
-  promptPrefixes(): PromptPrefix[] | undefined;
+  /**
+   * The prompt's boundaries for traces (prompt-prefixes.ts), computed on the first call, in `protocol` (its endpoint
+   * family: `chat`, ...); undefined without messages.
+   */
+  promptPrefixes(protocol: string): PromptPrefix[] | undefined;
 }
 
 const NO_HINTS: BodySessionHints = Object.freeze({
@@ -141,8 +144,8 @@ export function conversationFacts(body: ParsedBody, field: ConversationField): C
       return chain;
     },
     toolResults: toolResultsAtEnd(raw, spans),
-    promptPrefixes: () => {
-      prefixes ??= prefixesOf(raw, frames, tools, spans, digestsFor(false).at, framed);
+    promptPrefixes: (protocol) => {
+      prefixes ??= prefixesOf(raw, protocol, frames, tools, spans, digestsFor(false).at, framed);
       return prefixes;
     },
   };
@@ -243,6 +246,7 @@ function chainOf(digests: ReadonlyMap<number, Buffer>, spans: ElementSpans): Con
 /** The record's promptPrefixes (prompt-prefixes.ts): bytes count tools, then instructions, then messages. */
 function prefixesOf(
   raw: Buffer,
+  protocol: string,
   frames: readonly MemberSpan[],
   tools: MemberSpan | undefined,
   spans: ElementSpans,
@@ -250,7 +254,7 @@ function prefixesOf(
   framed: boolean,
 ): PromptPrefix[] {
   const toolBytes = tools === undefined ? undefined : raw.subarray(tools.valueStart, tools.valueEnd);
-  const mixed = toolsDigest(toolBytes);
+  const mixed = frameDigest(protocol, toolBytes);
   let before = toolBytes?.length ?? 0;
   for (const frame of frames) before += frame.valueEnd - frame.valueStart;
   const prefixes: PromptPrefix[] = [];

@@ -4,7 +4,8 @@
 // (tools, then instructions, then messages, as sent) lie up to there, and a hash of those bytes.
 //
 // The hashes must say "equal" and nothing else: each is an HMAC-SHA256, keyed by RUN_KEY, of the conversation's
-// SHA-256 at that boundary (conversation.ts) and the tools' SHA-256, cut to 96 bits. The key is random per
+// SHA-256 at that boundary (conversation.ts) and a SHA-256 of the protocol's name and the tools, cut to 96 bits
+// (the same instructions sent in two protocols are two prompts: each protocol's server renders its own). The key is random per
 // gateway process and never written anywhere, so a hash cannot be checked against a guessed text, and two records
 // share a hash only when both came through the same process. With `workers` above 1 each worker has its own key:
 // its records share no prefix with another worker's (a session's turns usually reach one worker).
@@ -36,15 +37,17 @@ export function prefixBoundaries(count: number, framed: boolean): number[] {
   return boundaries;
 }
 
-/** The tools' SHA-256 (an empty buffer without tools), mixed into every entry's hash. */
-export function toolsDigest(tools: Buffer | undefined): Buffer {
-  return tools === undefined ? Buffer.alloc(0) : createHash('sha256').update(tools).digest();
+/** What frames the conversation besides its instructions: the protocol (`chat`, ...) and the tools' bytes. */
+export function frameDigest(protocol: string, tools: Buffer | undefined): Buffer {
+  const hash = createHash('sha256').update(protocol).update('\u0000');
+  if (tools !== undefined) hash.update(tools);
+  return hash.digest();
 }
 
 /** One entry's hash: keyed, cut, base64url. */
-export function prefixHash(tools: Buffer, conversationDigest: Buffer): string {
+export function prefixHash(frame: Buffer, conversationDigest: Buffer): string {
   return createHmac('sha256', RUN_KEY)
-    .update(tools)
+    .update(frame)
     .update(conversationDigest)
     .digest()
     .subarray(0, HASH_BYTES)
