@@ -5,11 +5,11 @@
 //
 //   AgentTrace   { format, blockTokens, sessions: AgentSession[] }    sessions in order of their first turn
 //   AgentSession { id, startMs, turns: AgentTurn[] }                  startMs: turn 0's arrival, null if unknown
-//   AgentTurn    { turn, atMs, waitMs, inputTokens, outputTokens, hashIds, api, toolCalls, toolResults, model, line }
+//   AgentTurn    { turn, timestampMs, waitMs, inputLength, outputLength, hashIds, api, toolCalls, toolResults, model, line }
 //
 // Timing: turn 0 starts its session at `startMs` (ms after the trace's first request; null when the format gives
 // no time, so a replay starts sessions on a rate). Turn k > 0 is sent `waitMs` after turn k-1's answer ended (the
-// agent's tool and think time); `atMs` is its recorded arrival, for reading only (null when the format has none).
+// agent's tool and think time); `timestampMs` is its recorded arrival, for reading only (null when the format has none).
 // Prompts: `hashIds` has one id per `blockTokens` tokens of the prompt (the last block may be partial); equal ids
 // are equal blocks, and the same id at the same place in two turns is a shared prefix (Mooncake's meaning).
 // `api` is the protocol the turn used; null when the format does not say (the replay's backend decides). Counts
@@ -29,12 +29,12 @@ export interface AgentTurn {
   /** Its index in the session, from 0. */
   readonly turn: number;
   /** Its recorded arrival, ms after the trace's first request; null when the format has none for it. */
-  readonly atMs: number | null;
+  readonly timestampMs: number | null;
   /** 0 for turn 0; later: ms from the previous turn's answer end to this turn's send. */
   readonly waitMs: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** ceil(inputTokens / blockTokens) ids. */
+  readonly inputLength: number;
+  readonly outputLength: number;
+  /** ceil(inputLength / blockTokens) ids. */
   readonly hashIds: readonly number[];
   readonly api: AgentApi | null;
   /** Tool calls the answer asked for; null when the format does not say. */
@@ -101,22 +101,22 @@ export class SessionsBuilder {
     if (expected === 0 && found.waitMs !== 0)
       this.fail(found.line, `'wait_ms' must be 0 on a session's first turn (got ${found.waitMs})`);
     const previous = session?.turns[expected - 1];
-    if (previous !== undefined && previous.atMs !== null && found.atMs !== null) {
-      if (found.atMs < previous.atMs)
+    if (previous !== undefined && previous.timestampMs !== null && found.timestampMs !== null) {
+      if (found.timestampMs < previous.timestampMs)
         this.fail(
           found.line,
-          `turn ${expected} of session '${sessionId}' arrives at ${found.atMs} ms, before turn ${expected - 1} (${previous.atMs} ms)`,
+          `turn ${expected} of session '${sessionId}' arrives at ${found.timestampMs} ms, before turn ${expected - 1} (${previous.timestampMs} ms)`,
         );
       // It was sent waitMs after the previous answer ended, which was after the previous turn arrived.
-      if (found.atMs - previous.atMs < found.waitMs)
+      if (found.timestampMs - previous.timestampMs < found.waitMs)
         this.fail(
           found.line,
-          `turn ${expected} of session '${sessionId}' overlaps turn ${expected - 1}: it arrives ${found.atMs - previous.atMs} ms after it, less than its 'wait_ms' (${found.waitMs}) after that turn's answer`,
+          `turn ${expected} of session '${sessionId}' overlaps turn ${expected - 1}: it arrives ${found.timestampMs - previous.timestampMs} ms after it, less than its 'wait_ms' (${found.waitMs}) after that turn's answer`,
         );
     }
     const turn: AgentTurn = { ...found, turn: expected };
     if (session === undefined) {
-      session = { id: sessionId, startMs: found.atMs, turns: [] };
+      session = { id: sessionId, startMs: found.timestampMs, turns: [] };
       this.#sessions.set(sessionId, session);
     }
     session.turns.push(turn);

@@ -110,10 +110,10 @@ export function parseAgenticTrace(text: string, path: string): AgentTrace {
     need('model', model === undefined || typeof model === 'string', 'must be a string when given');
     builder.add(sessionId as string, {
       turn: f['turn'] as number,
-      atMs: f['timestamp'] as number,
+      timestampMs: f['timestamp'] as number,
       waitMs: f['wait_ms'] as number,
-      inputTokens: f['input_length'] as number,
-      outputTokens: f['output_length'] as number,
+      inputLength: f['input_length'] as number,
+      outputLength: f['output_length'] as number,
       hashIds: ids as number[],
       api: f['api'] as AgentApi,
       toolCalls: f['tool_calls'] as number,

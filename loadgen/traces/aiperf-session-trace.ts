@@ -96,10 +96,10 @@ export function parseAiperfSessionTrace(
       sessionId,
       turn: {
         turn: null,
-        atMs: (timestamp as number | undefined) ?? null,
+        timestampMs: (timestamp as number | undefined) ?? null,
         waitMs: first ? 0 : ((delay as number | undefined) ?? 0),
-        inputTokens: input as number,
-        outputTokens: output as number,
+        inputLength: input as number,
+        outputLength: output as number,
         hashIds: ids as number[],
         api: null,
         toolCalls: null,
@@ -114,7 +114,7 @@ export function parseAiperfSessionTrace(
   const builder = new SessionsBuilder(fail);
   let fresh = largestId + 1;
   for (const { sessionId, turn } of found) {
-    const blocks = Math.ceil(turn.inputTokens / blockTokens);
+    const blocks = Math.ceil(turn.inputLength / blockTokens);
     const hashIds = [...turn.hashIds];
     while (hashIds.length < blocks) hashIds.push(fresh++);
     builder.add(sessionId, { ...turn, hashIds });

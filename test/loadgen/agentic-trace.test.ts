@@ -202,16 +202,16 @@ test('three protocols captured through the gateway, exported with --sessions and
     session.turns.forEach((turn, k) => {
       const record = sessionRecords[k] as RequestRecord;
       const where = `session ${session.id} turn ${k}`;
-      assert.equal(turn.inputTokens, record.promptTokens, where);
-      assert.equal(turn.outputTokens, record.outputTokens, where);
-      assert.equal(turn.atMs, Date.parse(record.startedAt) - first, where);
+      assert.equal(turn.inputLength, record.promptTokens, where);
+      assert.equal(turn.outputLength, record.outputTokens, where);
+      assert.equal(turn.timestampMs, Date.parse(record.startedAt) - first, where);
       const previous = session.turns[k - 1];
       if (previous === undefined) assert.equal(turn.waitMs, 0, where);
       else {
         // The gateway's wait, but never more than the gap between the two (whole-ms) arrivals.
         const expected = Math.min(
           record.waitBeforeMs as number,
-          (turn.atMs as number) - (previous.atMs as number),
+          (turn.timestampMs as number) - (previous.timestampMs as number),
         );
         assert.ok(
           Math.abs(turn.waitMs - expected) <= 0.001,
@@ -219,13 +219,13 @@ test('three protocols captured through the gateway, exported with --sessions and
         );
         assert.ok(turn.waitMs >= (WAITS_MS[k] as number) - 1, `${where}: ${turn.waitMs} ms`);
       }
-      assert.equal(turn.hashIds.length, Math.ceil(turn.inputTokens / BLOCK), where);
+      assert.equal(turn.hashIds.length, Math.ceil(turn.inputLength / BLOCK), where);
       // The conversation grew: this turn begins with the previous one's whole blocks, not with its partial one.
       if (previous !== undefined) {
-        const whole = wholeBlocks(previous.inputTokens);
+        const whole = wholeBlocks(previous.inputLength);
         assert.ok(whole > 0, where);
         assert.deepEqual(turn.hashIds.slice(0, whole), previous.hashIds.slice(0, whole), where);
-        if (previous.inputTokens % BLOCK !== 0)
+        if (previous.inputLength % BLOCK !== 0)
           assert.notEqual(
             turn.hashIds[whole],
             previous.hashIds[whole],
@@ -358,7 +358,7 @@ test("AIPerf's mooncake_trace with session_id and delay: sessions in file order,
     trace.sessions.map((s) => ({
       id: s.id,
       startMs: s.startMs,
-      turns: s.turns.map((t) => [t.line, t.waitMs, t.inputTokens, t.outputTokens, t.hashIds]),
+      turns: s.turns.map((t) => [t.line, t.waitMs, t.inputLength, t.outputLength, t.hashIds]),
     })),
     [
       {
