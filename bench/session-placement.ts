@@ -3,8 +3,9 @@
 // tool calls and results) at about 60 KB, 300 KB and 1 MB. For each: the body scan the gateway runs anyway (now
 // also noting where each message lies), the body's session ids and tool results (conversation.ts: every request
 // with a conversation pays it), the conversation's hashes (only a request whose client sends no session id: prefix
-// chaining), the table's lookup and update, and for comparison JSON.parse of the whole body (what reading the
-// conversation by parsing would cost).
+// chaining), the prompt's prefix hashes for the record (every request with a conversation; prompt-prefixes.ts)
+// alone and with the chain's in the same pass, the table's lookup and update, and for comparison JSON.parse of
+// the whole body (what reading the conversation by parsing would cost).
 // Medians of the rounds, in microseconds per request. Not part of `npm test`. Run from the repository root:
 //
 //   npm run build && node dist/bench/session-placement.js [rounds, default 9]
@@ -63,12 +64,16 @@ const cases = [
   { name: '~1 MB, 200 turns', body: agentBody(200, 4500) },
 ];
 console.log(`rounds: ${rounds}; microseconds per request, median of rounds`);
-console.log('body                          bytes   msgs   scan  ids+tools  hashes  table  JSON.parse');
+console.log(
+  'body                          bytes   msgs   scan  ids+tools  hashes  prefixes  both  table  JSON.parse',
+);
 for (const { name, body } of cases) {
   const calls = Math.max(20, Math.round(4e7 / body.length));
   const scan: number[] = [];
   const facts: number[] = [];
   const hashes: number[] = [];
+  const prefixes: number[] = [];
+  const both: number[] = [];
   const table: number[] = [];
   const parse: number[] = [];
   const parsed = parseBodyBytes(body);
@@ -78,6 +83,16 @@ for (const { name, body } of cases) {
     scan.push(timePerCall(calls, () => parseBodyBytes(body)));
     facts.push(timePerCall(calls, () => conversationFacts(parsed, 'messages')));
     hashes.push(timePerCall(calls, () => conversationFacts(parsed, 'messages')?.chain()));
+    prefixes.push(
+      timePerCall(calls, () => conversationFacts(parsed, 'messages')?.promptPrefixes('messages')),
+    );
+    both.push(
+      timePerCall(calls, () => {
+        const facts = conversationFacts(parsed, 'messages');
+        facts?.chain();
+        facts?.promptPrefixes('messages');
+      }),
+    );
     // The table's own work, the conversation's hashes already made (memoized in `conversation`).
     const sessions = new SessionTable();
     let now = 0;
@@ -92,7 +107,9 @@ for (const { name, body } of cases) {
   console.log(
     `${name.padEnd(26)} ${String(body.length).padStart(8)} ${String(conversation?.length).padStart(6)} ` +
       `${median(scan).toFixed(0).padStart(6)} ${median(facts).toFixed(0).padStart(10)} ` +
-      `${(median(hashes) - median(facts)).toFixed(0).padStart(7)} ${median(table).toFixed(1).padStart(6)} ` +
+      `${(median(hashes) - median(facts)).toFixed(0).padStart(7)} ` +
+      `${(median(prefixes) - median(facts)).toFixed(0).padStart(9)} ${(median(both) - median(facts)).toFixed(0).padStart(5)} ` +
+      `${median(table).toFixed(1).padStart(6)} ` +
       `${median(parse).toFixed(0).padStart(11)}`,
   );
 }

@@ -52,7 +52,7 @@ export interface HiddenSharing {
 /** The grain sharing is looked for at, below the block size: the simulator's and vLLM's KV cache block. */
 const SHARING_GRAIN_TOKENS = 16;
 
-type Exported = Pick<
+export type Exported = Pick<
   RequestRecord,
   'role' | 'startedAt' | 'promptTokens' | 'outputTokens' | 'requestBody' | 'requestBodyTruncated'
 >;
@@ -121,12 +121,18 @@ function prefixHashes(tokens: readonly string[], blockTokens: number): string[] 
   return hashes;
 }
 
-export function recordsToTrace(text: string, blockTokens: number): RecordsTrace {
+/** The records a trace keeps, in order of arrival (`at`: ms since the epoch), and those left out, by why. */
+export function exportableRecords<R extends Exported>(
+  text: string,
+): {
+  kept: { record: R; at: number }[];
+  skipped: { -readonly [K in keyof RecordsTrace['skipped']]: number };
+} {
   const parsed = parseRecordLines(text);
   const skipped = { mirror: 0, withoutTokens: 0, implausible: 0, malformed: parsed.malformed };
-  const kept: { record: Exported; at: number }[] = [];
+  const kept: { record: R; at: number }[] = [];
   for (const line of parsed.records) {
-    const record = line as unknown as Exported;
+    const record = line as unknown as R;
     const at = Date.parse(String(record.startedAt));
     if (!Number.isFinite(at)) skipped.malformed++;
     else if (record.role === 'mirror') skipped.mirror++;
@@ -143,7 +149,13 @@ export function recordsToTrace(text: string, blockTokens: number): RecordsTrace 
       skipped.implausible++;
     else kept.push({ record, at });
   }
+  // Stable: records of one millisecond keep their order in the file.
   kept.sort((a, b) => a.at - b.at);
+  return { kept, skipped };
+}
+
+export function recordsToTrace(text: string, blockTokens: number): RecordsTrace {
+  const { kept, skipped } = exportableRecords<Exported>(text);
   const first = kept[0]?.at ?? 0;
   const ids = new Map<string, number>();
   let nextId = 0;

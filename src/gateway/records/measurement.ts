@@ -11,6 +11,7 @@ import type { ProtocolName } from '../../protocols/index.js';
 import { boundedClientText } from '../../shared/client-text.js';
 import type { TraceSpan } from '../../shared/trace-context.js';
 import { type ModelPrice, requestCost } from '../config/model-prices.js';
+import type { PromptPrefix } from '../sessions/prompt-prefixes.js';
 import type { SessionTurn } from '../sessions/sessions.js';
 import { gapCountsOf } from './gap-counts.js';
 import type { RequestRecord, RequestRole } from './record.js';
@@ -56,6 +57,8 @@ export class RequestMeasurement {
   session: SessionTurn | null = null;
   /** Tool results the request sent (conversation.ts); null when not counted. */
   toolResults: number | null = null;
+  /** The prompt's boundaries for traces (prompt-prefixes.ts); null without a conversation. */
+  promptPrefixes: readonly PromptPrefix[] | null = null;
   /** The upstream exchange: its wire stamps and, for a timed stream, its meter. Set once dispatched. */
   exchange: MeteredHandler | null = null;
   json: JsonAnswerFacts | null = null;
@@ -203,6 +206,7 @@ export class RequestMeasurement {
       waitBeforeMs: maybe(this.session?.waitBeforeMs ?? undefined),
       toolCalls: timing?.toolCalls ?? json?.toolCalls ?? null,
       toolResults: this.toolResults,
+      promptPrefixes: this.promptPrefixes,
       ...(recordGaps && figures?.itlMs !== undefined ? { itlMs: figures.itlMs.map(round3) } : {}),
       ...(recordGaps && figures?.itlCut === true ? { itlMsCut: true } : {}),
       ...(figures === undefined ? {} : chunkUsageFields(figures, recordGaps)),

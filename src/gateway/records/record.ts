@@ -5,6 +5,7 @@ import type { ExchangeFigures } from '../../measure/exchange-figures.js';
 import type { Outcome } from '../../measure/outcome.js';
 import type { ProtocolName } from '../../protocols/index.js';
 import type { ServerSegments } from '../../tracing/receiver/server-segments.js';
+import type { PromptPrefix } from '../sessions/prompt-prefixes.js';
 import type { SessionSource } from '../sessions/sessions.js';
 import type { GapCounts } from './gap-counts.js';
 
@@ -104,6 +105,12 @@ export interface RequestRecord extends ExchangeFigures {
   readonly toolCalls?: number | null;
   /** Tool results the request sent back after the model's last message in its conversation (conversation.ts). */
   readonly toolResults?: number | null;
+  /**
+   * The prompt's block structure without its text, for `trace export --sessions` (prompt-prefixes.ts): at a few
+   * message boundaries, [messages before it, bytes of the prompt up to it, keyed hash of those bytes]. Null
+   * without a conversation (completions, an unreadable body); absent from records of earlier versions.
+   */
+  readonly promptPrefixes?: readonly PromptPrefix[] | null;
   readonly itlMs?: readonly number[];
   /** The client's request body as received (records.bodies only), cut at 256 KiB. Never any header. */
   readonly requestBody?: string;

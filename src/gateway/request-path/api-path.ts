@@ -10,6 +10,7 @@
 // end) is what gives aborted and truncated requests a record too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { KnownProtocol } from '../../protocols/index.js';
 import { newSpan, parseTraceparent } from '../../shared/trace-context.js';
 import type { GatewayContext } from '../context.js';
 import { ClientSink } from '../exchange/client-sink.js';
@@ -21,7 +22,7 @@ import { recordedBody } from '../records/recorded-body.js';
 import type { Admission } from '../serve/admission.js';
 import { DRAIN_RETRY_AFTER_S } from '../serve/admission.js';
 import { parserRefusal } from '../serve/client-errors.js';
-import { type ConversationField, conversationFacts } from '../sessions/conversation.js';
+import { conversationFacts } from '../sessions/conversation.js';
 import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
 import { BodyScanner } from './body-scan.js';
@@ -235,7 +236,7 @@ export class ApiPath {
       { sink },
     );
     // After the primary is on its way: placing it in its session delays nothing the client waits for.
-    if (path.timed) this.#placeInSession(m, request, body, path.protocol?.conversationField ?? null);
+    if (path.timed) this.#placeInSession(m, request, body, path.protocol ?? null);
     // After the primary is on its way, never before: the copy costs the client nothing but this call.
     if (route.mirror !== null) context.mirrors.consider(route.mirror, { primary: m, request: asked });
   }
@@ -244,13 +245,17 @@ export class ApiPath {
     m: RequestMeasurement,
     request: IncomingMessage,
     body: ParsedBody | undefined,
-    field: ConversationField | null,
+    protocol: KnownProtocol | null,
   ): void {
     // The request is already on its way: whatever happens here must not answer it a second time.
     try {
+      const field = protocol?.conversationField ?? null;
       const conversation = body === undefined || field === null ? undefined : conversationFacts(body, field);
       m.toolResults = conversation?.toolResults ?? null;
       m.session = this.#context.sessions.begin(request.headers, conversation, m.receivedAt) ?? null;
+      // After the session: a request placed by its conversation's hashes has them computed already.
+      m.promptPrefixes =
+        (protocol === null ? undefined : conversation?.promptPrefixes(protocol.family)) ?? null;
     } catch (error) {
       this.#log.error({ requestId: m.requestId, err: error }, 'placing the request in its session failed');
     }

@@ -2,7 +2,8 @@
 // (body-scan.ts, element-spans.ts) without parsing the body: the session ids some clients put in it
 // (Anthropic's `metadata.user_id` as Claude Code writes it, `prompt_cache_key`, `previous_response_id`), hashes
 // of its conversation at each message boundary (for prefix chaining: sessions.ts), and the tool results it sends
-// back. No text is kept: a hash is all that outlives the request.
+// back, and the prompt's block structure for traces (prompt-prefixes.ts). No text is kept: a hash is all that
+// outlives the request.
 //
 // The hashes are SHA-256 (native, a few GB/s) over the bytes of the conversation as sent, from its first message
 // to the end of message k, after the instructions (`system`, `instructions`) that frame it. A client that sends
@@ -14,6 +15,7 @@ import { field, isJsonObject, type JsonObject, parseJsonObject } from '../../sha
 import type { MemberSpan } from '../request-path/body-scan.js';
 import { memberKey, type ParsedBody } from '../request-path/request-body.js';
 import type { ElementSpans } from './element-spans.js';
+import { frameDigest, type PromptPrefix, prefixBoundaries, prefixHash } from './prompt-prefixes.js';
 
 /** Where a protocol keeps its conversation: the Protocol's conversationField. */
 export type ConversationField = 'messages' | 'input';
@@ -23,6 +25,8 @@ export type ConversationField = 'messages' | 'input';
  * are ids of tens of bytes.
  */
 const FRAME_KEYS: ReadonlySet<string> = new Set(['system', 'instructions']);
+/** Tool definitions: part of the prompt (prompt-prefixes.ts), not of the conversation prefix chaining compares. */
+const TOOLS_KEY = 'tools';
 const HINT_KEYS: ReadonlySet<string> = new Set(['metadata', 'prompt_cache_key', 'previous_response_id']);
 const LONGEST_KEY = 'previous_response_id'.length;
 const MAX_HINT_BYTES = 4096;
@@ -72,6 +76,11 @@ export interface ConversationFacts extends BodySessionHints {
    * calls. Null when they could not be counted within MAX_PARSED_TAIL_BYTES or the kept spans.
    */
   readonly toolResults: number | null;
+  /**
+   * The prompt's boundaries for traces (prompt-prefixes.ts), computed on the first call, in `protocol` (its endpoint
+   * family: `chat`, ...); undefined without messages.
+   */
+  promptPrefixes(protocol: string): PromptPrefix[] | undefined;
 }
 
 const NO_HINTS: BodySessionHints = Object.freeze({
@@ -88,6 +97,7 @@ export function conversationFacts(body: ParsedBody, field: ConversationField): C
   const members = object.shape.members;
   let conversation: ElementSpans | undefined;
   const frames: MemberSpan[] = [];
+  let tools: MemberSpan | undefined;
   let hints: Partial<Record<string, MemberSpan>> | undefined;
   for (let i = 0; i < members.length; i++) {
     const member = members[i] as MemberSpan;
@@ -95,6 +105,7 @@ export function conversationFacts(body: ParsedBody, field: ConversationField): C
     if (key === undefined) continue;
     if (key === field) conversation = object.shape.elements.get(i);
     else if (FRAME_KEYS.has(key)) frames.push(member);
+    else if (key === TOOLS_KEY) tools = member;
     else if (HINT_KEYS.has(key)) {
       hints ??= {};
       hints[key] = member;
@@ -102,19 +113,49 @@ export function conversationFacts(body: ParsedBody, field: ConversationField): C
   }
   const bodyHints = hints === undefined ? NO_HINTS : readHints(raw, hints);
   if (conversation === undefined || conversation.count === 0) {
-    return { ...bodyHints, length: 0, chain: () => undefined, toolResults: 0 };
+    return {
+      ...bodyHints,
+      length: 0,
+      chain: () => undefined,
+      toolResults: 0,
+      promptPrefixes: () => undefined,
+    };
   }
   const spans = conversation;
+  const framed = frames.length > 0 || tools !== undefined;
+  // One pass of the running hash serves both readers: whichever asks first gets the boundaries of both when it
+  // is the chain (the sessions table asks before the record does), its own otherwise.
+  let digests: BoundaryDigests | undefined;
+  const digestsFor = (withChain: boolean): BoundaryDigests => {
+    if (digests === undefined || (withChain && !digests.chain)) {
+      const wanted = new Set(prefixBoundaries(spans.count, framed));
+      if (withChain) for (const k of chainBoundaries(spans)) wanted.add(k);
+      digests = { chain: withChain, at: digestsAt(raw, frames, spans, wanted) };
+    }
+    return digests;
+  };
   let chain: ConversationChain | undefined;
+  let prefixes: PromptPrefix[] | undefined;
   return {
     ...bodyHints,
     length: spans.count,
     chain: () => {
-      chain ??= hashes(raw, frames, spans);
+      chain ??= chainOf(digestsFor(true).at, spans);
       return chain;
     },
     toolResults: toolResultsAtEnd(raw, spans),
+    promptPrefixes: (protocol) => {
+      prefixes ??= prefixesOf(raw, protocol, frames, tools, spans, digestsFor(false).at, framed);
+      return prefixes;
+    },
   };
+}
+
+interface BoundaryDigests {
+  /** Whether the chain's boundaries are among them. */
+  readonly chain: boolean;
+  /** The conversation's SHA-256 after k messages, by k. */
+  readonly at: ReadonlyMap<number, Buffer>;
 }
 
 function readHints(raw: Buffer, hints: Partial<Record<string, MemberSpan>>): BodySessionHints {
@@ -154,25 +195,76 @@ export function sessionOfUserId(userId: unknown): string | undefined {
   return stringOrUndefined(fieldOf(parseJsonObject(userId), 'session_id'));
 }
 
-/** The whole conversation's hash and its prefixes', longest first, as far back as ConversationChain says. */
-function hashes(raw: Buffer, frames: readonly MemberSpan[], spans: ElementSpans): ConversationChain {
+/** The boundaries prefix chaining compares: as far back as ConversationChain says, and the whole. */
+function chainBoundaries(spans: ElementSpans): number[] {
+  const shortest = Math.max(1, spans.oldestKept + 1, spans.count - MAX_TURN_GROWTH);
+  const boundaries: number[] = [];
+  for (let k = shortest; k <= spans.count; k++) boundaries.push(k);
+  return boundaries;
+}
+
+/**
+ * The conversation's SHA-256 at each wanted boundary whose end is known: the instructions that frame it, a
+ * separator, then its first k messages' bytes as sent (k = 0: the frame alone).
+ */
+function digestsAt(
+  raw: Buffer,
+  frames: readonly MemberSpan[],
+  spans: ElementSpans,
+  wanted: ReadonlySet<number>,
+): Map<number, Buffer> {
   const running: Hash = createHash('sha256');
   for (const frame of frames) running.update(raw.subarray(frame.valueStart, frame.valueEnd));
   // A separator, so that instructions and messages cannot trade bytes across the boundary and hash alike.
   running.update('\u0000');
-  // The shortest prefix whose end is kept: the bytes before it go in one native call.
-  const shortest = Math.max(1, spans.oldestKept + 1, spans.count - MAX_TURN_GROWTH);
+  const at = new Map<number, Buffer>();
+  const ordered = [...wanted].sort((a, b) => a - b);
   let covered = spans.firstStart;
-  const prefixHashes: string[] = [];
-  for (let k = shortest; k < spans.count; k++) {
-    const end = spans.end(k - 1);
+  for (const k of ordered) {
+    const end = k === 0 ? covered : spans.knownEnd(k - 1);
+    if (end === undefined) continue;
+    // The bytes up to the next wanted boundary go in one native call.
     running.update(raw.subarray(covered, end));
     covered = end;
-    prefixHashes.push(running.copy().digest('base64'));
+    at.set(k, k === spans.count ? running.digest() : running.copy().digest());
   }
-  running.update(raw.subarray(covered, spans.end(spans.count - 1)));
+  return at;
+}
+
+/** The whole conversation's hash and its prefixes', longest first, as far back as ConversationChain says. */
+function chainOf(digests: ReadonlyMap<number, Buffer>, spans: ElementSpans): ConversationChain {
+  const prefixHashes: string[] = [];
+  for (const k of chainBoundaries(spans)) {
+    if (k === spans.count) continue;
+    const digest = digests.get(k);
+    if (digest !== undefined) prefixHashes.push(digest.toString('base64'));
+  }
   prefixHashes.reverse();
-  return { hash: running.digest('base64'), prefixHashes };
+  return { hash: (digests.get(spans.count) as Buffer).toString('base64'), prefixHashes };
+}
+
+/** The record's promptPrefixes (prompt-prefixes.ts): bytes count tools, then instructions, then messages. */
+function prefixesOf(
+  raw: Buffer,
+  protocol: string,
+  frames: readonly MemberSpan[],
+  tools: MemberSpan | undefined,
+  spans: ElementSpans,
+  digests: ReadonlyMap<number, Buffer>,
+  framed: boolean,
+): PromptPrefix[] {
+  const toolBytes = tools === undefined ? undefined : raw.subarray(tools.valueStart, tools.valueEnd);
+  const mixed = frameDigest(protocol, toolBytes);
+  let before = toolBytes?.length ?? 0;
+  for (const frame of frames) before += frame.valueEnd - frame.valueStart;
+  const prefixes: PromptPrefix[] = [];
+  for (const k of prefixBoundaries(spans.count, framed)) {
+    const digest = digests.get(k);
+    if (digest === undefined) continue;
+    const end = k === 0 ? spans.firstStart : (spans.knownEnd(k - 1) as number);
+    prefixes.push([k, before + end - spans.firstStart, prefixHash(mixed, digest)]);
+  }
+  return prefixes;
 }
 
 /**
