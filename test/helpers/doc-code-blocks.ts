@@ -28,6 +28,32 @@ export function codeBlocks(markdown: string, language: string): string[] {
   );
 }
 
+export interface MarkedBlock {
+  /** The block's text, between its fences. */
+  readonly text: string;
+  /** The `<!-- ... -->` comment on the line above the opening fence (blank lines between allowed), if any. */
+  readonly note: string | undefined;
+  /** The line of the opening fence, counted from 1, for messages. */
+  readonly line: number;
+}
+
+/** The fenced blocks of one language with the HTML comment each carries above it (how a page marks an example). */
+export function markedBlocks(markdown: string, language: string): MarkedBlock[] {
+  const lines = markdown.split('\n');
+  const blocks: MarkedBlock[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== `\`\`\`${language}`) continue;
+    const end = lines.indexOf('```', i + 1);
+    if (end < 0) throw new Error(`the block at line ${i + 1} is not closed`);
+    let above = i - 1;
+    while (above >= 0 && (lines[above] as string).trim() === '') above--;
+    const note = /^<!--\s*(.*?)\s*-->$/.exec(lines[above] ?? '')?.[1];
+    blocks.push({ text: `${lines.slice(i + 1, end).join('\n')}\n`, note, line: i + 1 });
+    i = end;
+  }
+  return blocks;
+}
+
 export interface ShellCommand {
   /** The words after the program name, quotes removed. */
   readonly argv: string[];
