@@ -120,7 +120,8 @@ async function run(command: ShellCommand, expectedCode: number): Promise<void> {
   const ranAs = `${command.text}\n(ran as: tokenmeter ${argv.join(' ')})\n${result.stderr}`;
   assert.equal(result.code, load ? expectedCode : 0, ranAs);
   if (name === 'bench') assert.match(result.stdout, /Serving Benchmark Result/, ranAs);
-  if (name === 'trace') assert.ok(existsSync(join(dir, argv[argv.indexOf('-o') + 1] as string)), ranAs);
+  const output = argv.indexOf('-o');
+  if (name === 'trace' && output >= 0) assert.ok(existsSync(join(dir, argv[output + 1] as string)), ranAs);
 }
 
 /** The guide's `sh` blocks, each with the `##` section it is under. */
