@@ -1,5 +1,5 @@
-// The protocol table: every protocol tokenmeter speaks, one module each, and the lookups the gateway, the load
-// generator, the doctor and the CLI use. The protocol name type is derived here from the modules, and exported
+// The protocol table: every protocol tokenmeter speaks, one folder each, and the lookups the gateway, the load
+// generator, the doctor and the CLI use. The protocol name type is derived here from their objects, and exported
 // only here.
 import { anthropicMessages } from './anthropic-messages/descriptor.js';
 import { openAiChat } from './openai-chat/descriptor.js';

@@ -1,9 +1,9 @@
 // What tokenmeter knows about one API protocol, as data: where it is served, how its upstream takes a key, what
 // its stream and its non-streamed answer mean, and what body the load generator sends. One frozen object per
-// protocol (one module each); the gateway, the load generator, the doctor and the CLI read these objects instead
-// of keeping tables of their own, so adding a protocol is adding a module. Only the simulator, the server side,
-// writes the wire formats itself (src/sim/protocols). Each protocol's folder holds its object (descriptor.ts), its
-// stream classifier and its one usage reader; what OpenAI chat and completions share is in openai-choices/.
+// protocol, in its own folder (<protocol>/descriptor.ts, beside its stream classifier and its one usage reader;
+// what OpenAI chat and completions share is in openai-choices/); the gateway, the load generator, the doctor and
+// the CLI read these objects instead of keeping tables of their own, so adding a protocol is adding a folder. Only
+// the simulator, the server side, writes the wire formats itself (src/sim/protocols).
 import type { EventClassifier, JsonAnswerFacts } from '../measure/answer-facts.js';
 
 /**

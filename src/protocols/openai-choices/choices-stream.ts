@@ -1,6 +1,7 @@
 // What OpenAI chat completions and completions streams share: `data: [DONE]`, the usage-only chunk
-// (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set), `finish_reason`, and errors sent
-// inside an HTTP 200 stream. Each protocol supplies only how to read generated text out of one choice.
+// (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set, read by usage.ts), `finish_reason`,
+// and errors sent inside an HTTP 200 stream. Each protocol's stream classifier supplies only how to read generated
+// text out of one choice.
 
 import {
   capErrorMessage,
