@@ -4,23 +4,23 @@
 
 import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
-import { formatBreakdownSection } from '../breakdown/breakdown-section.js';
-import { cancellationLine } from '../cancellation/cancelled-requests.js';
+import {
+  compareWithGateway,
+  type GatewayComparison,
+  readGatewayRecords,
+} from '../breakdown/gateway-timings.js';
 import { formatCostReport } from '../cost/cost-report.js';
-import { ruleFlag } from '../early-stop/early-stop-settings.js';
 import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
+import { interruptionLine } from '../report/interruption.js';
 import { centre, padRight } from '../report/python-format.js';
-import { formatSessionsSection, turnFigures } from '../report/session-turns.js';
 import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
-import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
-import type { GatewayComparison } from './gateway-timings.js';
+import { type BenchRunResult, vllmSectionsOf } from './aggregate.js';
+import { featureLines, featureText } from './features.js';
 import { intendedLatency } from './intended-latency.js';
-import { interruptionLine } from './interruption.js';
 import { recordsLostLine } from './records-file.js';
-import { type BenchRunResult, vllmSectionsOf } from './run-bench.js';
 import type { BenchSettings, DurationBound } from './settings.js';
 
 function statRows(label: string, stats: MetricStats): string[] {
@@ -71,6 +71,7 @@ export function formatBenchReport(
   settings: BenchSettings,
   gateway?: GatewayComparison,
 ): string {
+  const context = { records: result.records, planned: result.planned };
   const parts = [
     formatVllmSummary(
       result.metrics,
@@ -81,17 +82,13 @@ export function formatBenchReport(
       },
       vllmSectionsOf(result),
     ),
-    cancellationLine(result.cancellation),
+    featureText(result.parts, 'after-summary', context),
     formatExtraSummary(result.extra),
   ];
   const more = [
     ...intendedSection(result, settings),
     ...gatewaySection(gateway),
-    ...formatBreakdownSection(result.breakdown.summary),
-    ...(result.sessions === undefined
-      ? []
-      : formatSessionsSection(turnFigures(result.records), result.sessions)),
-    ...formatServerSection(result.serverMetrics, clientTtftOf(result.records)),
+    ...featureLines(result.parts, 'section', context),
     ...formatGpuSection(result.gpuMetrics, result.metrics.totalOutput),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
@@ -101,13 +98,7 @@ export function formatBenchReport(
   if (result.spans !== undefined && settings.spanExport !== null)
     parts.push(spansLine(result.spans, settings.spanExport));
   parts.push(recordsLostLine(result.recordsCounts, result.recordsPath));
-  if (result.earlyStop !== undefined) {
-    parts.push(
-      `Stopped early (${ruleFlag(result.earlyStop.reason)}) at ` +
-        `${result.earlyStop.atS.toFixed(1)} s: ${result.earlyStop.message}. ${result.records.length} of ${result.planned} ` +
-        'requests have a record (those in flight were cancelled, as client_abort); the figures above describe only the part that ran.\n',
-    );
-  }
+  parts.push(featureText(result.parts, 'closing', context));
   if (result.interruption !== undefined) parts.push(interruptionLine(result.interruption, result.planned));
   return parts.join('');
 }
@@ -130,4 +121,18 @@ export function formatSmokeOutcome(result: BenchRunResult): string {
   if (first?.generatedText !== undefined)
     lines.push(`First answer (request #${first.index}):`, first.generatedText);
   return `${lines.join('\n')}\n`;
+}
+
+/** The report of one run, with the gateway's view added when its records file was given (--gateway-records). */
+export function loadgenSummaryFor(result: BenchRunResult, settings: BenchSettings): string {
+  const gateway =
+    settings.gatewayRecords === undefined
+      ? undefined
+      : compareWithGateway(
+          result.records,
+          readGatewayRecords(settings.gatewayRecords),
+          settings.requestIdPrefix,
+          settings.metricPercentiles,
+        );
+  return formatBenchReport(result, settings, gateway);
 }

@@ -4,18 +4,30 @@
 // report, the --smoke calibration of the full run's estimate, and the files saved. The CLI parses the flags into
 // settings, hands over where lines go and how Ctrl-C stops the run, and picks the exit status from the outcome.
 
+import { rmSync } from 'node:fs';
 import { formatEstimate } from '../cost/estimate.js';
-import { calibratedFullRunEstimate, estimateBenchRun } from '../cost/run-estimate.js';
 import {
   checkWorkers,
   type ParentFlags,
   type WorkerProcess,
   workersOutcome,
 } from '../shards/worker-command-line.js';
-import { type BenchRunOutcome, benchRun, saveBenchRun } from './bench-run.js';
+import { formatThresholdChecks } from '../thresholds/format-checks.js';
+import { type BenchRunResult, runChecks } from './aggregate.js';
+import { formatSmokeOutcome, loadgenSummaryFor } from './bench-report.js';
 import { benchOutputFolders, checkOutputFolders } from './output-folders.js';
-import { prepareRun, type Say } from './prepare-run.js';
+import { type PreparedRun, prepareRun, type Say } from './prepare-run.js';
 import type { ProgressStream } from './progress.js';
+import { runBench } from './run-bench.js';
+import { calibratedFullRunEstimate, estimateBenchRun } from './run-estimate.js';
+import {
+  type BenchRunOutcome,
+  claimResultFile,
+  describeRun,
+  recordsPathFor,
+  resultPath,
+  saveBenchRun,
+} from './save-result.js';
 import type { BenchSettings } from './settings.js';
 
 /** How the run is stopped early: `work` gets a signal aborted on the first Ctrl-C (the CLI's `untilStopped`). */
@@ -88,4 +100,55 @@ export async function benchWorkflow(input: BenchWorkflowInput): Promise<BenchWor
   }
   await saveBenchRun(outcome, settings, input.htmlPath, say);
   return { kind: 'ran', outcome };
+}
+
+export interface BenchRunContext {
+  readonly signal: AbortSignal;
+  readonly say: Say;
+  readonly progressStream: ProgressStream;
+}
+
+/** One process's run: its files named and claimed, the run, its checks and its report (nothing printed here; the
+ *  caller prints the report before the files are saved, so a file that cannot be written never hides the figures
+ *  of a run that happened). */
+export async function benchRun(
+  settings: BenchSettings,
+  prepared: PreparedRun,
+  context: BenchRunContext,
+): Promise<BenchRunOutcome> {
+  const run = describeRun(
+    settings,
+    prepared.modelId,
+    prepared.tokenizer.name,
+    new Date(),
+    prepared.dataset.requests.length,
+  );
+  const path = resultPath(settings, run);
+  const recordsPath = recordsPathFor(settings, path);
+  // --append-result adds to a file on purpose: only a file this run replaces must be new.
+  if (settings.save.result && settings.appendResult !== true) claimResultFile(path);
+  if (recordsPath !== null) context.say(`records: ${recordsPath}`);
+  let result: BenchRunResult;
+  try {
+    result = await runBench({
+      settings,
+      model: prepared.sentModel,
+      recordsPath,
+      signal: context.signal,
+      progressStream: context.progressStream,
+      tokenizer: prepared.tokenizer,
+      dataset: prepared.dataset,
+      say: context.say,
+    });
+  } catch (error) {
+    // A run that never ended leaves no empty result file behind to refuse the next one.
+    if (settings.save.result && settings.appendResult !== true) rmSync(path, { force: true });
+    throw error;
+  }
+  const checks = runChecks(result, settings, run);
+  const report =
+    loadgenSummaryFor(result, settings) +
+    formatThresholdChecks(checks) +
+    (settings.smoke ? formatSmokeOutcome(result) : '');
+  return { run, resultPath: path, result, checks, report };
 }

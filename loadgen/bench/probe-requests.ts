@@ -10,20 +10,12 @@ import type { PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import { median, percentile } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
+import type { ProbeStats } from '../report/vllm-summary.js';
 import type { UnrecordedRunOptions } from './warm-up.js';
 
 /** vLLM's probe: its text, and the output tokens it asks for (its prompt_len and output_len). */
 export const PROBE_PROMPT = 'Hi';
 export const PROBE_OUTPUT_TOKENS = 1;
-
-export interface ProbeStats {
-  readonly completed: number;
-  readonly failed: number;
-  /** End-to-end latency of the probes that succeeded (numpy's median and linear percentile), in ms. */
-  readonly medianE2elMs: number;
-  readonly p99E2elMs: number;
-  readonly maxE2elMs: number;
-}
 
 export class ProbeLoop {
   readonly #records: RequestRecord[] = [];

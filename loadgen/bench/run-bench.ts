@@ -1,63 +1,40 @@
-// One benchmark run, start to finish, with no printing of its own: tokenizer and dataset, bodies, schedule,
-// engine, records streamed to disk, then vLLM's metrics and ours. The bench and sweep commands and the demo call
-// this and decide what to show.
+// One benchmark run, start to finish, with no printing of its own: tokenizer and dataset, bodies, schedule, the
+// features' hooks (features.ts), the engine, records streamed to disk. It produces records and counts (RunOutput);
+// aggregate.ts makes the figures of them. The bench and sweep commands and the demo call runBench and decide what
+// to show.
 
 import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
-import type { SpanExport, SpanExportCounts } from '../../src/tracing/span-export.js';
+import type { SpanExport } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
-import { benchBreakdown, type RunBreakdown } from '../breakdown/run-breakdown.js';
-import { cancellationDelays } from '../cancellation/cancellation-plan.js';
-import {
-  cancellationCounts,
-  cancelledByRun,
-  type RunCancellations,
-} from '../cancellation/cancelled-requests.js';
-import { type BudgetStop, RunBudget } from '../cost/budget.js';
+import type { GatewaySide } from '../breakdown/gateway-timings.js';
+import { cancelledByRun } from '../cancellation/cancelled-requests.js';
+import { RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
-import { type EarlyStop, EarlyStopWatch } from '../early-stop/early-stop.js';
-import { stopsEarly } from '../early-stop/early-stop-settings.js';
 import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
-import {
-  createSessionEngine,
-  type SessionCounts,
-  type SessionPacing,
-  type SessionRunCounts,
-} from '../engine/session-engine.js';
+import { createSessionEngine, type SessionCounts, type SessionPacing } from '../engine/session-engine.js';
+import { type AnyRunFeature, type FeatureRun, SampleChannel } from '../feature.js';
 import { GpuSampling } from '../gpu-metrics/gpu-sampling.js';
 import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
-import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
-import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { interruptionOf } from '../report/interruption.js';
 import { pythonFloatStr } from '../report/python-format.js';
-import type { Verdict } from '../report/verdicts.js';
-import type { VllmRunSections } from '../report/vllm-summary.js';
-import { type ServerMetricsRun, serverMetricsRun } from '../server-metrics/server-metrics-json.js';
-import { ServerMetricsScraper } from '../server-metrics/server-scraper.js';
-import { clientTtftOf } from '../server-metrics/server-section.js';
-import { seriesOfScrape } from '../server-metrics/server-series.js';
-import { verdictsWithServer } from '../server-metrics/server-verdict.js';
-import { type SpecDecodeStats, specDecodeOfScrape } from '../server-metrics/spec-decode.js';
+import { sessionsFeature } from '../report/session-turns.js';
+import type { ServerSample } from '../server-metrics/server-scraper.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
+import { aggregateRun, type BenchRunResult, type RunOutput } from './aggregate.js';
 import { clientSpanSink } from './client-spans.js';
-import type { GatewaySide } from './gateway-timings.js';
-import { type Interruption, interruptionOf, measuredRecords } from './interruption.js';
+import { BENCH_FEATURES } from './features.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
 import { loraModelNames } from './lora-modules.js';
 import { cycleRequests, prepareRequests } from './prepare-requests.js';
-import {
-  PROBE_OUTPUT_TOKENS,
-  PROBE_PROMPT,
-  ProbeLoop,
-  type ProbeStats,
-  probeStats,
-} from './probe-requests.js';
+import { PROBE_OUTPUT_TOKENS, PROBE_PROMPT, ProbeLoop, probeStats } from './probe-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import { requestHeaders } from './request-headers.js';
@@ -86,50 +63,6 @@ export interface BenchRunInput {
   readonly gatewayRecords?: readonly GatewaySide[];
   /** Lines about the ready check and the warm-up, when there are any. */
   readonly say?: (line: string) => void;
-}
-
-export interface BenchRunResult {
-  readonly records: RequestRecord[];
-  /** performance.now() of the run's t = 0: records' offsets are relative to it. */
-  readonly startedAtMs: number;
-  readonly durationMs: number;
-  readonly metrics: VllmMetrics;
-  readonly extra: ExtraMetrics;
-  readonly verdicts: Verdict[];
-  readonly tokenizer: Tokenizer;
-  readonly dataset: LoadedDataset;
-  readonly planned: number;
-  /** Stopped by the caller's signal (Ctrl-C), not by --smoke. */
-  readonly interrupted: boolean;
-  /** When it was stopped so and what that cancelled (left out of the figures). */
-  readonly interruption?: Interruption;
-  /** --max-cost / --max-total-tokens: the limit that stopped the run, when one did. */
-  readonly budgetStop?: BudgetStop;
-  /** --smoke: the first failing request, with as much of its answer as was kept. */
-  readonly smokeFailure?: RequestRecord;
-  readonly recordsPath: string | null;
-  /** What became of the records streamed to `recordsPath`: written, or lost and why. */
-  readonly recordsCounts?: RecordsFileCounts;
-  /** Where each completed request's time went (loadgen/breakdown/), with the gateway's records when given. */
-  readonly breakdown: RunBreakdown;
-  /** With span export on: what became of the run's client spans, once the last were sent. */
-  readonly spans?: SpanExportCounts;
-  /** --multi-turn: the sessions and the turns that were never sent. */
-  readonly sessions?: SessionRunCounts;
-  /** The server's own /metrics through the run (loadgen/server-metrics/), or why there are none; absent when
-   *  not asked for. */
-  readonly serverMetrics?: ServerMetricsRun;
-  /** The GPUs' figures through the run (loadgen/gpu-metrics/), or why a source asked for gave none; absent when
-   *  none was read and nothing was asked. */
-  readonly gpuMetrics?: GpuMetricsRun;
-  /** vLLM's speculative-decoding figures, when the server's counters show drafts over the run. */
-  readonly specDecode?: SpecDecodeStats;
-  /** --probe-request-rate: the probes' figures, when one succeeded. */
-  readonly probes?: ProbeStats;
-  /** --stop-on-saturation / --max-error-rate: the rule that stopped the run, with its numbers. */
-  readonly earlyStop?: EarlyStop;
-  /** --request-cancellation-rate: what was asked, and how many were chosen and cancelled (left out of the figures). */
-  readonly cancellation?: RunCancellations;
 }
 
 // autocannon (the closed loop) and the OpenTelemetry SDK (span export) are loaded only by the runs that use
@@ -202,26 +135,6 @@ function progressPace(
   };
 }
 
-/** vLLM's metrics and ours for a run's records, at the given percentiles (the thresholds may read more than
- *  --metric-percentiles reports). */
-export function runFigures(
-  records: readonly RequestRecord[],
-  durationMs: number,
-  settings: BenchSettings,
-  percentiles: readonly number[],
-): { metrics: VllmMetrics; extra: ExtraMetrics } {
-  return {
-    metrics: vllmMetrics(records, {
-      durationMs,
-      metricPercentiles: percentiles,
-      ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
-      ...(settings.maxConcurrency === undefined ? {} : { maxConcurrency: settings.maxConcurrency }),
-      requestRate: settings.requestRate,
-    }),
-    extra: extraMetrics(records, percentiles),
-  };
-}
-
 interface SessionEngineInput {
   readonly pacing: SessionPacing;
   readonly counts: SessionCounts;
@@ -251,26 +164,6 @@ function sessionEngineInput(
   };
 }
 
-/** --request-cancellation-rate: the chosen requests carry their delay; drawn over the whole run before it is
- *  split into shards, so every shard agrees. */
-function withCancellations(requests: PreparedRequest[], settings: BenchSettings): PreparedRequest[] {
-  if (settings.cancellation === undefined) return requests;
-  const delays = cancellationDelays(requests.length, settings.cancellation, settings.seed);
-  return requests.map((request, i) => {
-    const cancelAfterMs = delays[i];
-    return cancelAfterMs === undefined ? request : { ...request, cancelAfterMs };
-  });
-}
-
-/** What vLLM's summary and result add for this run (its probes, its server's speculative decoding). */
-export function vllmSectionsOf(result: BenchRunResult): VllmRunSections {
-  return {
-    ...(result.probes === undefined ? {} : { probes: result.probes }),
-    ...(result.specDecode === undefined ? {} : { specDecode: result.specDecode }),
-    ...(result.gpuMetrics === undefined ? {} : { gpu: result.gpuMetrics }),
-  };
-}
-
 /** vLLM's probe: the run's model, backend and body options around PROBE_PROMPT, asking for one token. */
 function probeRequest(settings: BenchSettings, model: string): PreparedRequest {
   const sample = {
@@ -283,8 +176,33 @@ function probeRequest(settings: BenchSettings, model: string): PreparedRequest {
   return prepareRequests([sample], payload, `${settings.requestIdPrefix}probe-`)[0] as PreparedRequest;
 }
 
+/** The features this run uses, each with its own settings (features.ts). */
+function featuresOf(settings: BenchSettings): Array<{ feature: AnyRunFeature; own: unknown }> {
+  return BENCH_FEATURES.flatMap(({ feature, settingsOf }) => {
+    const own = settingsOf(settings);
+    return own === undefined ? [] : [{ feature, own }];
+  });
+}
+
+/** One run: its records, its counts and what its features saw, then its figures (aggregate.ts). */
 export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   const { settings } = input;
+  const output = await runLoad(input);
+  return aggregateRun(output, settings, {
+    target: {
+      path: settings.target.path,
+      model: input.model,
+      keyHeader: keyHeaderShown(backendProtocol(settings.target.backend).auth),
+      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
+    },
+    ...(input.gatewayRecords === undefined ? {} : { gatewayRecords: input.gatewayRecords }),
+  });
+}
+
+/** The run itself: records and counts, no figures. */
+export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
+  const { settings } = input;
+  const features = featuresOf(settings);
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
   const sessions = sessionEngineInput(settings, dataset, input.model);
@@ -308,7 +226,11 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     requestCount(settings, dataset),
     settings.requestIdPrefix,
   );
-  const allRequests = withCancellations(prepared, settings);
+  // Features that mark requests do it over the whole run, before it is split into shards, so every shard agrees.
+  const allRequests = features.reduce(
+    (list, { feature, own }) => feature.prepare?.(list, own, settings.seed) ?? list,
+    prepared,
+  );
   // A shard keeps its slice of the whole run's requests and schedule (--shard, --workers).
   const { requests, offsetsMs, maxConcurrency } = shardOfRun(
     allRequests,
@@ -390,13 +312,9 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
   let recordsCounts: RecordsFileCounts | undefined;
-  let scraper: ServerMetricsScraper | null = null;
   let gpuSampling: GpuSampling | null = null;
   let gpusOnRunClock: ((runStartedAtMs: number) => GpuMetricsRun | undefined) | undefined;
-  let earlyStop: EarlyStop | undefined;
-  let watchTimer: NodeJS.Timeout | undefined;
-  let watch: EarlyStopWatch | null = null;
-  let scrape: Awaited<ReturnType<ServerMetricsScraper['finish']>> | undefined;
+  const running: Array<{ feature: AnyRunFeature; run: FeatureRun<unknown> }> = [];
   let probes: ProbeLoop | undefined;
   let probeRecords: readonly RequestRecord[] | undefined;
   try {
@@ -405,30 +323,27 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
-    // The baseline sample is taken before the first request is sent.
-    [scraper, gpuSampling] = await Promise.all([
-      settings.serverMetrics == null
-        ? null
-        : ServerMetricsScraper.start(settings.serverMetrics, settings.target.origin),
-      settings.gpuMetrics == null ? null : GpuSampling.start(settings.gpuMetrics),
-    ]);
-    if (stopsEarly(settings.earlyStop)) {
-      const rules = settings.earlyStop;
-      const running = new EarlyStopWatch(
-        rules,
-        settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
-        startAtMs ?? performance.now(),
-      );
-      watch = running;
-      scraper?.onSample((sample) => running.onServerSample(sample));
-      watchTimer = setInterval(() => {
-        earlyStop ??= running.check();
-        if (earlyStop === undefined) return;
-        clearInterval(watchTimer);
+    const context = {
+      origin: settings.target.origin,
+      dueMs: settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
+      t0Ms: startAtMs ?? performance.now(),
+      stopRun: () => {
         stopSending.abort();
         stop.abort();
-      }, rules.checkEveryMs);
-    }
+      },
+      serverSamples: new SampleChannel<ServerSample>(),
+    };
+    // The baseline samples are taken before the first request is sent.
+    const started = Promise.all(
+      features.map(async ({ feature, own }) => {
+        const run = await feature.start?.(own, context);
+        if (run !== undefined) running.push({ feature, run });
+      }),
+    );
+    [gpuSampling] = await Promise.all([
+      settings.gpuMetrics == null ? null : GpuSampling.start(settings.gpuMetrics),
+      started,
+    ]);
     const probeRate = settings.probeRequestRate ?? 0;
     if (probeRate > 0) {
       say(`Probe request rate: ${pythonFloatStr(probeRate)} req/s`);
@@ -447,6 +362,7 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
       stopSending.signal,
       sessions,
     );
+    const watching = running.filter(({ run }) => run.onRecord !== undefined);
     result = await engine.run({
       target,
       requests,
@@ -461,18 +377,17 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
         spanOf?.(record, runStartMs, performance.now());
         if (joining === null) accept(record);
         else joining.settle(record);
-        watch?.onRecord(record, runStartMs);
+        for (const { run } of watching) run.onRecord?.(record, runStartMs);
         onFinished(record);
       },
     });
     await joining?.finish(stop.signal);
   } finally {
-    clearInterval(watchTimer);
-    // The probes stop once the run has drained (an error stops them too), before the server's last sample.
+    // The probes stop once the run has drained (an error stops them too), before the features' last samples.
     probeRecords = await probes?.stop();
-    // The last sample, after the drain.
+    // The last samples, after the drain.
     const gpusFinished = gpuSampling?.finish();
-    scrape = await scraper?.finish();
+    await Promise.all(running.map(({ run }) => run.stop()));
     gpusOnRunClock = await gpusFinished;
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
@@ -482,39 +397,25 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     await spans?.shutdown();
   }
   records.sort((a, b) => a.index - b.index);
+  const seen = new Map<AnyRunFeature, unknown>();
+  for (const { feature, run } of running) {
+    const what = run.seen(result.startedAtMs);
+    if (what !== undefined) seen.set(feature, what);
+  }
+  // The session engine is the run's own; what it counted is the sessions feature's.
+  if (sessions !== undefined)
+    seen.set(sessionsFeature, {
+      sessions: sessions.pacing.sessions.length,
+      turnsPlanned: requests.length,
+      ...sessions.counts,
+    });
   const interruption = interruptionOf(interruptedAt, records, requests.length);
-  // A run cut short is measured on what ran: the requests Ctrl-C cancelled are no failures of the server.
-  const measured = measuredRecords(records, interruption);
-  const { metrics, extra } = runFigures(measured, result.durationMs, settings, settings.metricPercentiles);
-  const breakdown = benchBreakdown(measured, settings, input.gatewayRecords);
-  const serverMetrics =
-    scrape === undefined
-      ? undefined
-      : serverMetricsRun(
-          seriesOfScrape(scrape, result.startedAtMs),
-          scrape.url,
-          scrape.unavailable ?? 'no sample could be read',
-        );
-  const specDecode = scrape === undefined ? undefined : specDecodeOfScrape(scrape);
   const gpuMetrics = gpusOnRunClock?.(result.startedAtMs);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
-  const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
-    target: {
-      path: settings.target.path,
-      model: input.model,
-      keyHeader: keyHeaderShown(backendProtocol(settings.target.backend).auth),
-      ...(settings.apiKey.key === undefined ? {} : { keySource: settings.apiKey.source }),
-    },
-    breakdown: breakdown.summary,
-  });
   return {
     records,
     startedAtMs: result.startedAtMs,
     durationMs: result.durationMs,
-    metrics,
-    extra,
-    breakdown,
-    verdicts: found,
     tokenizer,
     dataset,
     planned: requests.length,
@@ -525,22 +426,8 @@ export async function runBench(input: BenchRunInput): Promise<BenchRunResult> {
     recordsPath: input.recordsPath,
     ...(recordsCounts === undefined ? {} : { recordsCounts }),
     ...(spans === null ? {} : { spans: spans.counts }),
-    ...(sessions === undefined
-      ? {}
-      : {
-          sessions: {
-            sessions: sessions.pacing.sessions.length,
-            turnsPlanned: requests.length,
-            ...sessions.counts,
-          },
-        }),
-    ...(serverMetrics === undefined ? {} : { serverMetrics }),
     ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
-    ...(specDecode === undefined ? {} : { specDecode }),
     ...(probed === undefined ? {} : { probes: probed }),
-    ...(earlyStop === undefined ? {} : { earlyStop }),
-    ...(settings.cancellation === undefined
-      ? {}
-      : { cancellation: { settings: settings.cancellation, counts: cancellationCounts(records) } }),
+    seen,
   };
 }

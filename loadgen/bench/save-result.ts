@@ -7,11 +7,10 @@ import { dirname, join, relative } from 'node:path';
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { packageVersion } from '../../src/shared/package-version.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { breakdownKeys } from '../breakdown/breakdown-json.js';
-import { cancellationKeys } from '../cancellation/cancelled-requests.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { TIMELINE_THRESHOLDS_KEY } from '../report/html/timeline-chart.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
+import { interruptionKeys } from '../report/interruption.js';
 import {
   buildResultJson,
   type RunDescription,
@@ -19,12 +18,11 @@ import {
   resultJsonText,
 } from '../report/result-json.js';
 import { baseUrlOf } from '../report/run-target.js';
-import { sessionsResultKeys, turnFigures } from '../report/session-turns.js';
-import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
-import { interruptionKeys } from './interruption.js';
+import { type BenchRunResult, vllmSectionsOf } from './aggregate.js';
+import { featureKeys } from './features.js';
+import type { Say } from './prepare-run.js';
 import { fileExists, recordsLostKeys } from './records-file.js';
-import { type BenchRunResult, vllmSectionsOf } from './run-bench.js';
 import type { BenchSettings } from './settings.js';
 
 export function describeRun(
@@ -137,14 +135,9 @@ export function saveResult(
     checks,
     {
       ...costResultJson(result, run.price),
-      ...breakdownKeys(result.breakdown, detailed),
-      ...(result.sessions === undefined
-        ? {}
-        : sessionsResultKeys(turnFigures(result.records), result.sessions)),
       ...recordsLostKeys(result.recordsCounts),
-      ...serverMetricsKeys(result),
       ...interruptionKeys(result.interruption),
-      ...cancellationKeys(result.cancellation),
+      ...featureKeys(result.parts, detailed),
       ...timelineKeys(itlThresholdsMs),
     },
     vllmSectionsOf(result),
@@ -184,11 +177,52 @@ export async function saveHtmlReport(
     [],
     {
       ...costResultJson(result, run.price),
-      ...breakdownKeys(result.breakdown, true),
-      ...serverMetricsKeys(result),
+      ...featureKeys(result.parts, true),
       ...timelineKeys(itlThresholdsMs),
     },
     vllmSectionsOf(result),
   );
   await writeHtmlReport('run', { result: json }, path);
+}
+
+export interface BenchRunOutcome {
+  readonly run: RunDescription;
+  /** Where --save-result writes (the records file, unless given, is named after it). */
+  readonly resultPath: string;
+  readonly result: BenchRunResult;
+  /** --threshold and the success floor, each held against the run's figures. */
+  readonly checks: readonly ThresholdCheck[];
+  /** What goes to stdout: the vLLM-format summary with ours (and the gateway's), the thresholds, and --smoke's
+   *  verdict. */
+  readonly report: string;
+}
+
+/** --save-result / --save-detailed, then --html FILE (undefined = no page). */
+export async function saveBenchRun(
+  outcome: BenchRunOutcome,
+  settings: BenchSettings,
+  htmlPath: string | undefined,
+  say: Say,
+): Promise<void> {
+  if (settings.save.result) {
+    saveResult(
+      outcome.resultPath,
+      outcome.run,
+      outcome.result,
+      settings.save.detailed,
+      outcome.checks,
+      settings.appendResult === true,
+      settings.timeline?.itlThresholdsMs,
+    );
+    say(`result: ${outcome.resultPath}`);
+  }
+  if (htmlPath !== undefined) {
+    await saveHtmlReport(htmlPath, outcome.run, outcome.result, settings.timeline?.itlThresholdsMs);
+    say(`report: ${htmlPath}`);
+  }
+  if (settings.timeline?.plot === true) {
+    const path = timelinePathFor(outcome.resultPath);
+    await saveHtmlReport(path, outcome.run, outcome.result, settings.timeline.itlThresholdsMs);
+    say(`timeline: ${path}`);
+  }
 }

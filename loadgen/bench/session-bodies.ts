@@ -7,12 +7,8 @@
 import { protocolByName } from '../../src/protocols/index.js';
 import { isJsonObject } from '../../src/shared/json-object.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
+import type { SessionMessage } from '../engine/session-engine.js';
 import { buildPayload, type PayloadOptions } from './payload.js';
-
-export interface SessionMessage {
-  readonly role: 'user' | 'assistant';
-  readonly content: string;
-}
 
 /** Whether the protocol's bodies can carry a conversation. */
 export function carriesConversation(options: Pick<PayloadOptions, 'protocol'>): boolean {

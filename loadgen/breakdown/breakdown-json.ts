@@ -3,8 +3,8 @@
 // from which `tokenmeter report` rebuilds the splits (breakdown-from-result.ts) for its charts and verdicts.
 
 import type { JsonValue } from '../../src/shared/json-object.js';
+import type { RunBreakdown } from './breakdown-summary.js';
 import type { SplitBasis } from './request-breakdown.js';
-import type { RunBreakdown } from './run-breakdown.js';
 import { SEGMENT_NAMES, type SegmentName } from './segments.js';
 
 /** The per-request arrays of a split's basis, by their key in the file. */

@@ -30,6 +30,12 @@ export interface SlowestTtft {
   readonly dominantMedianAllMs: number;
 }
 
+/** A run's breakdown: each completed request's split, and their summary. */
+export interface RunBreakdown {
+  readonly requests: readonly RequestBreakdown[];
+  readonly summary: BreakdownSummary;
+}
+
 export interface BreakdownSummary {
   /** Completed requests split; of them, with every segment known. */
   readonly requests: number;

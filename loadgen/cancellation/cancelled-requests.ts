@@ -2,13 +2,10 @@
 // itself: those requests (outcome `cancelled`) and the ones its own stop cut (Ctrl-C, an early stop, a budget's
 // --on-limit cancel: `client_abort`, which the load generator records for nothing else) are not failures of the
 // server, for the early stop's error rate and the smoke test alike. The planned ones are also left out of every
-// figure (vLLM's completed and failed included) and counted apart, in the report's line after vLLM's block and in
-// `tokenmeter.cancellation`.
+// figure (vLLM's completed and failed included) and counted apart (cancellation-feature.ts).
 
 import { PLANNED_CANCEL } from '../../src/measure/outcome.js';
-import type { JsonValue } from '../../src/shared/json-object.js';
 import type { RequestRecord } from '../record.js';
-import type { CancellationSettings } from './cancellation-plan.js';
 
 /** True for a request the run cancelled on purpose or by its own stop: no failure of the server. */
 export function cancelledByRun(record: Pick<RequestRecord, 'outcome'>): boolean {
@@ -38,36 +35,4 @@ export function cancellationCounts(records: readonly RequestRecord[]): Cancellat
   const chosen = records.filter((r) => r.cancelDelayMs !== undefined);
   const cancelled = chosen.filter(cancelledAsPlanned).length;
   return { chosen: chosen.length, cancelled, endedBeforeDelay: chosen.length - cancelled };
-}
-
-/** A run's planned cancellations: what was asked and what became of it. */
-export interface RunCancellations {
-  readonly settings: CancellationSettings;
-  readonly counts: CancellationCounts;
-}
-
-/** The report's line, after vLLM's block; nothing without the flag. */
-export function cancellationLine(run: RunCancellations | undefined): string {
-  if (run === undefined) return '';
-  const { settings, counts } = run;
-  return (
-    `Cancelled requests: ${counts.cancelled} (of ${counts.chosen} chosen at ${settings.ratePercent}%, ` +
-    `${settings.delayMs / 1000} s after each was written; ${counts.endedBeforeDelay} ended before their delay). ` +
-    'Not in completed, failed or any latency figure above.\n'
-  );
-}
-
-/** `tokenmeter.cancellation` in the result JSON; nothing without the flag. */
-export function cancellationKeys(run: RunCancellations | undefined): Record<string, JsonValue> {
-  if (run === undefined) return {};
-  const { settings, counts } = run;
-  return {
-    cancellation: {
-      rate_percent: settings.ratePercent,
-      delay_s: settings.delayMs / 1000,
-      chosen: counts.chosen,
-      cancelled: counts.cancelled,
-      ended_before_delay: counts.endedBeforeDelay,
-    },
-  };
 }

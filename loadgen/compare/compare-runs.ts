@@ -7,7 +7,7 @@
 // result is plain data, printed as a table, as --json, or drawn in the HTML report.
 
 import { basename } from 'node:path';
-import { interruptionNote } from '../bench/interruption.js';
+import { interruptionNote } from '../report/interruption.js';
 import { failedCount, numberField, rateField, stringField } from '../report/result-fields.js';
 import { readTarget } from '../report/run-target.js';
 import { differenceInterval, type Interval } from './bootstrap.js';

@@ -2,11 +2,18 @@
 // and in the result JSON (new keys under "tokenmeter": vLLM's keys are left as they are).
 import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
-import type { BenchRunResult } from '../bench/run-bench.js';
+import type { RequestRecord } from '../record.js';
 import { padRight } from '../report/python-format.js';
 import type { BudgetStop } from './budget.js';
 import { formatAmount, formatMoney } from './estimate.js';
 import { runCost, usedTokens } from './run-cost.js';
+
+/** What the cost report reads of a run: its records, how many it planned, and the limit that stopped it. */
+export interface CostedRun {
+  readonly records: readonly RequestRecord[];
+  readonly planned: number;
+  readonly budgetStop?: BudgetStop;
+}
 
 /** A final total this far past the limit is worth a warning and a hint (a few percent is one request's worth). */
 const OVERSHOOT_WORTH_SAYING = 1.1;
@@ -22,7 +29,7 @@ export interface StopAccounting {
   readonly cancelled: number;
 }
 
-export function stopAccounting(result: Pick<BenchRunResult, 'records' | 'planned'>): StopAccounting {
+export function stopAccounting(result: Pick<CostedRun, 'records' | 'planned'>): StopAccounting {
   const sent = result.records.filter((r) => r.sentAtMs !== null);
   return {
     planned: result.planned,
@@ -44,11 +51,7 @@ function limitText(stop: BudgetStop, price: ModelPrice | undefined): { limit: st
 }
 
 /** What the whole run used, in the limit's unit: requests in flight when it was reached add to it. */
-function finalTotal(
-  stop: BudgetStop,
-  records: BenchRunResult['records'],
-  price: ModelPrice | undefined,
-): number {
+function finalTotal(stop: BudgetStop, records: CostedRun['records'], price: ModelPrice | undefined): number {
   if (stop.limit === 'max_cost')
     return price === undefined ? stop.reachedAt : runCost(records, price).totalCost;
   return records.reduce((sum, record) => sum + usedTokens(record), 0);
@@ -57,7 +60,7 @@ function finalTotal(
 /** When the run ended well past its limit: by how much, and how to stop nearer it next time. */
 function overshootText(
   stop: BudgetStop,
-  result: Pick<BenchRunResult, 'records'>,
+  result: Pick<CostedRun, 'records'>,
   price: ModelPrice | undefined,
 ): string {
   const total = finalTotal(stop, result.records, price);
@@ -73,7 +76,7 @@ function overshootText(
 
 /** The cost row (only when priced) and the stop's account (only when a limit stopped the run). */
 export function formatCostReport(
-  result: Pick<BenchRunResult, 'records' | 'planned' | 'budgetStop'>,
+  result: Pick<CostedRun, 'records' | 'planned' | 'budgetStop'>,
   price: ModelPrice | undefined,
 ): string {
   const lines: string[] = [];
@@ -104,7 +107,7 @@ export function formatCostReport(
 
 /** `tokenmeter.cost` (when priced) and `tokenmeter.budget_stop` (when a limit stopped the run). */
 export function costResultJson(
-  result: Pick<BenchRunResult, 'records' | 'planned' | 'budgetStop'>,
+  result: Pick<CostedRun, 'records' | 'planned' | 'budgetStop'>,
   price: ModelPrice | undefined,
 ): Record<string, JsonValue> {
   const json: Record<string, JsonValue> = {};

@@ -14,7 +14,6 @@ import { performance } from 'node:perf_hooks';
 import { PLANNED_CANCEL } from '../../src/measure/outcome.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { newSpan } from '../../src/shared/trace-context.js';
-import type { SessionMessage } from '../bench/session-bodies.js';
 import type { SessionSpan } from '../datasets/sharegpt-sessions.js';
 import type { RequestRecord } from '../record.js';
 import { AbortHub } from './abort-hub.js';
@@ -25,6 +24,12 @@ import { waitUntil } from './precise-wait.js';
 import { enginePool, sendWithUndici } from './undici-send.js';
 
 /** Think time between a turn's end and the next turn's send: fixed (min = max) or uniform in [min, max]. */
+/** One message of a session's history: what the user sent, or what the model answered. */
+export interface SessionMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+}
+
 export interface ThinkTime {
   readonly minMs: number;
   readonly maxMs: number;

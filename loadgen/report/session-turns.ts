@@ -7,6 +7,7 @@
 
 import type { JsonValue } from '../../src/shared/json-object.js';
 import type { SessionRunCounts } from '../engine/session-engine.js';
+import type { RunFeature } from '../feature.js';
 import { percentiles } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
 import { centre, fixed2, padRight } from './python-format.js';
@@ -126,3 +127,19 @@ export function sessionsResultKeys(
     },
   };
 }
+
+/** A --multi-turn run's sessions: what became of them and each turn's figures. */
+export interface RunSessions {
+  readonly counts: SessionRunCounts;
+  readonly turns: readonly TurnFigures[];
+}
+
+/** --multi-turn as a run feature (loadgen/feature.ts). The session engine is the run's own engine, so the run
+ *  hands over its counts as what this feature saw; the turns are figured from the records. */
+export const sessionsFeature: RunFeature<unknown, RunSessions, SessionRunCounts> = {
+  name: 'sessions',
+  aggregate: (_settings, records, counts) =>
+    counts === undefined ? undefined : { counts, turns: turnFigures(records.all) },
+  json: { write: (part) => sessionsResultKeys(part.turns, part.counts) },
+  report: { slot: 'section', lines: (part) => formatSessionsSection(part.turns, part.counts) },
+};

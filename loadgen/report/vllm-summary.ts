@@ -5,7 +5,6 @@
 // server's counters show speculative decoding over the run, vLLM's "Speculative Decoding" section; with
 // --probe-request-rate, its "Probe Requests" section between the throughputs and the latency sections.
 
-import type { ProbeStats } from '../bench/probe-requests.js';
 import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
@@ -22,6 +21,16 @@ export interface VllmSummaryOptions {
   requestRate: number;
   /** --percentile-metrics, in the order given (vLLM prints sections in its own fixed order regardless). */
   percentileMetrics: readonly PercentileMetric[];
+}
+
+/** --probe-request-rate's probes as vLLM reports them (loadgen/bench/probe-requests.ts measures them). */
+export interface ProbeStats {
+  readonly completed: number;
+  readonly failed: number;
+  /** End-to-end latency of the probes that succeeded (numpy's median and linear percentile), in ms. */
+  readonly medianE2elMs: number;
+  readonly p99E2elMs: number;
+  readonly maxE2elMs: number;
 }
 
 /** What vLLM's summary and result add when the run has it. */

@@ -6,8 +6,8 @@
 // lines in a records file, records of another shard in a shard's file, and one request recorded twice.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { interruptionNote } from '../bench/interruption.js';
 import type { RequestRecord } from '../record.js';
+import { interruptionNote } from '../report/interruption.js';
 import { rateField, stringField } from '../report/result-fields.js';
 import type { ShardRun } from './shard-results.js';
 import { shardText } from './shard-spec.js';

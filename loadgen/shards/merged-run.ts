@@ -3,15 +3,11 @@
 // summary and result JSON, our extras and verdicts, the HTML page; plus each shard's line (shard-table.ts). The
 // run's settings (model, rate, backend...) are the shards' own, read from the first result file.
 
-import type { JsonValue } from '../../src/shared/json-object.js';
-import { isJsonObject } from '../../src/shared/json-object.js';
-import { measuredRecords } from '../bench/interruption.js';
-import {
-  cancellationCounts,
-  cancellationKeys,
-  cancellationLine,
-  type RunCancellations,
-} from '../cancellation/cancelled-requests.js';
+import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
+import { featureParts, mergedSeen, runVerdicts } from '../bench/aggregate.js';
+import { featureKeys, featureLines, featureText } from '../bench/features.js';
+import type { FeatureParts } from '../feature.js';
+import { mergedGpuMetrics } from '../gpu-metrics/gpu-metrics-json.js';
 import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
 import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
@@ -19,18 +15,14 @@ import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
+import { measuredRecords } from '../report/interruption.js';
 import { numberField, rateField, stringField } from '../report/result-fields.js';
 import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { readTarget } from '../report/run-target.js';
 import { formatVerdicts, type Verdict } from '../report/verdicts.js';
 import { formatVllmSummary } from '../report/vllm-summary.js';
-import type { ServerMetricsRun } from '../server-metrics/server-metrics-json.js';
-import { serverMetricsKeys } from '../server-metrics/server-metrics-keys.js';
-import { clientTtftOf, formatServerSection } from '../server-metrics/server-section.js';
-import { verdictsWithServer } from '../server-metrics/server-verdict.js';
 import { mergeShards } from './merge-shards.js';
 import type { ShardRun } from './shard-results.js';
-import { mergedGpuMetrics, mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
 
 export interface MergeSettings {
@@ -50,26 +42,10 @@ export interface MergedRun {
   readonly verdicts: Verdict[];
   readonly shards: ShardFigures[];
   readonly notes: string[];
-  /** The shards' server metrics joined by time (each read the same server on a shared t = 0). */
-  readonly serverMetrics?: ServerMetricsRun;
   /** The shards' GPU figures, per GPU: one several shards read counted once, different GPUs summed. */
   readonly gpuMetrics?: GpuMetricsRun;
-  /** --request-cancellation-rate, as the shards ran it (one plan, split among them), and its counts merged. */
-  readonly cancellation?: RunCancellations;
-}
-
-/** The shards' planned cancellations: their settings (the same in every shard) and the union's counts. */
-function mergedCancellation(
-  runs: readonly ShardRun[],
-  records: readonly RequestRecord[],
-): RunCancellations | undefined {
-  const tokenmeter = runs[0]?.result.json['tokenmeter'];
-  const asked = isJsonObject(tokenmeter) ? tokenmeter['cancellation'] : undefined;
-  if (!isJsonObject(asked)) return undefined;
-  const ratePercent = numberField(asked, 'rate_percent');
-  const delayS = numberField(asked, 'delay_s');
-  if (ratePercent === null || delayS === null) return undefined;
-  return { settings: { ratePercent, delayMs: delayS * 1000 }, counts: cancellationCounts(records) };
+  /** Each feature's part (loadgen/bench/features.ts): the shards' parts merged, then aggregated on the union. */
+  readonly parts: FeatureParts;
 }
 
 function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date): RunDescription {
@@ -100,10 +76,9 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
   // The figures leave out the requests cancelled as --request-cancellation-rate planned, as each shard's did.
   const measured = measuredRecords(records, undefined);
   const extra = extraMetrics(measured, settings.metricPercentiles);
-  const serverMetrics = mergedServerMetrics(runs);
-  const gpuMetrics = mergedGpuMetrics(runs);
-  const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured));
-  const cancellation = mergedCancellation(runs, records);
+  const seen = mergedSeen(runs.map((run) => run.result.json));
+  const parts = featureParts(undefined, records, measured, seen);
+  const gpuMetrics = mergedGpuMetrics(runs.map((shard) => shard.result.json));
   return {
     run: describe(runs, settings, date),
     records,
@@ -114,12 +89,11 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
       ...(settings.goodput === undefined ? {} : { goodput: settings.goodput }),
     }),
     extra,
-    verdicts: found,
+    verdicts: runVerdicts(measured, extra, parts),
     shards: runs.map(shardFigures),
     notes,
-    ...(serverMetrics === undefined ? {} : { serverMetrics }),
+    parts,
     ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
-    ...(cancellation === undefined ? {} : { cancellation }),
   };
 }
 
@@ -127,16 +101,17 @@ const lines = (list: readonly string[]): string => (list.length === 0 ? '' : `${
 
 export function formatMergedReport(merged: MergedRun): string {
   const { run } = merged;
+  const context = { records: merged.records, planned: merged.records.length };
   return [
     formatVllmSummary(merged.metrics, {
       requestRate: run.requestRate,
       percentileMetrics: run.percentileMetrics,
       ...(run.maxConcurrency === undefined ? {} : { maxConcurrency: run.maxConcurrency }),
     }),
-    cancellationLine(merged.cancellation),
+    featureText(merged.parts, 'after-summary', context),
     formatExtraSummary(merged.extra),
     formatShardTable(merged.shards, merged.notes),
-    lines(formatServerSection(merged.serverMetrics, clientTtftOf(merged.records))),
+    lines(featureLines(merged.parts, 'section', context)),
     lines(formatGpuSection(merged.gpuMetrics, merged.metrics.totalOutput)),
     formatVerdicts(merged.verdicts),
   ].join('');
@@ -156,7 +131,7 @@ export function mergedResultJson(
     merged.records,
     detailed,
     [],
-    { ...serverMetricsKeys(merged), ...cancellationKeys(merged.cancellation) },
+    featureKeys(merged.parts, detailed),
     merged.gpuMetrics === undefined ? {} : { gpu: merged.gpuMetrics },
   );
   const tokenmeter = json['tokenmeter'];

@@ -1,29 +1,24 @@
 // `bench --workers N` from the parent's side: the run split into N shards, each sent by a worker process
 // (spawn-workers.ts) that saves its result and records in a scratch folder; then the shards merged
 // (merge-shards.ts) and turned into the one run's outcome, reported, checked against --threshold and saved exactly
-// as a one-process run is (bench-run.ts), with each worker's schedule lag added under the report.
+// as a one-process run is (loadgen/bench/bench-workflow.ts), with each worker's schedule lag added under the report.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { loadgenSummaryFor } from '../bench/bench-output.js';
-import type { BenchRunOutcome } from '../bench/bench-run.js';
-import { measuredRecords } from '../bench/interruption.js';
+import { aggregateRun, mergedSeen, runChecks } from '../bench/aggregate.js';
+import { loadgenSummaryFor } from '../bench/bench-report.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import { writeRecordsFile } from '../bench/records-file.js';
-import { type BenchRunResult, requestCount, runFigures } from '../bench/run-bench.js';
-import { runChecks } from '../bench/run-checks.js';
+import { requestCount } from '../bench/run-bench.js';
+import type { BenchRunOutcome } from '../bench/save-result.js';
 import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
-import { benchBreakdown } from '../breakdown/run-breakdown.js';
-import { cancellationCounts } from '../cancellation/cancelled-requests.js';
-import { clientTtftOf } from '../server-metrics/server-section.js';
-import { verdictsWithServer } from '../server-metrics/server-verdict.js';
+import { mergedGpuMetrics } from '../gpu-metrics/gpu-metrics-json.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
 import { readShardRuns } from './shard-results.js';
-import { mergedGpuMetrics, mergedServerMetrics } from './shard-server-metrics.js';
 import { formatShardTable, shardFigures } from './shard-table.js';
 import { runWorkers, type WorkerSpawn } from './spawn-workers.js';
 
@@ -85,34 +80,23 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       input.say(`records: ${recordsPath}`);
       await writeRecordsFile(recordsPath, merged.records);
     }
-    // The figures leave out the requests cancelled as --request-cancellation-rate planned, as one process's do.
-    const measured = measuredRecords(merged.records, undefined);
-    const { metrics, extra } = runFigures(measured, merged.durationMs, settings, settings.metricPercentiles);
-    const breakdown = benchBreakdown(measured, settings);
-    const serverMetrics = mergedServerMetrics(runs);
-    const gpuMetrics = mergedGpuMetrics(runs);
-    const found = verdictsWithServer(measured, extra, serverMetrics, clientTtftOf(measured), {
-      breakdown: breakdown.summary,
-    });
-    const result: BenchRunResult = {
-      records: merged.records,
-      startedAtMs: 0,
-      durationMs: merged.durationMs,
-      metrics,
-      extra,
-      breakdown,
-      verdicts: found,
-      tokenizer: prepared.tokenizer,
-      dataset: prepared.dataset,
-      planned: requestCount(settings, prepared.dataset),
-      interrupted: input.signal.aborted,
-      recordsPath,
-      ...(serverMetrics === undefined ? {} : { serverMetrics }),
-      ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
-      ...(settings.cancellation === undefined
-        ? {}
-        : { cancellation: { settings: settings.cancellation, counts: cancellationCounts(merged.records) } }),
-    };
+    // The shards' features merged, then the figures made as a one-process run's are (loadgen/bench/aggregate.ts).
+    const gpuMetrics = mergedGpuMetrics(runs.map((shard) => shard.result.json));
+    const result = aggregateRun(
+      {
+        records: merged.records,
+        startedAtMs: 0,
+        durationMs: merged.durationMs,
+        tokenizer: prepared.tokenizer,
+        dataset: prepared.dataset,
+        planned: requestCount(settings, prepared.dataset),
+        interrupted: input.signal.aborted,
+        recordsPath,
+        ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
+        seen: mergedSeen(runs.map((shard) => shard.result.json)),
+      },
+      settings,
+    );
     const checks = runChecks(result, settings, run);
     const report =
       loadgenSummaryFor(result, settings) +

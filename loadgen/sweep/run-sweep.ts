@@ -7,15 +7,18 @@
 // prints the table before the summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { BenchRunResult } from '../bench/aggregate.js';
+import { runChecks } from '../bench/aggregate.js';
 import type { LoadedDataset } from '../bench/load-dataset.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import type { ProgressStream } from '../bench/progress.js';
-import { type BenchRunResult, runBench } from '../bench/run-bench.js';
-import { runChecks } from '../bench/run-checks.js';
+import { runBench } from '../bench/run-bench.js';
 import { describeRun, saveHtmlReport, saveResult, timelinePathFor } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import type { EarlyStop } from '../early-stop/early-stop.js';
+import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
 import { ruleFlag } from '../early-stop/early-stop-settings.js';
+import { partOf } from '../feature.js';
 import { median } from '../metrics/numpy-stats.js';
 import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, type RunDescription, resultFileName } from '../report/result-json.js';
@@ -287,7 +290,7 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     const rate = concurrency === undefined ? load : Number.POSITIVE_INFINITY;
     const level = sweepLevel(rate, result, basename(file), settings.goodput, concurrency);
     levels.push(level);
-    const stop = result.earlyStop;
+    const stop = partOf(result.parts, earlyStopFeature);
     say(
       stop === undefined
         ? `${parameter} ${load}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`
@@ -326,8 +329,9 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     for (const [i, load] of loads.entries()) {
       if (signal.aborted) break;
       const { result } = await runLevel(load);
-      if (result.earlyStop === undefined) continue;
-      stoppedEarly = sweepStop(parameter, load, result.earlyStop, loads.slice(i + 1));
+      const earlyStop = partOf(result.parts, earlyStopFeature);
+      if (earlyStop === undefined) continue;
+      stoppedEarly = sweepStop(parameter, load, earlyStop, loads.slice(i + 1));
       say(stoppedEarly.sentence);
       break;
     }

@@ -10,7 +10,7 @@
 // its requests and time windows (loadgen/compare/bootstrap.ts), the interval of its achieved rate and of each SLO's
 // figure there; and which SLO broke first above it.
 
-import type { BenchRunResult } from '../bench/run-bench.js';
+import type { BenchRunResult } from '../bench/aggregate.js';
 import {
   type Interval,
   percentileInterval,

@@ -4,15 +4,18 @@
 // A level that --stop-on-saturation or --max-error-rate cut short fell behind: the rule that stopped it is the
 // evidence, and the few requests it left in a steady window cannot say "unclear" over it.
 
-import type { BenchRunResult } from '../bench/run-bench.js';
+import type { BenchRunResult } from '../bench/aggregate.js';
+import { stopReasonOf } from '../bench/features.js';
 import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import { type EarlyStop, FOLLOW_RATIO } from '../early-stop/early-stop.js';
-import { ruleFlag } from '../early-stop/early-stop-settings.js';
+import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
+import { partOf } from '../feature.js';
 import { type GpuTotals, summarizeGpus } from '../gpu-metrics/gpu-summary.js';
 import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import type { RequestRecord } from '../record.js';
+import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
 import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.js';
 import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
@@ -105,18 +108,13 @@ function worstSlo(requests: readonly RequestRecord[], slos: GoodputSlos | undefi
   return worst;
 }
 
-/** "stopped early at 2.3 s by --stop-on-saturation: in the last 2 s ..." */
-function earlyStopReason(stop: EarlyStop): string {
-  return `stopped early at ${stop.atS.toFixed(1)} s by ${ruleFlag(stop.reason)}: ${stop.message}`;
-}
-
 function judge(
   window: SteadyWindow,
   successRate: number,
   slo: SweepLevel['worstSlo'],
-  earlyStop: EarlyStop | undefined,
+  stoppedBy: string | undefined,
 ): [LevelStatus, string] {
-  if (earlyStop !== undefined) return ['fell-behind', earlyStopReason(earlyStop)];
+  if (stoppedBy !== undefined) return ['fell-behind', stoppedBy];
   const n = window.requests.length;
   if (n < MIN_STEADY_REQUESTS) {
     return ['unclear', `only ${n} requests in its steady window (at least ${MIN_STEADY_REQUESTS} needed)`];
@@ -163,7 +161,9 @@ export function sweepLevel(
     );
   const slo = hasSlos ? worstSlo(steady, slos) : null;
   const sloAttainment = hasSlos && steady.length > 0 ? steady.filter(meetsAll).length / steady.length : null;
-  const [status, reason] = judge(window, successRate, slo, result.earlyStop);
+  const [status, reason] = judge(window, successRate, slo, stopReasonOf(result.parts));
+  const earlyStop = partOf(result.parts, earlyStopFeature);
+  const server = partOf(result.parts, serverMetricsFeature)?.run;
   const windowS = (window.endMs - window.startMs) / 1000;
   return {
     offeredRps,
@@ -188,13 +188,13 @@ export function sweepLevel(
     outputTokPerS: windowS > 0 ? window.completedOutputTokens / windowS : 0,
     sloAttainment,
     worstSlo: slo,
-    server: result.serverMetrics?.available === true ? result.serverMetrics.summary : null,
-    ...(result.serverMetrics?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
+    server: server?.available === true ? server.summary : null,
+    ...(server?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
     gpu:
       result.gpuMetrics === undefined || result.gpuMetrics.gpus.length === 0
         ? null
         : summarizeGpus(result.gpuMetrics.gpus, result.metrics.totalOutput).total,
-    ...(result.earlyStop === undefined ? {} : { earlyStop: result.earlyStop }),
+    ...(earlyStop === undefined ? {} : { earlyStop }),
     status,
     reason,
     resultFile,

@@ -1,7 +1,7 @@
 // sweep-summary.json: the sweep's probes, levels and knee in snake_case, the names vLLM's result files use, so
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
 import type { EarlyStop } from '../early-stop/early-stop.js';
-import { earlyStopJson } from '../server-metrics/server-metrics-keys.js';
+import { earlyStopJson } from '../early-stop/early-stop-feature.js';
 import type { Knee } from './knee.js';
 import { kneeCause } from './knee-cause.js';
 import type { SloCapacity } from './slo-search.js';

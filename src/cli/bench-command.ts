@@ -2,7 +2,8 @@
 // per-chunk timing, errors that say why, and records streamed to disk as the run goes. This file turns the flags
 // into settings, hands them to the workflow (loadgen/bench/bench-workflow.ts) and picks the exit status.
 
-import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
+import { stopReasonOf } from '../../loadgen/bench/features.js';
+import type { BenchRunOutcome } from '../../loadgen/bench/save-result.js';
 import { endDespiteParkedWrite } from '../shared/parked-exit.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
@@ -26,7 +27,7 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
   // vLLM's figures, yet the user asked for them to be cut.
   if (result.budgetStop !== undefined) return EXIT_BUDGET_STOPPED;
   // Stopped because the answer was known: its own status, above the success floor it may well have crossed.
-  if (result.earlyStop !== undefined) return EXIT_STOPPED_EARLY;
+  if (stopReasonOf(result.parts) !== undefined) return EXIT_STOPPED_EARLY;
   if (checks.some((c) => c.successFloor && !c.passed)) return EXIT_RUN_FAILED;
   if (checks.some((c) => !c.passed)) return EXIT_THRESHOLD_FAILED;
   return EXIT_OK;

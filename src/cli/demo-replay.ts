@@ -3,10 +3,9 @@
 // people know from vLLM and the gateway's own timings beside the client's.
 
 import type { AddressInfo } from 'node:net';
-import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
-import { formatBenchReport } from '../../loadgen/bench/bench-report.js';
-import { compareWithGateway } from '../../loadgen/bench/gateway-timings.js';
+import { formatBenchReport, loadgenSummaryFor } from '../../loadgen/bench/bench-report.js';
 import { runBench } from '../../loadgen/bench/run-bench.js';
+import { compareWithGateway } from '../../loadgen/breakdown/gateway-timings.js';
 import { buildGateway } from '../../plugins/index.js';
 import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { validateConfig } from '../gateway/config/config-validate.js';

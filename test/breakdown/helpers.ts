@@ -2,7 +2,8 @@
 // simulator that exports to it starts), the export settings, and a bench run in process.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BenchRunResult, runBench } from '../../loadgen/bench/run-bench.js';
+import type { BenchRunResult } from '../../loadgen/bench/aggregate.js';
+import { runBench } from '../../loadgen/bench/run-bench.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 

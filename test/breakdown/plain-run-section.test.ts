@@ -4,7 +4,7 @@
 // the unknown ones included, so the split is seen whole. vLLM's block is untouched either way.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { loadgenSummaryFor } from '../../loadgen/bench/bench-output.js';
+import { loadgenSummaryFor } from '../../loadgen/bench/bench-report.js';
 import { runBench } from '../../loadgen/bench/run-bench.js';
 import { BREAKDOWN_UNKNOWN_LINE } from '../../loadgen/breakdown/breakdown-section.js';
 import { SEGMENT_NAMES, segmentLabel } from '../../loadgen/breakdown/segments.js';

@@ -6,13 +6,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { BenchRunResult } from '../../loadgen/bench/run-bench.js';
+import type { BenchRunResult } from '../../loadgen/bench/aggregate.js';
+import { breakdownFeature, runBreakdown } from '../../loadgen/breakdown/breakdown-feature.js';
 import { breakdownFromResult } from '../../loadgen/breakdown/breakdown-from-result.js';
 import { breakdownKeys } from '../../loadgen/breakdown/breakdown-json.js';
 import { formatBreakdownSection } from '../../loadgen/breakdown/breakdown-section.js';
+import type { RunBreakdown } from '../../loadgen/breakdown/breakdown-summary.js';
 import { ROUNDING_TOLERANCE_MS } from '../../loadgen/breakdown/request-breakdown.js';
-import { type RunBreakdown, runBreakdown } from '../../loadgen/breakdown/run-breakdown.js';
 import { SEGMENT_NAMES, segmentLabel } from '../../loadgen/breakdown/segments.js';
+import { partOf } from '../../loadgen/feature.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { buildResultJson, type RunDescription } from '../../loadgen/report/result-json.js';
 import type { JsonValueObject } from '../../src/shared/json-object.js';
@@ -153,7 +155,11 @@ test("the server's segments are the simulator's ground truth", () => {
     if ((split.segments.serverQueue as number) > 10) queued += 1;
   }
   assert.ok(queued > 0, 'two seats, eight requests at once: some waited at the simulator');
-  assert.equal(result.breakdown.summary.requests, REQUESTS, "bench's own breakdown splits every request");
+  assert.equal(
+    partOf(result.parts, breakdownFeature)?.summary.requests,
+    REQUESTS,
+    "bench's own breakdown splits every request",
+  );
 });
 
 test('the result JSON carries the splits, the report page draws them, the text report tabulates them', () => {

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { breakdownFeature } from '../../loadgen/breakdown/breakdown-feature.js';
+import { partOf } from '../../loadgen/feature.js';
 import { DEFAULT_VERDICT_THRESHOLDS, verdicts } from '../../loadgen/report/verdicts.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
@@ -68,7 +70,7 @@ test('an overloaded simulator: the verdict names the server queue with its numbe
     'num-prompts': 20,
     'span-receiver-port': port,
   });
-  assert.equal(result.breakdown.summary.slowest?.dominant, 'serverQueue');
+  assert.equal(partOf(result.parts, breakdownFeature)?.summary.slowest?.dominant, 'serverQueue');
   const ttft = result.verdicts.find((v) => v.kind === 'ttft-spread');
   assert.ok(ttft, JSON.stringify(result.verdicts));
   assert.match(ttft.message, /server queue dominates \(1 of 1\): median \d+\.\d\d ms of their median TTFT/);

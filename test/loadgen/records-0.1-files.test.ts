@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { compareWithGateway, readGatewayRecords } from '../../loadgen/bench/gateway-timings.js';
 import { parseRecordsJsonl } from '../../loadgen/bench/records-file.js';
+import { compareWithGateway, readGatewayRecords } from '../../loadgen/breakdown/gateway-timings.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';
 

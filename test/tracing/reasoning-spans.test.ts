@@ -4,7 +4,8 @@
 // event at TTFO after the span's start; the simulator's ground truth says how many tokens were reasoning.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type BenchRunResult, runBench } from '../../loadgen/bench/run-bench.js';
+import type { BenchRunResult } from '../../loadgen/bench/aggregate.js';
+import { runBench } from '../../loadgen/bench/run-bench.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';

@@ -5,7 +5,8 @@
 // spans nested in time.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type BenchRunResult, runBench } from '../../loadgen/bench/run-bench.js';
+import type { BenchRunResult } from '../../loadgen/bench/aggregate.js';
+import { runBench } from '../../loadgen/bench/run-bench.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';

@@ -4,10 +4,10 @@
 // instead of drawing guesses from three percentiles.
 
 import type { JsonValueObject } from '../../../src/shared/json-object.js';
-import { interruptionNote } from '../../bench/interruption.js';
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
 import { withoutPlannedCancels } from '../../cancellation/cancelled-requests.js';
 import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
+import { interruptionNote } from '../interruption.js';
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';

@@ -5,7 +5,7 @@
 import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
 import type { RequestRecord } from '../record.js';
-import { tokenmeterSection } from '../report/result-fields.js';
+import { tokenmeterSection } from './result-fields.js';
 
 export interface Interruption {
   /** When the first Ctrl-C came. */

@@ -1,14 +1,15 @@
 // The estimate of one bench run from its settings: the same tokenizer, sampled dataset and request count the run
 // itself would use (runBench's requestCount), so what is predicted is what would be sent. Loads nothing it is
 // given, and sends nothing: --estimate exits after it, without even asking the server for its model.
-import type { LoadedDataset } from '../bench/load-dataset.js';
-import { loadDataset } from '../bench/load-dataset.js';
-import { requestCount } from '../bench/run-bench.js';
-import type { BenchSettings } from '../bench/settings.js';
+
+import { calibrateOnSmoke, estimateRun, type RunEstimate, type SmokeCalibration } from '../cost/estimate.js';
 import type { RequestRecord } from '../record.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { calibrateOnSmoke, estimateRun, type RunEstimate, type SmokeCalibration } from './estimate.js';
+import type { LoadedDataset } from './load-dataset.js';
+import { loadDataset } from './load-dataset.js';
+import { requestCount } from './run-bench.js';
+import type { BenchSettings } from './settings.js';
 
 export interface EstimateInputs {
   readonly tokenizer?: Tokenizer;
