@@ -1,10 +1,10 @@
-// The contract between a bench run and each of its optional features (cancellation, server metrics, breakdown,
-// early stop, ...): one module per feature implements RunFeature, and loadgen/bench/features.ts lists them. The
+// The contract between a bench run and each of its optional features: one module per feature implements
+// RunFeature, and the registry (loadgen/bench/features.ts) lists them. The
 // run, the aggregation, the result JSON, the text report, the shard merge and the sweep iterate that list instead
 // of naming features, so adding a feature means one module and one line in the list.
 //
 // A feature's life in a run, in the order the backbone calls it (every hook is optional):
-//   prepare   before the schedule is split into shards: may mark requests (cancellation's delays). Pure.
+//   prepare   before the schedule is split into shards: may mark requests (a planned cancel's delay). Pure.
 //   start     before the first request is sent: may read beside the run (a scraper) and watch its records;
 //             returns a FeatureRun, whose stop() is awaited after the drain (or an error) and whose part(t0) is
 //             what it saw, on the run's clock.
@@ -26,8 +26,8 @@
 // The run's records are the backbone's; a feature never holds them twice. Its part holds what its presenters need.
 
 import type { JsonValue, JsonValueObject } from '../src/shared/json-object.js';
-import type { GatewaySide } from './breakdown/gateway-timings.js';
 import type { PreparedRequest } from './engine/engine.js';
+import type { GatewaySide } from './gateway-timings.js';
 import type { RequestRecord } from './record.js';
 import type { VllmRunSections } from './report/vllm-summary.js';
 import type { ServerSample } from './server-metrics/server-scraper.js';
@@ -60,7 +60,7 @@ export interface FeatureRun<Live> {
 export interface FeatureRecords {
   /** Every record of the run, in index order. */
   readonly all: readonly RequestRecord[];
-  /** Those the figures are computed on (without planned cancellations and what an interruption cut). */
+  /** Those the figures are computed on (without the planned cancels and what an interruption cut). */
   readonly measured: readonly RequestRecord[];
   /** The gateway's records of the run, when the caller holds them (the demo's gateway runs in its process). */
   readonly gatewayRecords?: readonly GatewaySide[];
@@ -80,6 +80,8 @@ export interface ReportContext {
   readonly records: readonly RequestRecord[];
   /** Requests the run planned to send. */
   readonly planned: number;
+  /** vLLM's total_output_tokens of the run (per-token figures divide by it). */
+  readonly outputTokens: number;
 }
 
 export interface RunFeature<Settings, Part, Live = Part> {

@@ -4,7 +4,7 @@
 // written (after any concurrency slot was acquired), as vLLM measures.
 
 import type { ExchangeFigures } from '../src/measure/exchange-figures.js';
-import type { ClientOutcome } from '../src/measure/outcome.js';
+import { type ClientOutcome, PLANNED_CANCEL } from '../src/measure/outcome.js';
 import type { ServerSegments } from '../src/tracing/receiver/server-segments.js';
 
 /** Where `outputTokens` came from: the server's usage chunk, or our tokenizer over the generated text. */
@@ -102,4 +102,25 @@ export function scheduleLagMs(record: RequestRecord): number | null {
 /** A request's input tokens as vLLM counts them: the server's usage when it reported one, else our own count. */
 export function inputTokens(record: Pick<RequestRecord, 'promptTokens' | 'usagePromptTokens'>): number {
   return record.usagePromptTokens ?? record.promptTokens;
+}
+
+// The one rule for what a run cut itself: the requests it cancelled as planned (outcome `cancelled`) and the ones
+// its own stop cut (Ctrl-C, an early stop, a budget's --on-limit cancel: `client_abort`, which the load generator
+// records for nothing else) are not failures of the server, for the early stop's error rate and the smoke test
+// alike. The planned ones are also left out of every figure (vLLM's completed and failed included) and counted
+// apart (loadgen/cancellation/cancellation-feature.ts).
+
+/** True for a request the run cancelled on purpose or by its own stop: no failure of the server. */
+export function cancelledByRun(record: Pick<RequestRecord, 'outcome'>): boolean {
+  return record.outcome === PLANNED_CANCEL || record.outcome === 'client_abort';
+}
+
+/** True for a request cancelled as --request-cancellation-rate planned. */
+export function cancelledAsPlanned(record: Pick<RequestRecord, 'outcome'>): boolean {
+  return record.outcome === PLANNED_CANCEL;
+}
+
+/** A saved run's records as its figures saw them: without the planned cancellations (compare, the HTML report). */
+export function withoutPlannedCancels<R extends Pick<RequestRecord, 'outcome'>>(records: readonly R[]): R[] {
+  return records.filter((r) => !cancelledAsPlanned(r));
 }

@@ -8,12 +8,9 @@
 import type { JsonValueObject } from '../../src/shared/json-object.js';
 import type { HintContext } from '../../src/shared/upstream-hints.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
-import { breakdownFeature } from '../breakdown/breakdown-feature.js';
-import type { GatewaySide } from '../breakdown/gateway-timings.js';
 import type { BudgetStop } from '../cost/budget.js';
 import type { AnyRunFeature, FeatureParts } from '../feature.js';
-import { partOf } from '../feature.js';
-import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
+import type { GatewaySide } from '../gateway-timings.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import { LATENCY_METRICS } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
@@ -22,9 +19,7 @@ import { type Interruption, measuredRecords } from '../report/interruption.js';
 import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import type { Verdict } from '../report/verdicts.js';
 import type { ProbeStats, VllmRunSections } from '../report/vllm-summary.js';
-import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
-import { clientTtftOf } from '../server-metrics/server-section.js';
-import { verdictsWithServer } from '../server-metrics/server-verdict.js';
+import { runVerdicts } from '../server-metrics/server-verdict.js';
 import { checkThresholds, percentilesRead, type ThresholdCheck } from '../thresholds/check-thresholds.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { BENCH_FEATURES } from './features.js';
@@ -54,9 +49,6 @@ export interface RunOutput {
   readonly recordsCounts?: RecordsFileCounts;
   /** With span export on: what became of the run's client spans, once the last were sent. */
   readonly spans?: SpanExportCounts;
-  /** The GPUs' figures through the run (loadgen/gpu-metrics/), or why a source asked for gave none; absent when
-   *  none was read and nothing was asked. */
-  readonly gpuMetrics?: GpuMetricsRun;
   /** --probe-request-rate: the probes' figures, when one succeeded. */
   readonly probes?: ProbeStats;
   /** What each feature saw through the run (or, for a merged run, the shards' parts merged). */
@@ -126,26 +118,6 @@ export function mergedSeen(results: readonly JsonValueObject[]): FeatureParts {
   return seen;
 }
 
-/** The verdicts on a run's measured records, with what the server's metrics and the breakdown attribute them to. */
-export function runVerdicts(
-  measured: readonly RequestRecord[],
-  extra: ExtraMetrics,
-  parts: FeatureParts,
-  target?: HintContext,
-): Verdict[] {
-  const breakdown = partOf(parts, breakdownFeature)?.summary;
-  return verdictsWithServer(
-    measured,
-    extra,
-    partOf(parts, serverMetricsFeature)?.run,
-    clientTtftOf(measured),
-    {
-      ...(target === undefined ? {} : { target }),
-      ...(breakdown === undefined ? {} : { breakdown }),
-    },
-  );
-}
-
 /** A run's figures: on the measured records (a run cut short is measured on what ran; the requests Ctrl-C or the
  *  plan cancelled are no failures of the server). */
 export function aggregateRun(
@@ -160,14 +132,12 @@ export function aggregateRun(
   return { ...rest, metrics, extra, parts, verdicts: runVerdicts(measured, extra, parts, context.target) };
 }
 
-/** What vLLM's summary and result add for this run (its probes, its GPUs' energy, and what features add). */
+/** What vLLM's summary and result add for this run: its probes, and what its features add (speculative decoding,
+ *  the GPUs' energy). */
 export function vllmSectionsOf(
-  result: Pick<BenchRunResult, 'probes' | 'gpuMetrics' | 'parts'>,
+  result: Pick<BenchRunResult, 'parts'> & { readonly probes?: ProbeStats },
 ): VllmRunSections {
-  const sections: VllmRunSections = {
-    ...(result.probes === undefined ? {} : { probes: result.probes }),
-    ...(result.gpuMetrics === undefined ? {} : { gpu: result.gpuMetrics }),
-  };
+  const sections: VllmRunSections = result.probes === undefined ? {} : { probes: result.probes };
   for (const { feature } of BENCH_FEATURES) {
     const part = result.parts.get(feature);
     if (part !== undefined && feature.vllm !== undefined) Object.assign(sections, feature.vllm(part));

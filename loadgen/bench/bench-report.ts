@@ -4,13 +4,8 @@
 
 import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-settings.js';
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
-import {
-  compareWithGateway,
-  type GatewayComparison,
-  readGatewayRecords,
-} from '../breakdown/gateway-timings.js';
 import { formatCostReport } from '../cost/cost-report.js';
-import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
+import { compareWithGateway, type GatewayComparison, readGatewayRecords } from '../gateway-timings.js';
 import type { MetricStats } from '../metrics/metric-stats.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { interruptionLine } from '../report/interruption.js';
@@ -71,7 +66,11 @@ export function formatBenchReport(
   settings: BenchSettings,
   gateway?: GatewayComparison,
 ): string {
-  const context = { records: result.records, planned: result.planned };
+  const context = {
+    records: result.records,
+    planned: result.planned,
+    outputTokens: result.metrics.totalOutput,
+  };
   const parts = [
     formatVllmSummary(
       result.metrics,
@@ -89,7 +88,6 @@ export function formatBenchReport(
     ...intendedSection(result, settings),
     ...gatewaySection(gateway),
     ...featureLines(result.parts, 'section', context),
-    ...formatGpuSection(result.gpuMetrics, result.metrics.totalOutput),
   ];
   if (more.length > 0) parts.push(`${more.join('\n')}\n`);
   parts.push(formatVerdicts(result.verdicts));

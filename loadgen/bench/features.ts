@@ -4,7 +4,11 @@
 // shard merge and the sweep go through this list; their order here is the order of their keys under "tokenmeter"
 // and of their lines within a report slot.
 //
-// Adding a feature: write its module (one RunFeature) in its own folder, add its line here.
+// Adding a feature: write its module in its own folder, exporting one RunFeature<Settings, Part, Live> (the hooks it
+// needs: at least aggregate; start for what it reads beside the run; json, report and merge for what it saves, shows
+// and merges), and add `register(yourFeature, (s) => s.yourSettings)` below, where undefined means off. Nothing else
+// in the run, the report, the result JSON, the shard merge or the sweep changes; read its part back with
+// partOf(result.parts, yourFeature) where another part of the code needs it.
 
 import type { JsonValue } from '../../src/shared/json-object.js';
 import { breakdownFeature } from '../breakdown/breakdown-feature.js';
@@ -12,6 +16,7 @@ import { cancellationFeature } from '../cancellation/cancellation-feature.js';
 import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
 import { stopsEarly } from '../early-stop/early-stop-settings.js';
 import type { AnyRunFeature, FeatureParts, ReportContext, ReportSlot, RunFeature } from '../feature.js';
+import { gpuFeature } from '../gpu-metrics/gpu-feature.js';
 import { sessionsFeature } from '../report/session-turns.js';
 import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
 import type { BenchSettings } from './settings.js';
@@ -37,6 +42,7 @@ export const BENCH_FEATURES: readonly RegisteredFeature[] = [
   })),
   register(sessionsFeature, (s) => s.sessions),
   register(serverMetricsFeature, (s) => s.serverMetrics ?? undefined),
+  register(gpuFeature, (s) => s.gpuMetrics ?? undefined),
   register(earlyStopFeature, (s) => (stopsEarly(s.earlyStop) ? s.earlyStop : undefined)),
   register(cancellationFeature, (s) => s.cancellation),
 ];

@@ -4,9 +4,8 @@
 // bounded RollingWindow. Writes to stderr: stdout carries only the report.
 
 import { performance } from 'node:perf_hooks';
-import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
 import { median } from '../metrics/numpy-stats.js';
-import type { RequestRecord } from '../record.js';
+import { cancelledAsPlanned, type RequestRecord } from '../record.js';
 import { type ProgressState, plainLine, ttyLine } from './progress-line.js';
 import { RollingWindow } from './rolling-window.js';
 

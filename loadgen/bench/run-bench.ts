@@ -7,8 +7,6 @@ import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import type { SpanExport } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
-import type { GatewaySide } from '../breakdown/gateway-timings.js';
-import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import { RunBudget } from '../cost/budget.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import type { SampleRequest } from '../datasets/sample-request.js';
@@ -16,9 +14,8 @@ import type { Engine, PreparedRequest } from '../engine/engine.js';
 import { createOpenLoopEngine } from '../engine/open-loop-engine.js';
 import { createSessionEngine, type SessionCounts, type SessionPacing } from '../engine/session-engine.js';
 import { type AnyRunFeature, type FeatureRun, SampleChannel } from '../feature.js';
-import { GpuSampling } from '../gpu-metrics/gpu-sampling.js';
-import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
-import type { RequestRecord } from '../record.js';
+import type { GatewaySide } from '../gateway-timings.js';
+import { cancelledByRun, type RequestRecord } from '../record.js';
 import { interruptionOf } from '../report/interruption.js';
 import { pythonFloatStr } from '../report/python-format.js';
 import { sessionsFeature } from '../report/session-turns.js';
@@ -312,8 +309,6 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
   let result: Awaited<ReturnType<Engine['run']>>;
   let spanReceiver: RunSpanReceiver | null = null;
   let recordsCounts: RecordsFileCounts | undefined;
-  let gpuSampling: GpuSampling | null = null;
-  let gpusOnRunClock: ((runStartedAtMs: number) => GpuMetricsRun | undefined) | undefined;
   const running: Array<{ feature: AnyRunFeature; run: FeatureRun<unknown> }> = [];
   let probes: ProbeLoop | undefined;
   let probeRecords: readonly RequestRecord[] | undefined;
@@ -334,16 +329,12 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
       serverSamples: new SampleChannel<ServerSample>(),
     };
     // The baseline samples are taken before the first request is sent.
-    const started = Promise.all(
+    await Promise.all(
       features.map(async ({ feature, own }) => {
         const run = await feature.start?.(own, context);
         if (run !== undefined) running.push({ feature, run });
       }),
     );
-    [gpuSampling] = await Promise.all([
-      settings.gpuMetrics == null ? null : GpuSampling.start(settings.gpuMetrics),
-      started,
-    ]);
     const probeRate = settings.probeRequestRate ?? 0;
     if (probeRate > 0) {
       say(`Probe request rate: ${pythonFloatStr(probeRate)} req/s`);
@@ -386,9 +377,7 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
     // The probes stop once the run has drained (an error stops them too), before the features' last samples.
     probeRecords = await probes?.stop();
     // The last samples, after the drain.
-    const gpusFinished = gpuSampling?.finish();
     await Promise.all(running.map(({ run }) => run.stop()));
-    gpusOnRunClock = await gpusFinished;
     // After an error the wait is cut short; every record still waiting is accepted without its span.
     await spanReceiver?.finish(AbortSignal.abort());
     progress.stop();
@@ -410,7 +399,6 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
       ...sessions.counts,
     });
   const interruption = interruptionOf(interruptedAt, records, requests.length);
-  const gpuMetrics = gpusOnRunClock?.(result.startedAtMs);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
   return {
     records,
@@ -426,7 +414,6 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
     recordsPath: input.recordsPath,
     ...(recordsCounts === undefined ? {} : { recordsCounts }),
     ...(spans === null ? {} : { spans: spans.counts }),
-    ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
     ...(probed === undefined ? {} : { probes: probed }),
     seen,
   };

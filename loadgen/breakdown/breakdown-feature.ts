@@ -5,12 +5,12 @@
 // merged run's breakdown is computed again from the union's records, as one process's is.
 
 import type { RunFeature } from '../feature.js';
+import { type GatewaySide, gatewayRecordsByIndex, readGatewayRecords } from '../gateway-timings.js';
 import type { RequestRecord } from '../record.js';
 import { breakdownFromResult } from './breakdown-from-result.js';
 import { breakdownKeys } from './breakdown-json.js';
 import { formatBreakdownSection } from './breakdown-section.js';
 import { type RunBreakdown, summarizeBreakdown } from './breakdown-summary.js';
-import { type GatewaySide, gatewayRecordsByIndex, readGatewayRecords } from './gateway-timings.js';
 import { breakDownRun } from './request-breakdown.js';
 
 /** What the breakdown needs of the run's settings. */

@@ -7,8 +7,8 @@
 // server's TTFT its queue and prefill do not explain, so `unattributedMs` is exactly that part (plus rounding).
 // It is kept as measured: a negative one, or a negative segment, is listed in `negative`, never clamped.
 
+import type { GatewaySide } from '../gateway-timings.js';
 import type { RequestRecord } from '../record.js';
-import type { GatewaySide } from './gateway-timings.js';
 import { SEGMENT_NAMES, type SegmentName, TTFT_SEGMENTS } from './segments.js';
 
 export interface RequestBreakdown {

@@ -1,13 +1,28 @@
 // --request-cancellation-rate / -delay as a run feature (loadgen/feature.ts): the plan marks the chosen requests
-// before the run is split into shards (cancellation-plan.ts); after the run, the chosen requests are counted
-// (cancelled-requests.ts), reported in one line after vLLM's block, and saved as `tokenmeter.cancellation`. A merge
+// before the run is split into shards (cancellation-plan.ts); after the run, the chosen requests are counted,
+// reported in one line after vLLM's block, and saved as `tokenmeter.cancellation`. A merge
 // takes the plan from the shards' files (the same in each) and counts the union's records.
 
 import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
 import type { RunFeature } from '../feature.js';
+import { cancelledAsPlanned, type RequestRecord } from '../record.js';
 import { numberField, tokenmeterSection } from '../report/result-fields.js';
 import { type CancellationSettings, cancellationDelays } from './cancellation-plan.js';
-import { type CancellationCounts, cancellationCounts } from './cancelled-requests.js';
+
+export interface CancellationCounts {
+  /** Requests sent that the plan chose (a chosen request never sent has no record and is not counted). */
+  readonly chosen: number;
+  /** Of those, cancelled at their delay. */
+  readonly cancelled: number;
+  /** Chosen, but their answer ended before the delay (counted as any request: completed or failed). */
+  readonly endedBeforeDelay: number;
+}
+
+export function cancellationCounts(records: readonly RequestRecord[]): CancellationCounts {
+  const chosen = records.filter((r) => r.cancelDelayMs !== undefined);
+  const cancelled = chosen.filter(cancelledAsPlanned).length;
+  return { chosen: chosen.length, cancelled, endedBeforeDelay: chosen.length - cancelled };
+}
 
 /** A run's planned cancellations: what was asked and what became of it. */
 export interface RunCancellations {

@@ -3,7 +3,7 @@
 // from 100 values is the resampled maximum, an interval far narrower than the truth; better none than that).
 
 import { hashSeed } from '../../src/shared/random.js';
-import { withoutPlannedCancels } from '../cancellation/cancelled-requests.js';
+import { withoutPlannedCancels } from '../record.js';
 import {
   type Interval,
   percentileInterval,

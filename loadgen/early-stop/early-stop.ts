@@ -8,10 +8,9 @@
 //   MIN_WAITING_GROWTH requests (one sample an interval, at least MIN_WAITING_SAMPLES of them).
 // - Errors: of the requests that finished within the window (at least MIN_FINISHED), more than --max-error-rate
 //   failed. Requests the run cancelled itself (its own stop's client_abort, --request-cancellation-rate's
-//   cancelled: loadgen/cancellation/cancelled-requests.ts) are not failures.
+//   cancelled: loadgen/record.ts) are not failures.
 
-import { cancelledByRun } from '../cancellation/cancelled-requests.js';
-import type { RequestRecord } from '../record.js';
+import { cancelledByRun, type RequestRecord } from '../record.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
 import type { EarlyStopReason, EarlyStopSettings } from './early-stop-settings.js';
 

@@ -12,7 +12,6 @@ import {
   type GpuSourceInfo,
   type GpuTrack,
   gpuIdentity,
-  mergeGpuRuns,
 } from './gpu-tracks.js';
 
 export const GPU_METRICS_KEY = 'gpu_metrics';
@@ -146,10 +145,4 @@ export function gpuMetricsFromResult(json: JsonValueObject): GpuMetricsRun | und
     (n): n is string => typeof n === 'string',
   );
   return { sources, gpus, notes };
-}
-
-/** Shards' GPU figures as one run's (gpu-tracks.ts, mergeGpuRuns): a GPU several shards read counted once,
- *  different GPUs summed; undefined when no shard has any. */
-export function mergedGpuMetrics(results: readonly JsonValueObject[]): GpuMetricsRun | undefined {
-  return mergeGpuRuns(results.flatMap((json) => gpuMetricsFromResult(json) ?? []));
 }

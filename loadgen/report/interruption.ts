@@ -3,8 +3,7 @@
 // the server: the run's figures leave them out, and the result JSON (`tokenmeter.interrupted`), the report, and
 // compare and merge when they read such a result, say the run was cut short.
 import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
-import { cancelledAsPlanned } from '../cancellation/cancelled-requests.js';
-import type { RequestRecord } from '../record.js';
+import { cancelledAsPlanned, type RequestRecord } from '../record.js';
 import { tokenmeterSection } from './result-fields.js';
 
 export interface Interruption {

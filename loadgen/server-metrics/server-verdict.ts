@@ -9,12 +9,15 @@
 // spans. Used by bench's verdicts (verdictsWithServer: the TTFT verdict defers to it) and by the sweep's knee.
 
 import type { HintContext } from '../../src/shared/upstream-hints.js';
+import { breakdownFeature } from '../breakdown/breakdown-feature.js';
 import type { BreakdownSummary } from '../breakdown/breakdown-summary.js';
+import { type FeatureParts, partOf } from '../feature.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
+import { serverMetricsFeature } from './server-metrics-feature.js';
 import type { ServerMetricsRun } from './server-metrics-json.js';
-import type { ClientTtft } from './server-section.js';
+import { type ClientTtft, clientTtftOf } from './server-section.js';
 import type { ServerSummary } from './server-summary.js';
 
 export const MEMORY_BOUND_KV_USAGE = 0.95;
@@ -138,4 +141,25 @@ export function verdictsWithServer(
   // about why, and the failures verdict already says what to fix.
   const server = records.some((r) => r.outcome === 'ok') ? serverVerdict(run, found, client) : undefined;
   return server === undefined ? found : [...found, server];
+}
+
+/** A run's verdicts from its measured records and its features' parts: what the server's metrics and the breakdown
+ *  attribute them to (bench, the workers' merged run and `tokenmeter merge` alike). */
+export function runVerdicts(
+  measured: readonly RequestRecord[],
+  extra: ExtraMetrics,
+  parts: FeatureParts,
+  target?: HintContext,
+): Verdict[] {
+  const breakdown = partOf(parts, breakdownFeature)?.summary;
+  return verdictsWithServer(
+    measured,
+    extra,
+    partOf(parts, serverMetricsFeature)?.run,
+    clientTtftOf(measured),
+    {
+      ...(target === undefined ? {} : { target }),
+      ...(breakdown === undefined ? {} : { breakdown }),
+    },
+  );
 }

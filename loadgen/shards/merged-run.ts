@@ -4,12 +4,9 @@
 // run's settings (model, rate, backend...) are the shards' own, read from the first result file.
 
 import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
-import { featureParts, mergedSeen, runVerdicts } from '../bench/aggregate.js';
+import { featureParts, mergedSeen, vllmSectionsOf } from '../bench/aggregate.js';
 import { featureKeys, featureLines, featureText } from '../bench/features.js';
 import type { FeatureParts } from '../feature.js';
-import { mergedGpuMetrics } from '../gpu-metrics/gpu-metrics-json.js';
-import { formatGpuSection } from '../gpu-metrics/gpu-section.js';
-import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import { type ExtraMetrics, extraMetrics } from '../metrics/extra-metrics.js';
 import type { GoodputSlos, PercentileMetric } from '../metrics/metric-options.js';
 import { type VllmMetrics, vllmMetrics } from '../metrics/vllm-metrics.js';
@@ -21,6 +18,7 @@ import { buildResultJson, type RunDescription } from '../report/result-json.js';
 import { readTarget } from '../report/run-target.js';
 import { formatVerdicts, type Verdict } from '../report/verdicts.js';
 import { formatVllmSummary } from '../report/vllm-summary.js';
+import { runVerdicts } from '../server-metrics/server-verdict.js';
 import { mergeShards } from './merge-shards.js';
 import type { ShardRun } from './shard-results.js';
 import { formatShardTable, type ShardFigures, shardFigures, shardsJson } from './shard-table.js';
@@ -42,8 +40,6 @@ export interface MergedRun {
   readonly verdicts: Verdict[];
   readonly shards: ShardFigures[];
   readonly notes: string[];
-  /** The shards' GPU figures, per GPU: one several shards read counted once, different GPUs summed. */
-  readonly gpuMetrics?: GpuMetricsRun;
   /** Each feature's part (loadgen/bench/features.ts): the shards' parts merged, then aggregated on the union. */
   readonly parts: FeatureParts;
 }
@@ -73,12 +69,11 @@ function describe(runs: readonly ShardRun[], settings: MergeSettings, date: Date
 
 export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, date: Date): MergedRun {
   const { records, durationMs, notes } = mergeShards(runs, { allowPartial: settings.allowPartial ?? false });
-  // The figures leave out the requests cancelled as --request-cancellation-rate planned, as each shard's did.
+  // The figures leave out the requests cancelled as planned, as each shard's did.
   const measured = measuredRecords(records, undefined);
   const extra = extraMetrics(measured, settings.metricPercentiles);
   const seen = mergedSeen(runs.map((run) => run.result.json));
   const parts = featureParts(undefined, records, measured, seen);
-  const gpuMetrics = mergedGpuMetrics(runs.map((shard) => shard.result.json));
   return {
     run: describe(runs, settings, date),
     records,
@@ -93,7 +88,6 @@ export function mergedRun(runs: readonly ShardRun[], settings: MergeSettings, da
     shards: runs.map(shardFigures),
     notes,
     parts,
-    ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
   };
 }
 
@@ -101,7 +95,11 @@ const lines = (list: readonly string[]): string => (list.length === 0 ? '' : `${
 
 export function formatMergedReport(merged: MergedRun): string {
   const { run } = merged;
-  const context = { records: merged.records, planned: merged.records.length };
+  const context = {
+    records: merged.records,
+    planned: merged.records.length,
+    outputTokens: merged.metrics.totalOutput,
+  };
   return [
     formatVllmSummary(merged.metrics, {
       requestRate: run.requestRate,
@@ -112,7 +110,6 @@ export function formatMergedReport(merged: MergedRun): string {
     formatExtraSummary(merged.extra),
     formatShardTable(merged.shards, merged.notes),
     lines(featureLines(merged.parts, 'section', context)),
-    lines(formatGpuSection(merged.gpuMetrics, merged.metrics.totalOutput)),
     formatVerdicts(merged.verdicts),
   ].join('');
 }
@@ -132,7 +129,7 @@ export function mergedResultJson(
     detailed,
     [],
     featureKeys(merged.parts, detailed),
-    merged.gpuMetrics === undefined ? {} : { gpu: merged.gpuMetrics },
+    vllmSectionsOf(merged),
   );
   const tokenmeter = json['tokenmeter'];
   if (isJsonObject(tokenmeter)) tokenmeter['shards'] = shardsJson(merged.shards);

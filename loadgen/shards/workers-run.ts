@@ -15,7 +15,6 @@ import { requestCount } from '../bench/run-bench.js';
 import type { BenchRunOutcome } from '../bench/save-result.js';
 import { describeRun, recordsPathFor, resultPath } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
-import { mergedGpuMetrics } from '../gpu-metrics/gpu-metrics-json.js';
 import { formatThresholdChecks } from '../thresholds/format-checks.js';
 import { mergeShards } from './merge-shards.js';
 import { readShardRuns } from './shard-results.js';
@@ -81,7 +80,6 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
       await writeRecordsFile(recordsPath, merged.records);
     }
     // The shards' features merged, then the figures made as a one-process run's are (loadgen/bench/aggregate.ts).
-    const gpuMetrics = mergedGpuMetrics(runs.map((shard) => shard.result.json));
     const result = aggregateRun(
       {
         records: merged.records,
@@ -92,7 +90,6 @@ export async function workersRun(input: WorkersRunInput): Promise<BenchRunOutcom
         planned: requestCount(settings, prepared.dataset),
         interrupted: input.signal.aborted,
         recordsPath,
-        ...(gpuMetrics === undefined ? {} : { gpuMetrics }),
         seen: mergedSeen(runs.map((shard) => shard.result.json)),
       },
       settings,

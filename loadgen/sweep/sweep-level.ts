@@ -6,15 +6,15 @@
 
 import type { BenchRunResult } from '../bench/aggregate.js';
 import { stopReasonOf } from '../bench/features.js';
-import { cancelledByRun } from '../cancellation/cancelled-requests.js';
 import { type EarlyStop, FOLLOW_RATIO } from '../early-stop/early-stop.js';
 import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
 import { partOf } from '../feature.js';
+import { gpuFeature } from '../gpu-metrics/gpu-feature.js';
 import { type GpuTotals, summarizeGpus } from '../gpu-metrics/gpu-summary.js';
 import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
-import type { RequestRecord } from '../record.js';
+import { cancelledByRun, type RequestRecord } from '../record.js';
 import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
 import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.js';
 import type { ServerSummary } from '../server-metrics/server-summary.js';
@@ -164,6 +164,7 @@ export function sweepLevel(
   const [status, reason] = judge(window, successRate, slo, stopReasonOf(result.parts));
   const earlyStop = partOf(result.parts, earlyStopFeature);
   const server = partOf(result.parts, serverMetricsFeature)?.run;
+  const gpus = partOf(result.parts, gpuFeature);
   const windowS = (window.endMs - window.startMs) / 1000;
   return {
     offeredRps,
@@ -191,9 +192,9 @@ export function sweepLevel(
     server: server?.available === true ? server.summary : null,
     ...(server?.available === true ? { clientTtft: clientTtftOf(result.records) } : {}),
     gpu:
-      result.gpuMetrics === undefined || result.gpuMetrics.gpus.length === 0
+      gpus === undefined || gpus.gpus.length === 0
         ? null
-        : summarizeGpus(result.gpuMetrics.gpus, result.metrics.totalOutput).total,
+        : summarizeGpus(gpus.gpus, result.metrics.totalOutput).total,
     ...(earlyStop === undefined ? {} : { earlyStop }),
     status,
     reason,

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { formatBenchReport, loadgenSummaryFor } from '../../loadgen/bench/bench-report.js';
 import { runBench } from '../../loadgen/bench/run-bench.js';
-import { compareWithGateway } from '../../loadgen/breakdown/gateway-timings.js';
+import { compareWithGateway } from '../../loadgen/gateway-timings.js';
 import { buildGateway } from '../../plugins/index.js';
 import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { validateConfig } from '../gateway/config/config-validate.js';

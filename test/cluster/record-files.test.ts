@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readGatewayRecords } from '../../loadgen/breakdown/gateway-timings.js';
+import { readGatewayRecords } from '../../loadgen/gateway-timings.js';
 import { readRecordsText, recordsFilesAt, workerRecordsPath } from '../../src/measure/record-files.js';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseRecordsJsonl } from '../../loadgen/bench/records-file.js';
-import { compareWithGateway, readGatewayRecords } from '../../loadgen/breakdown/gateway-timings.js';
+import { compareWithGateway, readGatewayRecords } from '../../loadgen/gateway-timings.js';
 import { chatChunk, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';
 

@@ -5,7 +5,7 @@
 
 import type { JsonValueObject } from '../../../src/shared/json-object.js';
 import { breakdownFromResult } from '../../breakdown/breakdown-from-result.js';
-import { withoutPlannedCancels } from '../../cancellation/cancelled-requests.js';
+import { withoutPlannedCancels } from '../../record.js';
 import { serverMetricsFromResult } from '../../server-metrics/server-metrics-json.js';
 import { interruptionNote } from '../interruption.js';
 import { stringField } from '../result-fields.js';

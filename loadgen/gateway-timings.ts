@@ -4,13 +4,13 @@
 // own request handling add. The records come from the gateway's records file (`tokenmeter serve --records`) or,
 // in-process, from its record listener.
 
-import type { RequestRecord as GatewayRecord } from '../../src/gateway/records/record.js';
-import { readRecordsText } from '../../src/measure/record-files.js';
-import { parseRecordLines } from '../../src/measure/record-lines.js';
-import { fileErrorReason } from '../../src/shared/file-error.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { type MetricStats, metricStats } from '../metrics/metric-stats.js';
-import type { RequestRecord } from '../record.js';
+import type { RequestRecord as GatewayRecord } from '../src/gateway/records/record.js';
+import { readRecordsText } from '../src/measure/record-files.js';
+import { parseRecordLines } from '../src/measure/record-lines.js';
+import { fileErrorReason } from '../src/shared/file-error.js';
+import { UserFacingError } from '../src/shared/user-facing-error.js';
+import { type MetricStats, metricStats } from './metrics/metric-stats.js';
+import type { RequestRecord } from './record.js';
 
 /** The fields used here; a records file from another version of the gateway may have more. */
 export type GatewaySide = Pick<
