@@ -7,11 +7,11 @@ import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { protocolByName } from '../protocols/index.js';
 import { freeLoopbackPort } from '../shared/free-port.js';
+import type { OptionValue } from '../shared/option-schema.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
 import { logFormatFor } from './log-format-option.js';
-import type { ParsedOptions } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
@@ -50,7 +50,7 @@ async function streamOnce(url: string, write: (text: string) => void): Promise<S
   return meter;
 }
 
-export async function runDemo(options: ParsedOptions): Promise<number> {
+export async function runDemo(options: Readonly<Record<string, OptionValue>>): Promise<number> {
   // The simulator exports its llm_request spans, as vLLM would with --otlp-traces-endpoint, to the replay's span
   // receiver, so the report can split each request's time down to the server's queue, prefill and decode. A short
   // batch delay: the receiver holds each record until its span arrives, and the demo should not wait 5 s for it.

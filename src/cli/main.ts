@@ -1,6 +1,7 @@
 // Entry point of the `tokenmeter` CLI: picks the command, parses its flags, and turns every failure into a clear
 // message and an exit status (2 for usage mistakes, 1 for failures at run time) instead of a stack trace.
 import { nearestNames } from '../shared/nearest-names.js';
+import { formatOptionsHelp, parseCommandLine } from '../shared/option-schema.js';
 import { packageVersion } from '../shared/package-version.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
@@ -8,7 +9,6 @@ import type { Command } from './command.js';
 import { type CommandEntry, commands } from './commands.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { describeListenError } from './listen-error.js';
-import { formatOptionsHelp, parseCommandLine } from './options.js';
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

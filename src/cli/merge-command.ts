@@ -16,11 +16,11 @@ import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js'
 import { resultFileName, resultJsonText } from '../../loadgen/report/result-json.js';
 import { formatMergedReport, mergedResultJson, mergedRun } from '../../loadgen/shards/merged-run.js';
 import { readShardRuns } from '../../loadgen/shards/shard-results.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
 import { RESULT_OPTIONS } from './bench-options.js';
 import type { Command } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
-import type { OptionSpec } from './options.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 

@@ -6,9 +6,9 @@ import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '..
 import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/config/serve-config.js';
 import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
+import type { ParsedCommandLine } from '../shared/option-schema.js';
 import type { Command } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
-import type { ParsedCommandLine } from './options.js';
 
 function str(commandLine: ParsedCommandLine, name: string): string | undefined {
   const value = commandLine.options[name];

@@ -1,5 +1,6 @@
 // `tokenmeter sim`: a vLLM-like OpenAI-compatible server for machines without a GPU.
 
+import type { OptionSpec, ParsedCommandLine } from '../shared/option-schema.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
   DEFAULT_KV,
@@ -14,7 +15,6 @@ import {
 import type { RunningSimulator } from '../sim/index.js';
 import { describeKvCapacity } from '../sim/kv-capacity.js';
 import type { Command } from './command.js';
-import type { OptionSpec, ParsedCommandLine } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const t = DEFAULT_TIMING;
