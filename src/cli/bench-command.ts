@@ -5,7 +5,7 @@
 import type { BenchRunOutcome } from '../../loadgen/bench/bench-run.js';
 import { endDespiteParkedWrite } from '../shared/parked-exit.js';
 import { BENCH_OPTIONS } from './bench-options.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import {
   EXIT_BUDGET_STOPPED,
   EXIT_INTERRUPTED,
@@ -32,7 +32,7 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
   return EXIT_OK;
 }
 
-export const benchCommand: Command = {
+export const benchCommand = defineCommand({
   usage: [
     'bench --backend openai-chat --base-url URL --api-key-env VAR --model ID [--dataset-path FILE] [--num-prompts N] [--request-rate R]',
     'bench --config bench_config.json [--smoke] [flags overriding the file]',
@@ -81,4 +81,4 @@ export const benchCommand: Command = {
     }
     return status;
   },
-};
+});

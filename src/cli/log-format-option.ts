@@ -1,7 +1,7 @@
 // `--log-format`, shared by the commands that run a gateway (`serve`, `demo`): pretty lines for a person at a
 // terminal, JSON lines for everything else.
-import { LOG_FORMATS, resolveLogFormat } from '../gateway/logs/logger.js';
-import type { OptionSpec, OptionValue } from '../shared/option-schema.js';
+import { LOG_FORMATS, type LogFormat, resolveLogFormat } from '../gateway/logs/logger.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 
 export const LOG_FORMAT_OPTION = {
   name: 'log-format',
@@ -15,10 +15,8 @@ export const LOG_FORMAT_OPTION = {
 
 /** The format the logger writes to `output` in. */
 export function logFormatFor(
-  options: Readonly<Record<string, OptionValue>>,
+  options: { readonly 'log-format': LogFormat },
   output: { readonly isTTY?: boolean },
 ): 'json' | 'pretty' {
-  // The spec's choices checked the value; finding it again gives it its type.
-  const format = LOG_FORMATS.find((name) => name === options['log-format']) ?? 'auto';
-  return resolveLogFormat(format, output.isTTY === true);
+  return resolveLogFormat(options['log-format'], output.isTTY === true);
 }

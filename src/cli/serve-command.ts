@@ -7,7 +7,7 @@ import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/config/serve-config.js';
 import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
 import type { ParsedCommandLine } from '../shared/option-schema.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 
 function str(commandLine: ParsedCommandLine, name: string): string | undefined {
@@ -45,7 +45,7 @@ function serveFlags(commandLine: ParsedCommandLine): ServeFlags {
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as ServeFlags;
 }
 
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   usage: [
     'serve --upstream http://127.0.0.1:8000/v1 [--upstream-key-env VAR] [--host H] [--port P] [--records FILE]',
     'serve --config tokenmeter.config.json',
@@ -194,4 +194,4 @@ export const serveCommand: Command = {
       loadBuilder: async () => (await import('../../plugins/index.js')).buildGateway,
     });
   },
-};
+});

@@ -14,7 +14,7 @@ import {
 } from '../sim/config.js';
 import type { RunningSimulator } from '../sim/index.js';
 import { describeKvCapacity } from '../sim/kv-capacity.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const t = DEFAULT_TIMING;
@@ -413,7 +413,7 @@ export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLi
   return top as SimOptions;
 }
 
-export const simCommand: Command = {
+export const simCommand = defineCommand({
   usage: ['sim [--host 127.0.0.1] [--port 8000] [--config sim.json] [options]'],
   options,
   details: 'Timing model, fault switches and ground-truth endpoints: docs/simulator.md',
@@ -449,4 +449,4 @@ export const simCommand: Command = {
     await sim.close();
     return 0;
   },
-};
+});

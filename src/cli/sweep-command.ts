@@ -9,7 +9,7 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import type { OptionSpec } from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
@@ -135,7 +135,7 @@ function sweptParameter(
   return { parameter: byConcurrency ? 'concurrency' : 'rate', concurrencies };
 }
 
-export const sweepCommand: Command = {
+export const sweepCommand = defineCommand({
   usage: [
     'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
     "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",
@@ -188,4 +188,4 @@ export const sweepCommand: Command = {
     if (outcome.interrupted) return EXIT_INTERRUPTED;
     return outcome.stoppedEarly === undefined ? EXIT_OK : EXIT_STOPPED_EARLY;
   },
-};
+});
