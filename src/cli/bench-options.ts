@@ -5,6 +5,7 @@
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
+import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import { BACKENDS } from '../protocols/backends.js';
 import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
@@ -510,6 +511,10 @@ export const BENCH_ONLY_OPTIONS = [
     type: 'string',
     valueName: 'TIME',
     help: 'Send for this long (30s, 10m, 1h; a bare number is seconds), cycling the dataset; a typed --num-prompts caps the count',
+    check: (text: string) =>
+      (parseTimeMs(text, 's') ?? 0) > 0
+        ? undefined
+        : `--duration must be a time above 0: ${TIME_FORMS}, or seconds (got '${text}')`,
   },
   {
     name: 'threshold',

@@ -15,8 +15,10 @@ import { UserFacingError } from './user-facing-error.js';
 export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 
 export interface OptionSpec {
-  /** Long flag name without the leading dashes, e.g. `max-tokens`; its config-file key is `max_tokens`. */
+  /** Long flag name without the leading dashes, e.g. `max-tokens`. */
   readonly name: string;
+  /** Its config-file key, where not the name with '_' (`max_tokens`); dotted for a nested one (`timing.itlMs`). */
+  readonly key?: string;
   readonly type: OptionType;
   readonly help: string;
   /** Placeholder shown in `--help`, e.g. `PORT`. */
@@ -34,6 +36,11 @@ export interface OptionSpec {
    * command lines (`--lora-modules a b c`): the words after the flag, up to the next flag, are its values.
    */
   readonly multipleValues?: true;
+  /**
+   * A check of one value beyond its type, range and choices (a flag's own, whatever the others say): the message
+   * of a usage error when the value will not do, else undefined. Run on a typed value and on a config file's.
+   */
+  readonly check?: (value: never) => string | undefined;
   /** Accepted for another tool's command lines and read by no code, only noted: left out of OptionValues. */
   readonly acceptedOnly?: true;
 }
@@ -86,6 +93,37 @@ export function absentValues<Specs extends readonly OptionSpec[]>(specs: Specs):
   return Object.fromEntries(specs.map((spec) => [spec.name, absentValue(spec)])) as OptionValues<Specs>;
 }
 
+/** The key a config file gives this flag's value under. */
+export function configKey(spec: OptionSpec): string {
+  return spec.key ?? spec.name.replace(/-/g, '_');
+}
+
+/**
+ * The values of the flags given (typed, or set through their environment variable) under their config keys, a
+ * dotted key nested (`timing.itlMs` -> `{ timing: { itlMs } }`): what a command whose config file is nested lays
+ * over that file.
+ */
+export function givenByKey(
+  specs: readonly OptionSpec[],
+  commandLine: ParsedCommandLine<Readonly<Record<string, unknown>>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const spec of specs) {
+    if (!commandLine.given.has(spec.name)) continue;
+    const path = configKey(spec).split('.');
+    const field = path.pop() ?? spec.name;
+    let section = out;
+    for (const part of path) {
+      const inner = section[part];
+      const next: Record<string, unknown> = typeof inner === 'object' && inner !== null ? { ...inner } : {};
+      section[part] = next;
+      section = next;
+    }
+    section[field] = commandLine.options[spec.name];
+  }
+  return out;
+}
+
 /** "Did you mean vllm?" after a sentence when one of `known` is close to `typed`, else nothing. */
 export function didYouMean(typed: string, known: readonly string[]): string {
   const near = nearestNames(typed, known);
@@ -123,6 +161,14 @@ function toNumber(spec: OptionSpec, raw: string): number {
   if (spec.max !== undefined && value > spec.max) {
     throw new UsageError(`--${spec.name} must be at most ${spec.max} (got ${raw})`);
   }
+  return value;
+}
+
+/** The value, once its spec's own check has passed it. */
+function checked(spec: OptionSpec, value: OptionValue): OptionValue {
+  // The check takes the value its spec's type gives: this value was converted by that spec.
+  const problem = (spec.check as ((value: OptionValue) => string | undefined) | undefined)?.(value);
+  if (problem !== undefined) throw new UsageError(problem);
   return value;
 }
 
@@ -181,7 +227,7 @@ export function parseCommandLine<Specs extends readonly OptionSpec[]>(
   for (const spec of specs) {
     const source = parsed.values[spec.name] ?? fromEnvironment(spec, env);
     if (source !== undefined) given.add(spec.name);
-    options[spec.name] = source === undefined ? absentValue(spec) : convert(spec, source);
+    options[spec.name] = source === undefined ? absentValue(spec) : checked(spec, convert(spec, source));
   }
   // The one place the values meet their type: each was converted by its own spec just above.
   return { options: options as OptionValues<Specs>, positionals: parsed.positionals, given };
@@ -327,7 +373,7 @@ export function withConfigFile<Specs extends readonly OptionSpec[]>(
       throw new UsageError(`--config ${path}: unknown key "${key}".${hint}`);
     }
     if (commandLine.given.has(name) || value === null) continue;
-    values[name] = convertFileValue(spec, key, value, path);
+    values[name] = checked(spec, convertFileValue(spec, key, value, path));
   }
   // Each file value was converted by its own spec, as the flags were.
   return values as OptionValues<Specs>;
@@ -377,7 +423,7 @@ export function markdownOptionTable(specs: readonly OptionSpec[]): string {
   const rows = specs.map(
     // `config` names the file itself: no file holds it.
     (spec) =>
-      `| \`${flagText(spec)}\` | ${spec.name === 'config' ? '' : `\`${spec.name.replace(/-/g, '_')}\``} | ${cell(helpText(spec))} |`,
+      `| \`${flagText(spec)}\` | ${spec.name === 'config' ? '' : `\`${configKey(spec)}\``} | ${cell(helpText(spec))} |`,
   );
   return ['| Flag | Config key | What it does |', '| --- | --- | --- |', ...rows].join('\n');
 }
