@@ -6,7 +6,7 @@ import { stopReasonOf } from '../../loadgen/bench/features.js';
 import type { BenchRunOutcome } from '../../loadgen/bench/save-result.js';
 import { endDespiteParkedWrite } from '../shared/parked-exit.js';
 import { BENCH_OPTIONS } from './bench-options.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import {
   EXIT_BUDGET_STOPPED,
   EXIT_INTERRUPTED,
@@ -33,7 +33,7 @@ function exitStatus({ result, checks }: BenchRunOutcome): number {
   return EXIT_OK;
 }
 
-export const benchCommand: Command = {
+export const benchCommand = defineCommand({
   usage: [
     'bench --backend openai-chat --base-url URL --api-key-env VAR --model ID [--dataset-path FILE] [--num-prompts N] [--request-rate R]',
     'bench --config bench_config.json [--smoke] [flags overriding the file]',
@@ -82,4 +82,4 @@ export const benchCommand: Command = {
     }
     return status;
   },
-};
+});

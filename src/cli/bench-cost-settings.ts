@@ -4,25 +4,15 @@
 // does not know, and a budget that the closed-loop engine cannot stop gently.
 
 import type { EngineName } from '../../loadgen/bench/settings.js';
-import {
-  type BudgetLimits,
-  type CostSettings,
-  hasLimits,
-  type OnLimit,
-} from '../../loadgen/cost/cost-settings.js';
+import { type BudgetLimits, type CostSettings, hasLimits } from '../../loadgen/cost/cost-settings.js';
 import { isCurrencyCode, type ModelPrice } from '../gateway/config/model-prices.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { ParsedOptions } from './options.js';
+import type { BenchValues } from './bench-options.js';
 
-function numberOf(o: ParsedOptions, name: string): number | undefined {
-  const value = o[name];
-  return typeof value === 'number' ? value : undefined;
-}
-
-function priceFrom(o: ParsedOptions): ModelPrice | undefined {
-  const input = numberOf(o, 'price-input');
-  const output = numberOf(o, 'price-output');
-  const cachedInput = numberOf(o, 'price-cached-input');
+function priceFrom(o: BenchValues): ModelPrice | undefined {
+  const input = o['price-input'];
+  const output = o['price-output'];
+  const cachedInput = o['price-cached-input'];
   if (input === undefined && output === undefined) {
     if (cachedInput !== undefined)
       throw new UsageError(
@@ -34,7 +24,7 @@ function priceFrom(o: ParsedOptions): ModelPrice | undefined {
     throw new UsageError(
       '--price-input and --price-output go together (prices per million tokens; 0 for a free side)',
     );
-  const currency = typeof o['currency'] === 'string' ? o['currency'] : 'USD';
+  const currency = o['currency'];
   if (!isCurrencyCode(currency)) {
     const upper = currency.toUpperCase();
     const hint = isCurrencyCode(upper) ? ` (did you mean ${upper}?)` : '';
@@ -51,13 +41,13 @@ function priceFrom(o: ParsedOptions): ModelPrice | undefined {
 }
 
 export function costSettingsFrom(
-  o: ParsedOptions,
+  o: BenchValues,
   run: { readonly engine: EngineName; readonly smoke: boolean; readonly fullRunPrompts: number },
 ): CostSettings {
   const price = priceFrom(o);
-  const maxCost = numberOf(o, 'max-cost');
-  const maxTotalTokens = numberOf(o, 'max-total-tokens');
-  const onLimit = (typeof o['on-limit'] === 'string' ? o['on-limit'] : 'finish') as OnLimit;
+  const maxCost = o['max-cost'];
+  const maxTotalTokens = o['max-total-tokens'];
+  const onLimit = o['on-limit'];
   const limits: BudgetLimits = {
     ...(maxCost === undefined ? {} : { maxCost }),
     ...(maxTotalTokens === undefined ? {} : { maxTotalTokens }),
@@ -71,7 +61,7 @@ export function costSettingsFrom(
     throw new UsageError(
       'the closed-loop engine cannot stop sending and let answers finish: add --on-limit cancel, or use --request-rate inf --max-concurrency N',
     );
-  const estimateOnly = o['estimate'] === true;
+  const estimateOnly = o['estimate'];
   if (estimateOnly && run.smoke)
     throw new UsageError(
       '--estimate sends nothing, --smoke sends 5 prompts and ends with the estimate they calibrate: use one of them',

@@ -5,14 +5,15 @@
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
+import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import { BACKENDS } from '../protocols/backends.js';
-import type { OptionSpec } from './options.js';
+import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';
 import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
 
-export const TARGET_OPTIONS: readonly OptionSpec[] = [
+export const TARGET_OPTIONS = [
   {
     name: 'config',
     type: 'string',
@@ -95,9 +96,9 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: 'Accepted for vLLM compatibility; changes nothing (no Python code is ever run)',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const DATASET_OPTIONS: readonly OptionSpec[] = [
+export const DATASET_OPTIONS = [
   {
     name: 'dataset-name',
     type: 'string',
@@ -229,9 +230,9 @@ export const DATASET_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: "Every request starts with the same N-token system prompt, seeded by --seed, over any dataset (AIPerf's name)",
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const LOAD_OPTIONS: readonly OptionSpec[] = [
+export const LOAD_OPTIONS = [
   {
     name: 'engine',
     type: 'string',
@@ -262,9 +263,9 @@ export const LOAD_OPTIONS: readonly OptionSpec[] = [
   },
   { name: 'ramp-up-start-rps', type: 'number', min: 0, valueName: 'RPS', help: 'Ramp-up start rate' },
   { name: 'ramp-up-end-rps', type: 'number', min: 0, valueName: 'RPS', help: 'Ramp-up end rate' },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
+export const PAYLOAD_OPTIONS = [
   {
     name: 'ignore-eos',
     type: 'boolean',
@@ -306,9 +307,9 @@ export const PAYLOAD_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: "Ask for vLLM's stream_options.continuous_usage_stats (usage on every chunk, OpenAI backends): tokens per chunk from it, per-token ITL and the share of multi-token chunks (AIPerf's name)",
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const RESULT_OPTIONS: readonly OptionSpec[] = [
+export const RESULT_OPTIONS = [
   { name: 'save-result', type: 'boolean', help: "Write vLLM's result JSON (+ a 'tokenmeter' key)" },
   {
     name: 'html',
@@ -403,9 +404,9 @@ export const RESULT_OPTIONS: readonly OptionSpec[] = [
     valueName: 'MS',
     help: `How long each record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS})`,
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const RUN_OPTIONS: readonly OptionSpec[] = [
+export const RUN_OPTIONS = [
   {
     name: 'smoke',
     type: 'boolean',
@@ -426,10 +427,10 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
     help: 'x-request-id prefix (default: tokenmeter-<run id>-)',
   },
   { name: 'disable-tqdm', type: 'boolean', help: 'No progress display (vLLM name)' },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Prices, --estimate and budget stops (docs/cost.md): bench's own, a sweep's levels are not priced. */
-export const COST_OPTIONS: readonly OptionSpec[] = [
+export const COST_OPTIONS = [
   {
     name: 'price-input',
     type: 'number',
@@ -484,10 +485,10 @@ export const COST_OPTIONS: readonly OptionSpec[] = [
     default: 'finish',
     help: 'At --max-cost/--max-total-tokens, requests in flight finish, or are cancelled (closed-loop: cancel only)',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** bench's own: a sweep's levels are neither bounded by time nor gated one by one. */
-export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
+export const BENCH_ONLY_OPTIONS = [
   ...COST_OPTIONS,
   {
     name: 'request-cancellation-rate',
@@ -510,6 +511,10 @@ export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     valueName: 'TIME',
     help: 'Send for this long (30s, 10m, 1h; a bare number is seconds), cycling the dataset; a typed --num-prompts caps the count',
+    check: (text: string) =>
+      (parseTimeMs(text, 's') ?? 0) > 0
+        ? undefined
+        : `--duration must be a time above 0: ${TIME_FORMS}, or seconds (got '${text}')`,
   },
   {
     name: 'threshold',
@@ -528,10 +533,10 @@ export const BENCH_ONLY_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: 'Do not fail the run (exit 1) when fewer than 90% of its requests succeed',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Splitting one run across processes (--workers) or machines (--shard): loadgen/shards, docs/loadgen.md. */
-export const SHARD_OPTIONS: readonly OptionSpec[] = [
+export const SHARD_OPTIONS = [
   {
     name: 'workers',
     type: 'integer',
@@ -566,19 +571,19 @@ export const SHARD_OPTIONS: readonly OptionSpec[] = [
     valueName: 'S',
     help: 'Start the schedule S seconds after this process is ready (dataset loaded, model known)',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const RATE_OPTION: OptionSpec = {
+export const RATE_OPTION = {
   name: 'request-rate',
   type: 'number',
   min: 0,
-  default: 'inf',
+  default: Number.POSITIVE_INFINITY,
   valueName: 'RPS',
   help: 'Requests per second, or inf to send all at once',
-};
+} as const satisfies OptionSpec;
 
 /** `bench --multi-turn`: conversations as sessions (docs/loadgen.md, "Multi-turn sessions"). */
-export const SESSION_OPTIONS: readonly OptionSpec[] = [
+export const SESSION_OPTIONS = [
   {
     name: 'multi-turn',
     type: 'boolean',
@@ -604,9 +609,9 @@ export const SESSION_OPTIONS: readonly OptionSpec[] = [
     valueName: 'MS|MIN-MAX',
     help: "--multi-turn: the user's pause between an answer and the next turn, fixed or uniform (default 0)",
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const BENCH_OPTIONS: readonly OptionSpec[] = [
+export const BENCH_OPTIONS = [
   ...TARGET_OPTIONS,
   ...DATASET_OPTIONS,
   RATE_OPTION,
@@ -621,4 +626,7 @@ export const BENCH_OPTIONS: readonly OptionSpec[] = [
   ...TIMED_TRACE_OPTIONS,
   ...VLLM_ACCEPTED_ONLY_OPTIONS,
   ...SERVER_METRICS_OPTIONS,
-];
+] as const satisfies readonly OptionSpec[];
+
+/** bench's flags, typed by their specs: what benchSettingsFrom and its helpers read. */
+export type BenchValues = OptionValues<typeof BENCH_OPTIONS>;

@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { RampUp } from '../../loadgen/arrivals.js';
 import { resolveApiKey } from '../../loadgen/bench/api-key.js';
-import { checkDatasetPath, type DatasetName, datasetHasSchedule } from '../../loadgen/bench/load-dataset.js';
+import {
+  checkDatasetPath,
+  DATASET_NAMES,
+  type DatasetName,
+  datasetHasSchedule,
+} from '../../loadgen/bench/load-dataset.js';
 import type {
   BenchSettings,
   DurationBound,
@@ -25,22 +30,22 @@ import {
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
-import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
+import { parseTimeMs } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
-import { BACKEND_SPECS, type Backend, backendProtocol, defaultEndpoint } from '../protocols/backends.js';
-import {
-  type ChatContentFormat,
-  type MaxTokensField,
-  type ProtocolName,
-  protocolByName,
-} from '../protocols/index.js';
+import { BACKEND_SPECS, backendProtocol, defaultEndpoint } from '../protocols/backends.js';
+import { type ProtocolName, protocolByName } from '../protocols/index.js';
 import { isJsonObject } from '../shared/json-object.js';
+import {
+  absentValues,
+  type OptionSpec,
+  type ParsedCommandLine,
+  withConfigFile,
+} from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
-import { withConfigFile } from './bench-config-file.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
-import type { OptionSpec, OptionValue, ParsedCommandLine, ParsedOptions } from './options.js';
+import { BENCH_OPTIONS, type BenchValues } from './bench-options.js';
 import {
   earlyStopSettingsFrom,
   gpuMetricsSettingsFrom,
@@ -52,21 +57,11 @@ import { type VllmServeParts, vllmServeParts } from './vllm-serve-settings.js';
 
 export const SMOKE_PROMPTS = 5;
 
-const str = (o: ParsedOptions, name: string): string | undefined => {
-  const v = o[name];
-  return typeof v === 'string' ? v : undefined;
-};
-const num = (o: ParsedOptions, name: string): number | undefined => {
-  const v: OptionValue = o[name];
-  if (v === 'inf') return Number.POSITIVE_INFINITY;
-  return typeof v === 'number' ? v : undefined;
-};
-
 /** --span-receiver-port and its companions; the host and wait alone start nothing. */
-function spanReceiverOf(o: ParsedOptions): { spanReceiver?: SpanReceiverSettings } {
-  const port = num(o, 'span-receiver-port');
+function spanReceiverOf(o: BenchValues): { spanReceiver?: SpanReceiverSettings } {
+  const port = o['span-receiver-port'];
   if (port === undefined) {
-    if (num(o, 'span-receiver-wait-ms') !== undefined)
+    if (o['span-receiver-wait-ms'] !== undefined)
       throw new UsageError(
         '--span-receiver-wait-ms needs --span-receiver-port: it is the wait of that receiver',
       );
@@ -74,17 +69,12 @@ function spanReceiverOf(o: ParsedOptions): { spanReceiver?: SpanReceiverSettings
   }
   return {
     spanReceiver: {
-      host: str(o, 'span-receiver-host') ?? '127.0.0.1',
+      host: o['span-receiver-host'],
       port,
-      waitMs: num(o, 'span-receiver-wait-ms') ?? DEFAULT_SPAN_WAIT_MS,
+      waitMs: o['span-receiver-wait-ms'] ?? DEFAULT_SPAN_WAIT_MS,
     },
   };
 }
-const list = (o: ParsedOptions, name: string): string[] => {
-  const v = o[name];
-  return Array.isArray(v) ? v : [];
-};
-const flag = (o: ParsedOptions, name: string): boolean => o[name] === true;
 
 /** vLLM takes `--goodput ttft:200 tpot:50` and `--metadata a=1 b=2` (several values after one flag); our
  *  parser sees the later values as positionals, so they are put back where they belong. */
@@ -106,9 +96,9 @@ function sortPositionals(positionals: readonly string[]): { goodput: string[]; m
  * --per-chunk-usage: vLLM's continuous_usage_stats, which it honours only with include_usage and only on the OpenAI
  * chat and completions APIs (the other protocols have no such field).
  */
-function perChunkUsageOf(o: ParsedOptions, protocol: ProtocolName): boolean {
-  if (!flag(o, 'per-chunk-usage')) return false;
-  if (flag(o, 'no-stream-usage'))
+function perChunkUsageOf(o: BenchValues, protocol: ProtocolName): boolean {
+  if (!o['per-chunk-usage']) return false;
+  if (o['no-stream-usage'])
     throw new UsageError(
       '--per-chunk-usage needs the usage chunk that --no-stream-usage turns off (vLLM sends usage on every chunk only with include_usage): drop one of them',
     );
@@ -142,10 +132,10 @@ function parseExtraBody(text: string | undefined): Record<string, unknown> {
   throw new UsageError(`--extra-body must be a JSON object, e.g. '{"top_p": 0.9}' (got ${text})`);
 }
 
-function rampUp(o: ParsedOptions): RampUp | undefined {
-  const strategy = str(o, 'ramp-up-strategy');
-  const startRps = num(o, 'ramp-up-start-rps');
-  const endRps = num(o, 'ramp-up-end-rps');
+function rampUp(o: BenchValues): RampUp | undefined {
+  const strategy = o['ramp-up-strategy'];
+  const startRps = o['ramp-up-start-rps'];
+  const endRps = o['ramp-up-end-rps'];
   if (strategy === undefined) {
     if (startRps !== undefined || endRps !== undefined)
       throw new UsageError('--ramp-up-start-rps/--ramp-up-end-rps need --ramp-up-strategy');
@@ -153,13 +143,13 @@ function rampUp(o: ParsedOptions): RampUp | undefined {
   }
   if (startRps === undefined || endRps === undefined)
     throw new UsageError('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps');
-  return { strategy: strategy as RampUp['strategy'], startRps, endRps };
+  return { strategy, startRps, endRps };
 }
 
 /** --request-cancellation-rate and its delay; refused where the engine cannot cancel one request. */
-function cancellationOf(o: ParsedOptions, engine: EngineName): { cancellation?: CancellationSettings } {
-  const ratePercent = num(o, 'request-cancellation-rate');
-  const delayS = num(o, 'request-cancellation-delay');
+function cancellationOf(o: BenchValues, engine: EngineName): { cancellation?: CancellationSettings } {
+  const ratePercent = o['request-cancellation-rate'];
+  const delayS = o['request-cancellation-delay'];
   if (ratePercent === undefined) {
     if (delayS !== undefined)
       throw new UsageError(
@@ -189,7 +179,7 @@ function thinkTimeOf(text: string | undefined): ThinkTime {
 
 /** --multi-turn and its flags, refused where a session cannot be replayed as one. */
 function sessionSettings(
-  o: ParsedOptions,
+  o: BenchValues,
   run: {
     datasetName: DatasetName;
     engine: EngineName;
@@ -198,10 +188,10 @@ function sessionSettings(
     protocol: ProtocolName;
   },
 ): SessionSettings | undefined {
-  const dependents = ['max-turns', 'max-active-conversations', 'think-time-ms'].filter(
+  const dependents = (['max-turns', 'max-active-conversations', 'think-time-ms'] as const).filter(
     (name) => o[name] !== undefined,
   );
-  if (!flag(o, 'multi-turn')) {
+  if (!o['multi-turn']) {
     if (dependents.length > 0) throw new UsageError(`--${dependents[0]} needs --multi-turn`);
     return undefined;
   }
@@ -218,24 +208,23 @@ function sessionSettings(
     refuse(
       'needs a backend whose bodies carry a conversation (openai-chat, anthropic-messages, openai-responses)',
     );
-  const maxActive = num(o, 'max-active-conversations');
+  const maxActive = o['max-active-conversations'];
   return {
     ...(maxActive === undefined ? {} : { maxActive }),
-    thinkTime: thinkTimeOf(str(o, 'think-time-ms')),
+    thinkTime: thinkTimeOf(o['think-time-ms']),
   };
 }
 
 /** --duration, refused where it cannot be honoured: a run bounded by time must know how many requests to ready
  *  (from the rate, or from --num-prompts) and send them on a schedule the open loop owns. */
 function durationBound(
-  o: ParsedOptions,
+  o: BenchValues,
   run: { smoke: boolean; engine: EngineName; requestRate: number; ramp: boolean; replay: boolean },
 ): DurationBound | undefined {
-  const text = str(o, 'duration');
+  const text = o['duration'];
   if (text === undefined) return undefined;
-  const ms = parseTimeMs(text, 's');
-  if (ms === undefined || ms <= 0)
-    throw new UsageError(`--duration must be a time above 0: ${TIME_FORMS}, or seconds (got '${text}')`);
+  // Its spec's check refused a time that is none, or not above 0.
+  const ms = parseTimeMs(text, 's') ?? 0;
   if (run.smoke) throw new UsageError('--smoke sends 5 prompts: leave out --duration');
   if (run.engine === 'closed-loop')
     throw new UsageError(
@@ -243,7 +232,7 @@ function durationBound(
     );
   if (run.ramp)
     throw new UsageError('--duration and --ramp-up-strategy do not mix: a ramp spans a request count');
-  const maxRequests = num(o, 'num-prompts');
+  const maxRequests = o['num-prompts'];
   if (maxRequests === undefined && !Number.isFinite(run.requestRate) && !run.replay)
     throw new UsageError(
       '--duration with --request-rate inf needs --num-prompts N, the most requests to send (the rate gives no count)',
@@ -251,8 +240,8 @@ function durationBound(
   return { ms, ...(maxRequests === undefined ? {} : { maxRequests }) };
 }
 
-function thresholdsFrom(o: ParsedOptions, goodput: GoodputSlos | undefined): Threshold[] {
-  const thresholds = list(o, 'threshold').map(parseThreshold);
+function thresholdsFrom(o: BenchValues, goodput: GoodputSlos | undefined): Threshold[] {
+  const thresholds = o['threshold'].map(parseThreshold);
   const onGoodput = thresholds.find((t) => t.metric.name === 'request_goodput');
   if (onGoodput !== undefined && goodput === undefined)
     throw new UsageError(
@@ -261,41 +250,49 @@ function thresholdsFrom(o: ParsedOptions, goodput: GoodputSlos | undefined): Thr
   return thresholds;
 }
 
+/** The flags that take a number and have no default: a dataset's lengths, left to the dataset when not given. */
+type NumberFlag = {
+  [K in keyof BenchValues]: BenchValues[K] extends number | undefined ? K : never;
+}[keyof BenchValues];
+
+/** Settings from bench's flags; the flags not given take their specs' absent values (defaults, off, empty). */
 export function benchSettingsFrom(
-  o: ParsedOptions,
+  given: Partial<BenchValues>,
   positionals: readonly string[],
   env: NodeJS.ProcessEnv,
   runId: string,
 ): BenchSettings {
+  const o: BenchValues = { ...absentValues(BENCH_OPTIONS), ...given };
   const extra = sortPositionals(positionals);
-  const backend = str(o, 'backend') as Backend | undefined;
-  const endpoint = str(o, 'endpoint');
-  const baseUrl = str(o, 'base-url');
+  const backend = o['backend'];
+  const endpoint = o['endpoint'];
+  const baseUrl = o['base-url'];
   const target = resolveTarget({
     ...(backend === undefined ? {} : { backend }),
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(endpoint === undefined ? {} : { endpoint }),
-    host: str(o, 'host') ?? '127.0.0.1',
-    port: num(o, 'port') ?? 8000,
+    host: o['host'],
+    port: o['port'],
   });
-  const apiKeyText = str(o, 'api-key');
-  const apiKeyEnv = str(o, 'api-key-env');
+  const apiKeyText = o['api-key'];
+  const apiKeyEnv = o['api-key-env'];
   const apiKey = resolveApiKey(
     {
       ...(apiKeyText === undefined ? {} : { apiKey: apiKeyText }),
       ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
-      sendsNothing: flag(o, 'estimate'),
+      sendsNothing: o['estimate'],
       fallbackEnv: BACKEND_SPECS[target.backend].keyEnv,
     },
     env,
   );
-  const smoke = flag(o, 'smoke');
-  const fullRunPrompts = num(o, 'num-prompts') ?? 1000;
+  const smoke = o['smoke'];
+  const fullRunPrompts = o['num-prompts'] ?? 1000;
   const serverMetrics = serverMetricsSettingsFrom(o);
   const numPrompts = Math.min(fullRunPrompts, smoke ? SMOKE_PROMPTS : Number.POSITIVE_INFINITY);
-  const datasetPath = str(o, 'dataset-path') ?? str(o, 'dataset');
-  const datasetName = (str(o, 'dataset-name') ?? 'sharegpt') as DatasetName;
+  const datasetPath = o['dataset-path'] ?? o['dataset'];
   const vllm = vllmPartsOf(o, target);
+  // vllmPartsOf refused vLLM's datasets that tokenmeter does not have: what is left is one of ours.
+  const datasetName = DATASET_NAMES.find((name) => name === (o['dataset-name'] ?? 'sharegpt')) ?? 'sharegpt';
   checkDatasetPath({ name: datasetName, ...(datasetPath === undefined ? {} : { path: datasetPath }) });
   // vLLM's --input-len / --output-len stand for the dataset flags and win over them.
   const aliased: Record<string, number | undefined> = {
@@ -305,22 +302,22 @@ export function benchSettingsFrom(
     'custom-output-len': vllm.outputLen,
     'prefix-repetition-output-len': vllm.outputLen,
   };
-  const optional = (name: string, key: string): Record<string, number> => {
-    const v = aliased[name] ?? num(o, name);
+  const optional = (name: NumberFlag, key: string): Record<string, number> => {
+    const v = aliased[name] ?? o[name];
     return v === undefined ? {} : { [key]: v };
   };
-  const goodputPairs = [...list(o, 'goodput'), ...extra.goodput];
+  const goodputPairs = [...o['goodput'], ...extra.goodput];
   const goodput = goodputPairs.length > 0 ? parseGoodput(goodputPairs) : undefined;
-  const maxConcurrency = num(o, 'max-concurrency');
+  const maxConcurrency = o['max-concurrency'];
   const ramp = rampUp(o);
-  const model = str(o, 'model');
-  const servedModelName = str(o, 'served-model-name');
-  const tokenizer = str(o, 'tokenizer');
-  const label = str(o, 'label');
-  const filename = str(o, 'result-filename');
-  const recordsFile = str(o, 'records-file');
-  const gatewayRecords = str(o, 'gateway-records');
-  const engine = (str(o, 'engine') ?? 'open-loop') as EngineName;
+  const model = o['model'];
+  const servedModelName = o['served-model-name'];
+  const tokenizer = o['tokenizer'];
+  const label = o['label'];
+  const filename = o['result-filename'];
+  const recordsFile = o['records-file'];
+  const gatewayRecords = o['gateway-records'];
+  const engine = o['engine'];
   // autocannon connects with rejectUnauthorized: false whatever it is told, so the closed loop could not verify an
   // https target's certificate: it runs against https only when the user chose that with --insecure.
   if (engine === 'closed-loop' && target.origin.startsWith('https:') && !vllm.insecure)
@@ -329,11 +326,11 @@ export function benchSettingsFrom(
     );
   const isChat = target.protocol === 'openai-chat';
   const perChunkUsage = perChunkUsageOf(o, target.protocol);
-  const dir = str(o, 'result-dir') ?? '.';
-  const requestRate = num(o, 'request-rate') ?? Number.POSITIVE_INFINITY;
+  const dir = o['result-dir'];
+  const requestRate = o['request-rate'];
   const sharding = shardSettings(o, env, engine);
   const timedTrace = timedTracePartsOf(o, target.protocol === 'openai-completions');
-  const sharded = sharding.settings.shard !== undefined || (num(o, 'workers') ?? 1) > 1;
+  const sharded = sharding.settings.shard !== undefined || o['workers'] > 1;
   // Each process would run its own probe loop, and `merge` reports no probes.
   if (sharded && vllm.probeRequestRate > 0)
     throw new UsageError(
@@ -356,7 +353,7 @@ export function benchSettingsFrom(
   return {
     target,
     apiKey,
-    headers: parseHeaders(list(o, 'header')),
+    headers: parseHeaders(o['header']),
     ...(model === undefined ? {} : { model }),
     ...(servedModelName === undefined ? {} : { servedModelName }),
     ...(tokenizer === undefined ? {} : { tokenizer }),
@@ -364,13 +361,13 @@ export function benchSettingsFrom(
       name: datasetName,
       ...(datasetPath === undefined ? {} : { path: datasetPath }),
       numPrompts,
-      seed: num(o, 'seed') ?? 0,
-      replaySpeed: num(o, 'replay-speed') ?? 1,
+      seed: o['seed'],
+      replaySpeed: o['replay-speed'],
       endpointFamily: backendProtocol(target.backend).family,
       ...optional('sharegpt-output-len', 'sharegptOutputLen'),
       ...optional('random-input-len', 'randomInputLen'),
       ...optional('random-output-len', 'randomOutputLen'),
-      ...randomRangeRatios(str(o, 'random-range-ratio')),
+      ...randomRangeRatios(o['random-range-ratio']),
       ...optional('random-prefix-len', 'randomPrefixLen'),
       ...optional('prefix-repetition-prefix-len', 'prefixRepetitionPrefixLen'),
       ...optional('prefix-repetition-suffix-len', 'prefixRepetitionSuffixLen'),
@@ -379,57 +376,56 @@ export function benchSettingsFrom(
       ...optional('custom-output-len', 'customOutputLen'),
       ...optional('shared-system-prompt-length', 'sharedSystemPromptTokens'),
       ...optional('trace-block-tokens', 'traceBlockTokens'),
-      ...(sessions === undefined ? {} : { sessionTurns: num(o, 'max-turns') ?? Number.POSITIVE_INFINITY }),
+      ...(sessions === undefined ? {} : { sessionTurns: o['max-turns'] ?? Number.POSITIVE_INFINITY }),
       ...(vllm.disableShuffle ? { disableShuffle: true } : {}),
       ...(vllm.noOversample ? { noOversample: true } : {}),
       ...(timedTrace.settings === undefined ? {} : { timedTrace: timedTrace.settings }),
     },
     requestRate,
-    burstiness: num(o, 'burstiness') ?? 1,
+    burstiness: o['burstiness'],
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     ...(ramp === undefined ? {} : { rampUp: ramp }),
-    seed: num(o, 'seed') ?? 0,
+    seed: o['seed'],
     engine,
     payload: {
-      chatContent: (str(o, 'chat-content') ?? 'string') as ChatContentFormat,
-      maxTokensField: (str(o, 'max-tokens-field') ??
-        (isChat ? 'max_completion_tokens' : 'max_tokens')) as MaxTokensField,
-      ignoreEos: flag(o, 'ignore-eos') || vllm.forceIgnoreEos,
-      includeUsage: !flag(o, 'no-stream-usage'),
+      chatContent: o['chat-content'],
+      maxTokensField: o['max-tokens-field'] ?? (isChat ? 'max_completion_tokens' : 'max_tokens'),
+      ignoreEos: o['ignore-eos'] || vllm.forceIgnoreEos,
+      includeUsage: !o['no-stream-usage'],
       ...(perChunkUsage ? { continuousUsage: true } : {}),
       ...(vllm.temperature === undefined ? {} : { temperature: vllm.temperature }),
       // vLLM's order: the sampling flags, then --extra-body over them.
-      extraBody: { ...vllm.sampling, ...parseExtraBody(str(o, 'extra-body')) },
+      extraBody: { ...vllm.sampling, ...parseExtraBody(o['extra-body']) },
     },
-    idleTimeoutMs: (num(o, 'idle-timeout') ?? 300) * 1000,
-    requestIdPrefix: str(o, 'request-id-prefix') ?? `tokenmeter-${runId}-`,
+    idleTimeoutMs: o['idle-timeout'] * 1000,
+    requestIdPrefix: o['request-id-prefix'] ?? `tokenmeter-${runId}-`,
     smoke,
-    percentileMetrics: parsePercentileMetrics(str(o, 'percentile-metrics') ?? 'ttft,tpot,itl'),
-    metricPercentiles: parseMetricPercentiles(str(o, 'metric-percentiles') ?? '99'),
+    percentileMetrics: parsePercentileMetrics(o['percentile-metrics']),
+    metricPercentiles: parseMetricPercentiles(o['metric-percentiles']),
     ...(goodput === undefined ? {} : { goodput }),
     save: {
-      result: flag(o, 'save-result') || flag(o, 'save-detailed') || flag(o, 'append-result'),
-      detailed: flag(o, 'save-detailed'),
+      result: o['save-result'] || o['save-detailed'] || o['append-result'],
+      detailed: o['save-detailed'],
       dir,
       ...(filename === undefined ? {} : { filename }),
       ...(label === undefined ? {} : { label }),
-      metadata: { ...parseMetadataPairs([...list(o, 'metadata'), ...extra.metadata]), ...sharding.metadata },
+      metadata: { ...parseMetadataPairs([...o['metadata'], ...extra.metadata]), ...sharding.metadata },
     },
-    ...(flag(o, 'no-records')
+    ...(o['no-records']
       ? { recordsFile: null }
       : recordsFile === undefined
         ? {}
         : { recordsFile: join(recordsFile) }),
     ...(gatewayRecords === undefined ? {} : { gatewayRecords }),
     ...spanReceiverOf(o),
-    progress: !flag(o, 'disable-tqdm'),
+    progress: !o['disable-tqdm'],
     ...(duration === undefined ? {} : { duration }),
     thresholds: thresholdsFrom(o, goodput),
-    successFloor: !flag(o, 'no-success-floor'),
+    successFloor: !o['no-success-floor'],
     cost: costSettingsFrom(o, { engine, smoke, fullRunPrompts }),
     spanExport: resolveOtlpExport(
       {
-        endpoint: str(o, 'otlp-endpoint'),
+        endpoint: o['otlp-endpoint'],
         endpointKind: 'base',
         envEnables: true,
         defaultServiceName: 'tokenmeter-bench',
@@ -450,30 +446,30 @@ export function benchSettingsFrom(
     ...(vllm.timeline === undefined ? {} : { timeline: vllm.timeline }),
     serverMetrics,
     gpuMetrics: gpuMetricsSettingsFrom(o),
-    earlyStop: earlyStopSettingsFrom(o, serverMetrics?.intervalMs ?? 1000),
+    earlyStop: earlyStopSettingsFrom(o, o['server-metrics-interval'] * 1000),
   };
 }
 
 /** vllm-serve-settings.ts's part of the settings, from the merged flags and the target they resolved to. */
-function vllmPartsOf(o: ParsedOptions, target: ResolvedTarget): VllmServeParts {
+function vllmPartsOf(o: BenchValues, target: ResolvedTarget): VllmServeParts {
   return vllmServeParts(o, {
     backend: target.backend,
-    backendNamed: str(o, 'backend') !== undefined,
-    endpoint: str(o, 'endpoint') ?? defaultEndpoint(target.backend),
-    endpointNamed: str(o, 'endpoint') !== undefined,
-    datasetName: str(o, 'dataset-name') ?? 'sharegpt',
-    datasetNamed: str(o, 'dataset-name') !== undefined,
+    backendNamed: o['backend'] !== undefined,
+    endpoint: o['endpoint'] ?? defaultEndpoint(target.backend),
+    endpointNamed: o['endpoint'] !== undefined,
+    datasetName: o['dataset-name'] ?? 'sharegpt',
+    datasetNamed: o['dataset-name'] !== undefined,
     completions: target.protocol === 'openai-completions',
   });
 }
 
 /** timed-trace-options.ts's part of the settings, from the merged flags. */
-function timedTracePartsOf(o: ParsedOptions, completions: boolean): TimedTraceParts {
+function timedTracePartsOf(o: BenchValues, completions: boolean): TimedTraceParts {
   return timedTraceParts(o, {
-    datasetName: str(o, 'dataset-name') ?? 'sharegpt',
+    datasetName: o['dataset-name'] ?? 'sharegpt',
     completions,
-    requestRate: num(o, 'request-rate') !== undefined && Number.isFinite(num(o, 'request-rate')),
-    rampUp: str(o, 'ramp-up-strategy') !== undefined,
+    requestRate: o['request-rate'] !== undefined && Number.isFinite(o['request-rate']),
+    rampUp: o['ramp-up-strategy'] !== undefined,
   });
 }
 
@@ -483,7 +479,7 @@ export interface CommandLineSettings {
   readonly settings: BenchSettings;
   readonly flagNotes: string[];
   /** The flags with --config's values filled in (what `bench --workers` hands its workers). */
-  readonly options: ParsedOptions;
+  readonly options: BenchValues;
 }
 
 export function newRunId(): string {
@@ -495,10 +491,15 @@ export function settingsFromCommandLine(
   specs: readonly OptionSpec[],
   env: NodeJS.ProcessEnv = process.env,
 ): CommandLineSettings {
-  const options = withConfigFile(commandLine, specs);
+  // bench's own specs, or sweep's (bench's spec objects, some left out, plus its own): every value was converted
+  // by one of bench's specs, so the merged values are bench's; those left out take their absent values.
+  const options: BenchValues = {
+    ...absentValues(BENCH_OPTIONS),
+    ...(withConfigFile(commandLine, specs) as Partial<BenchValues>),
+  };
   const settings = benchSettingsFrom(options, commandLine.positionals, env, newRunId());
   const flagNotes = [
-    ...(options['trust-remote-code'] === true
+    ...(options['trust-remote-code']
       ? [
           '--trust-remote-code is accepted and changes nothing (tokenizers load from tokenizer.json; no code runs)',
         ]

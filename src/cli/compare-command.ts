@@ -16,9 +16,9 @@ import { fileErrorReason } from '../shared/file-error.js';
 import { readRegularFile } from '../shared/regular-file.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 
-export const compareCommand: Command = {
+export const compareCommand = defineCommand({
   usage: [
     'compare BEFORE.json AFTER.json [MORE.json ...] [--json] [--html FILE]',
     'compare --pairs GATEWAY_RECORDS.jsonl [--json] [--html FILE]',
@@ -55,20 +55,20 @@ export const compareCommand: Command = {
     if (typeof pairs === 'string') {
       if (positionals.length > 0)
         throw new UsageError('--pairs reads one records file: give no result files with it');
-      return runPairs(pairs, options['json'] === true, options['html']);
+      return runPairs(pairs, options['json'], options['html']);
     }
     if (positionals.length < 2) throw new UsageError('give at least two result files to compare');
     const runs = await Promise.all(positionals.map(async (path) => loadRun(await readResultFile(path))));
     const comparison = compareRuns(runs);
     const html = options['html'];
     if (typeof html === 'string' && html !== '') await writeHtmlReport('compare', { runs }, html);
-    if (options['json'] === true) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
+    if (options['json']) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
     else process.stdout.write(formatComparison(comparison));
-    if (typeof html === 'string' && html !== '' && options['json'] !== true)
+    if (typeof html === 'string' && html !== '' && !options['json'])
       process.stdout.write(`\nWrote ${html}\n`);
     return 0;
   },
-};
+});
 
 async function readPairs(path: string): Promise<PairedComparison> {
   let text: string;

@@ -1,8 +1,8 @@
 // `tokenmeter demo`: the whole product on the embedded default, with nothing to install or configure.
-import type { Command } from './command.js';
-import { LOG_FORMAT_OPTION } from './log-format-option.js';
+import { defineCommand } from './command.js';
+import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running] [--log-format FORMAT]'],
   options: [
     {
@@ -45,6 +45,13 @@ export const demoCommand: Command = {
   async run({ options }) {
     // Loaded on use: the simulator, gateway and load generator stay out of every other command's start-up.
     const { runDemo } = await import('./demo-run.js');
-    return runDemo(options);
+    return runDemo({
+      port: options['port'],
+      answerOnly: options['answer-only'],
+      prompts: options['prompts'],
+      rate: options['request-rate'],
+      keepRunning: options['keep-running'],
+      logFormat: logFormatFor(options, process.stderr),
+    });
   },
-};
+});

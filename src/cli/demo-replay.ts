@@ -11,9 +11,9 @@ import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { validateConfig } from '../gateway/config/config-validate.js';
 import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
 import type { RequestRecord as GatewayRecord } from '../gateway/records/record.js';
+import { parseCommandLine } from '../shared/option-schema.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { benchSettingsFrom } from './bench-settings.js';
-import { parseCommandLine } from './options.js';
 
 export interface DemoReplayOptions {
   readonly simUrl: string;

@@ -10,8 +10,6 @@ import { freeLoopbackPort } from '../shared/free-port.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
-import { logFormatFor } from './log-format-option.js';
-import type { ParsedOptions } from './options.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
@@ -50,13 +48,23 @@ async function streamOnce(url: string, write: (text: string) => void): Promise<S
   return meter;
 }
 
-export async function runDemo(options: ParsedOptions): Promise<number> {
+/** What `tokenmeter demo`'s flags asked for. */
+export interface DemoSettings {
+  readonly port: number;
+  readonly answerOnly: boolean;
+  readonly prompts: number;
+  readonly rate: number;
+  readonly keepRunning: boolean;
+  readonly logFormat: 'json' | 'pretty';
+}
+
+export async function runDemo(options: DemoSettings): Promise<number> {
   // The simulator exports its llm_request spans, as vLLM would with --otlp-traces-endpoint, to the replay's span
   // receiver, so the report can split each request's time down to the server's queue, prefill and decode. A short
   // batch delay: the receiver holds each record until its span arrives, and the demo should not wait 5 s for it.
   const spanPort = await freeLoopbackPort();
   const sim = await startSimulator(
-    { port: options['port'] as number, otlpTracesEndpoint: `http://127.0.0.1:${spanPort}/v1/traces` },
+    { port: options.port, otlpTracesEndpoint: `http://127.0.0.1:${spanPort}/v1/traces` },
     { ...process.env, OTEL_BSP_SCHEDULE_DELAY: '100' },
   );
   const out = process.stdout;
@@ -68,18 +76,18 @@ export async function runDemo(options: ParsedOptions): Promise<number> {
     `\n\nTTFT ${l.ttftMs?.toFixed(1)} ms, TPOT ${l.tpotMs?.toFixed(1)} ms, ` +
       `${l.outputTokens} output tokens (from ${l.outputTokensSource}), end-to-end ${l.lastTokenMs?.toFixed(1)} ms\n`,
   );
-  if (options['answer-only'] !== true) {
+  if (!options.answerOnly) {
     await replayThroughGateway({
       simUrl: sim.url,
       spanPort,
-      prompts: options['prompts'] as number,
-      rate: options['request-rate'] as number,
+      prompts: options.prompts,
+      rate: options.rate,
       write: (text) => out.write(text),
-      logFormat: logFormatFor(options, process.stderr),
+      logFormat: options.logFormat,
     });
   }
   const curl = `curl -N ${sim.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model": "${DEFAULT_MODEL_NAME}", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 20, "stream": true}'`;
-  if (options['keep-running']) {
+  if (options.keepRunning) {
     out.write(`\nTry it yourself:\n  ${curl}\nCtrl-C to stop.\n`);
     await waitForShutdownSignal();
   }

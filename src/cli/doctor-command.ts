@@ -1,10 +1,10 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
 import { BACKENDS } from '../protocols/backends.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
-export const doctorCommand: Command = {
+export const doctorCommand = defineCommand({
   usage: [
     'doctor --base-url URL [--api-key-env VAR | --api-key KEY] [--model ID] [--backend openai-chat|openai|vllm]',
     "doctor --command '<vLLM benchmark command line>' [--base-url URL]",
@@ -87,35 +87,35 @@ export const doctorCommand: Command = {
         );
       const { runFixes } = await import('./doctor-fixes.js');
       return runFixes({
-        command: o['command'] as string | undefined,
-        config: o['config'] as string | undefined,
-        apply: o['apply'] === true,
-        json: o['json'] === true,
-        baseUrl: given.has('base-url') ? (o['base-url'] as string) : undefined,
-        timeoutMs: o['timeout-ms'] as number,
+        command: o['command'],
+        config: o['config'],
+        apply: o['apply'],
+        json: o['json'],
+        baseUrl: given.has('base-url') ? o['base-url'] : undefined,
+        timeoutMs: o['timeout-ms'],
         doctorBackend,
       });
     }
     const { runDoctor } = await import('../doctor/run-doctor.js');
     const { formatChecklist } = await import('../doctor/format-checklist.js');
-    const backend = doctorBackend(o['backend'] as string);
+    const backend = doctorBackend(o['backend']);
     const results = await runDoctor({
-      baseUrl: o['base-url'] as string,
-      apiKey: o['api-key'] as string | undefined,
-      apiKeyEnv: o['api-key-env'] as string | undefined,
-      model: o['model'] as string | undefined,
+      baseUrl: o['base-url'],
+      apiKey: o['api-key'],
+      apiKeyEnv: o['api-key-env'],
+      model: o['model'],
       backend,
-      backendName: o['backend'] as string,
-      timeoutMs: o['timeout-ms'] as number,
+      backendName: o['backend'],
+      timeoutMs: o['timeout-ms'],
       env: process.env,
     });
     const failed = results.some((r) => r.status === 'fail');
     if (o['json']) {
       process.stdout.write(`${JSON.stringify({ ok: !failed, checks: results }, null, 2)}\n`);
     } else {
-      const heading = `tokenmeter doctor: ${String(o['base-url'])} (backend ${String(o['backend'])})`;
+      const heading = `tokenmeter doctor: ${o['base-url']} (backend ${o['backend']})`;
       process.stdout.write(formatChecklist(heading, results));
     }
     return failed ? EXIT_RUN_FAILED : EXIT_OK;
   },
-};
+});

@@ -7,7 +7,7 @@ import { fixSettings } from '../doctor/command-line/fix-settings.js';
 import { formatFixes } from '../doctor/command-line/format-fixes.js';
 import type { PlanOptions } from '../doctor/command-line/plan-fixes.js';
 import { formatChecklist } from '../doctor/format-checklist.js';
-import { readConfig } from './bench-config-file.js';
+import { type OptionSpec, readConfig } from '../shared/option-schema.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
@@ -20,10 +20,12 @@ export interface FixesInput extends Omit<PlanOptions, 'baseUrl' | 'fileChecks'> 
 }
 
 /** How a benchmark command's flags take values, from bench's option table: none, several, or one. */
+const BENCH_SPECS: readonly OptionSpec[] = BENCH_OPTIONS;
+
 export const BENCH_FLAG_KINDS: BenchFlagKinds = {
-  switches: new Set(BENCH_OPTIONS.filter((option) => option.type === 'boolean').map((option) => option.name)),
+  switches: new Set(BENCH_SPECS.filter((option) => option.type === 'boolean').map((option) => option.name)),
   multiValue: new Set(
-    BENCH_OPTIONS.filter((option) => option.multipleValues === true).map((option) => option.name),
+    BENCH_SPECS.filter((option) => option.multipleValues === true).map((option) => option.name),
   ),
 };
 

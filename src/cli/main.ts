@@ -1,6 +1,7 @@
 // Entry point of the `tokenmeter` CLI: picks the command, parses its flags, and turns every failure into a clear
 // message and an exit status (2 for usage mistakes, 1 for failures at run time) instead of a stack trace.
 import { nearestNames } from '../shared/nearest-names.js';
+import { formatOptionsHelp } from '../shared/option-schema.js';
 import { packageVersion } from '../shared/package-version.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
@@ -8,7 +9,6 @@ import type { Command } from './command.js';
 import { type CommandEntry, commands } from './commands.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 import { describeListenError } from './listen-error.js';
-import { formatOptionsHelp, parseCommandLine } from './options.js';
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
@@ -76,14 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
-    const commandLine = parseCommandLine(
-      entry.name,
-      command.options,
-      rest,
-      process.env,
-      command.allowPositionals,
-    );
-    return await command.run(commandLine);
+    return await command.run(entry.name, rest, process.env);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`tokenmeter ${entry.name}: ${withHelpPointer(error.message, entry.name)}\n`);

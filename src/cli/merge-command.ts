@@ -16,11 +16,11 @@ import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js'
 import { resultFileName, resultJsonText } from '../../loadgen/report/result-json.js';
 import { formatMergedReport, mergedResultJson, mergedRun } from '../../loadgen/shards/merged-run.js';
 import { readShardRuns } from '../../loadgen/shards/shard-results.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
 import { RESULT_OPTIONS } from './bench-options.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
-import type { OptionSpec } from './options.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
@@ -44,7 +44,7 @@ const ALLOW_PARTIAL: OptionSpec = {
   help: 'Merge even with a shard missing, torn lines, records of another shard or a request recorded twice: the whole rest is merged and each problem said',
 };
 
-export const mergeCommand: Command = {
+export const mergeCommand = defineCommand({
   usage: ['merge SHARD.json [...] [--save-result] [--html FILE]', 'merge DIR [--save-result] [--html FILE]'],
   options: [...MERGE_OPTIONS, ALLOW_PARTIAL],
   details:
@@ -87,4 +87,4 @@ export const mergeCommand: Command = {
     }
     return merged.metrics.completed === 0 ? EXIT_RUN_FAILED : EXIT_OK;
   },
-};
+});

@@ -2,9 +2,9 @@
 import { CLIENT_NAMES, CLIENT_SNIPPETS } from '../client-config/client-snippets.js';
 import { nearestNames } from '../shared/nearest-names.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 
-export const printConfigCommand: Command = {
+export const printConfigCommand = defineCommand({
   usage: [`print-config <${CLIENT_NAMES.join('|')}> [--gateway-url URL] [--model ID] [--key-env VAR]`],
   allowPositionals: true,
   options: [
@@ -43,13 +43,13 @@ export const printConfigCommand: Command = {
       const hint = near.length > 0 ? ` Did you mean '${near[0]}'?` : '';
       throw new UsageError(`unknown client '${client}'.${hint} Clients: ${CLIENT_NAMES.join(', ')}`);
     }
-    const gatewayUrl = String(options['gateway-url']).replace(/\/+$/, '').replace(/\/v1$/, '');
+    const gatewayUrl = options['gateway-url'].replace(/\/+$/, '').replace(/\/v1$/, '');
     const snippet = build({
       gatewayUrl,
-      model: String(options['model']),
-      keyEnv: String(options['key-env']),
+      model: options['model'],
+      keyEnv: options['key-env'],
     });
     process.stdout.write(`# ${snippet.client}: ${snippet.where}\n${snippet.text}\n\n# ${snippet.note}\n`);
     return 0;
   },
-};
+});

@@ -9,11 +9,11 @@ import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-dat
 import type { JsonValue } from '../shared/json-object.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 
 const WHAT = 'a result file (--save-result) or a sweep summary';
 
-export const reportCommand: Command = {
+export const reportCommand = defineCommand({
   usage: [
     'report RESULT.json -o report.html',
     'report SWEEP_SUMMARY.json -o sweep.html',
@@ -53,4 +53,4 @@ export const reportCommand: Command = {
     process.stdout.write(`Wrote ${output}\n`);
     return 0;
   },
-};
+});

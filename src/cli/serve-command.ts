@@ -6,179 +6,172 @@ import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '..
 import { resolveConfig } from '../gateway/config/config-resolve.js';
 import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/config/serve-config.js';
 import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
-import type { Command } from './command.js';
+import type { OptionSpec, OptionValues, ParsedCommandLine } from '../shared/option-schema.js';
+import { defineCommand } from './command.js';
 import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
-import type { ParsedCommandLine } from './options.js';
 
-function str(commandLine: ParsedCommandLine, name: string): string | undefined {
-  const value = commandLine.options[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function num(commandLine: ParsedCommandLine, name: string): number | undefined {
-  const value = commandLine.options[name];
-  return typeof value === 'number' ? value : undefined;
-}
+export const SERVE_OPTIONS = [
+  {
+    name: 'upstream',
+    type: 'string',
+    valueName: 'URL',
+    env: 'TOKENMETER_UPSTREAM',
+    help: 'Upstream base URL (with or without /v1)',
+  },
+  {
+    name: 'upstream-key-env',
+    type: 'string',
+    valueName: 'VAR',
+    env: 'TOKENMETER_UPSTREAM_KEY_ENV',
+    help: 'Environment variable holding the upstream key (omit for a keyless upstream)',
+  },
+  {
+    name: 'upstream-name',
+    type: 'string',
+    valueName: 'NAME',
+    help: 'Name of the --upstream in records and metrics',
+    default: 'upstream',
+  },
+  {
+    name: 'config',
+    type: 'string',
+    valueName: 'FILE',
+    env: 'TOKENMETER_CONFIG',
+    help: 'Configuration file (several upstreams, models, timeouts, keys)',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    valueName: 'HOST',
+    env: 'TOKENMETER_HOST',
+    default: DEFAULT_HOST,
+    help: 'Address to listen on',
+  },
+  {
+    name: 'port',
+    type: 'integer',
+    valueName: 'PORT',
+    env: 'TOKENMETER_PORT',
+    default: DEFAULT_PORT,
+    min: 0,
+    max: 65535,
+    help: 'Port to listen on (0 = any free port)',
+  },
+  {
+    name: 'metrics-port',
+    type: 'integer',
+    valueName: 'PORT',
+    env: 'TOKENMETER_METRICS_PORT',
+    min: 0,
+    max: 65535,
+    help: 'Serve /metrics on this port instead of the API port (0 = any free port)',
+  },
+  {
+    name: 'metrics-host',
+    type: 'string',
+    valueName: 'HOST',
+    env: 'TOKENMETER_METRICS_HOST',
+    help: 'Address of the metrics port (default: --host)',
+  },
+  {
+    name: 'span-receiver',
+    type: 'boolean',
+    help: "Take servers' OTLP trace exports at POST /v1/traces on the metrics port (needs --metrics-port) and write each server's segments into its request's record",
+  },
+  {
+    name: 'span-receiver-forward',
+    type: 'string',
+    valueName: 'URL',
+    env: 'TOKENMETER_SPAN_RECEIVER_FORWARD',
+    help: "Pass every received export on, unchanged, to this collector's traces URL (implies --span-receiver)",
+  },
+  {
+    name: 'span-receiver-wait-ms',
+    type: 'integer',
+    valueName: 'MS',
+    min: 0,
+    help: `How long a finished request's record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS}; implies --span-receiver)`,
+  },
+  {
+    name: 'records',
+    type: 'string',
+    valueName: 'FILE',
+    env: 'TOKENMETER_RECORDS',
+    help: 'Append one JSON line per request to FILE',
+  },
+  { name: 'record-gaps', type: 'boolean', help: 'Also record every inter-chunk gap of each request' },
+  {
+    name: 'record-bodies',
+    type: 'boolean',
+    help: "Also record each request's body (up to 256 KiB) for replay; bodies hold users' prompts",
+  },
+  {
+    name: 'no-usage-injection',
+    type: 'boolean',
+    help: 'Never add stream_options.include_usage to streamed requests',
+  },
+  {
+    name: 'otlp-endpoint',
+    type: 'string',
+    valueName: 'URL',
+    help: 'Export one OpenTelemetry span per request to this OTLP/HTTP collector (base URL; /v1/traces is appended); also OTEL_EXPORTER_OTLP_ENDPOINT',
+  },
+  {
+    name: 'log-level',
+    type: 'string',
+    valueName: 'LEVEL',
+    env: 'TOKENMETER_LOG_LEVEL',
+    choices: LOG_LEVELS,
+    default: 'info',
+    help: 'Log level',
+  },
+  {
+    name: 'workers',
+    type: 'string',
+    valueName: 'N|auto',
+    env: 'TOKENMETER_WORKERS',
+    help: 'Gateway processes sharing the ports (auto = one per available CPU); default 1, a single process',
+  },
+  LOG_FORMAT_OPTION,
+] as const satisfies readonly OptionSpec[];
 
 /** The flags as typed: host, port and log level only when given, so a config file's own values stand. */
-function serveFlags(commandLine: ParsedCommandLine): ServeFlags {
-  const given = (name: string): boolean => commandLine.given.has(name);
-  const entries: Record<string, string | number | boolean | undefined> = {
-    config: str(commandLine, 'config'),
-    upstream: str(commandLine, 'upstream'),
-    upstreamKeyEnv: str(commandLine, 'upstream-key-env'),
-    upstreamName: str(commandLine, 'upstream-name'),
-    host: given('host') ? str(commandLine, 'host') : undefined,
-    port: given('port') ? num(commandLine, 'port') : undefined,
-    records: str(commandLine, 'records'),
-    recordGaps: commandLine.options['record-gaps'] === true,
-    recordBodies: commandLine.options['record-bodies'] === true,
-    metricsPort: num(commandLine, 'metrics-port'),
-    metricsHost: str(commandLine, 'metrics-host'),
-    spanReceiver: commandLine.options['span-receiver'] === true,
-    spanReceiverForward: str(commandLine, 'span-receiver-forward'),
-    spanReceiverWaitMs: num(commandLine, 'span-receiver-wait-ms'),
-    noUsageInjection: commandLine.options['no-usage-injection'] === true,
-    otlpEndpoint: str(commandLine, 'otlp-endpoint'),
-    logLevel: given('log-level') ? (str(commandLine, 'log-level') ?? 'info') : undefined,
+function serveFlags({
+  options: o,
+  given,
+}: ParsedCommandLine<OptionValues<typeof SERVE_OPTIONS>>): ServeFlags {
+  return {
+    config: o['config'],
+    upstream: o['upstream'],
+    upstreamKeyEnv: o['upstream-key-env'],
+    upstreamName: o['upstream-name'],
+    host: given.has('host') ? o['host'] : undefined,
+    port: given.has('port') ? o['port'] : undefined,
+    records: o['records'],
+    recordGaps: o['record-gaps'],
+    recordBodies: o['record-bodies'],
+    metricsPort: o['metrics-port'],
+    metricsHost: o['metrics-host'],
+    spanReceiver: o['span-receiver'],
+    spanReceiverForward: o['span-receiver-forward'],
+    spanReceiverWaitMs: o['span-receiver-wait-ms'],
+    noUsageInjection: o['no-usage-injection'],
+    otlpEndpoint: o['otlp-endpoint'],
+    logLevel: given.has('log-level') ? o['log-level'] : undefined,
   };
-  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as ServeFlags;
 }
 
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   usage: [
     'serve --upstream http://127.0.0.1:8000/v1 [--upstream-key-env VAR] [--host H] [--port P] [--records FILE]',
     'serve --config tokenmeter.config.json',
     'serve --upstream http://127.0.0.1:8000/v1 --workers auto [--metrics-port 9464]',
   ],
-  options: [
-    {
-      name: 'upstream',
-      type: 'string',
-      valueName: 'URL',
-      env: 'TOKENMETER_UPSTREAM',
-      help: 'Upstream base URL (with or without /v1)',
-    },
-    {
-      name: 'upstream-key-env',
-      type: 'string',
-      valueName: 'VAR',
-      env: 'TOKENMETER_UPSTREAM_KEY_ENV',
-      help: 'Environment variable holding the upstream key (omit for a keyless upstream)',
-    },
-    {
-      name: 'upstream-name',
-      type: 'string',
-      valueName: 'NAME',
-      help: 'Name of the --upstream in records and metrics',
-      default: 'upstream',
-    },
-    {
-      name: 'config',
-      type: 'string',
-      valueName: 'FILE',
-      env: 'TOKENMETER_CONFIG',
-      help: 'Configuration file (several upstreams, models, timeouts, keys)',
-    },
-    {
-      name: 'host',
-      type: 'string',
-      valueName: 'HOST',
-      env: 'TOKENMETER_HOST',
-      default: DEFAULT_HOST,
-      help: 'Address to listen on',
-    },
-    {
-      name: 'port',
-      type: 'integer',
-      valueName: 'PORT',
-      env: 'TOKENMETER_PORT',
-      default: DEFAULT_PORT,
-      min: 0,
-      max: 65535,
-      help: 'Port to listen on (0 = any free port)',
-    },
-    {
-      name: 'metrics-port',
-      type: 'integer',
-      valueName: 'PORT',
-      env: 'TOKENMETER_METRICS_PORT',
-      min: 0,
-      max: 65535,
-      help: 'Serve /metrics on this port instead of the API port (0 = any free port)',
-    },
-    {
-      name: 'metrics-host',
-      type: 'string',
-      valueName: 'HOST',
-      env: 'TOKENMETER_METRICS_HOST',
-      help: 'Address of the metrics port (default: --host)',
-    },
-    {
-      name: 'span-receiver',
-      type: 'boolean',
-      help: "Take servers' OTLP trace exports at POST /v1/traces on the metrics port (needs --metrics-port) and write each server's segments into its request's record",
-    },
-    {
-      name: 'span-receiver-forward',
-      type: 'string',
-      valueName: 'URL',
-      env: 'TOKENMETER_SPAN_RECEIVER_FORWARD',
-      help: "Pass every received export on, unchanged, to this collector's traces URL (implies --span-receiver)",
-    },
-    {
-      name: 'span-receiver-wait-ms',
-      type: 'integer',
-      valueName: 'MS',
-      min: 0,
-      help: `How long a finished request's record waits for its server's span (default ${DEFAULT_SPAN_WAIT_MS}; implies --span-receiver)`,
-    },
-    {
-      name: 'records',
-      type: 'string',
-      valueName: 'FILE',
-      env: 'TOKENMETER_RECORDS',
-      help: 'Append one JSON line per request to FILE',
-    },
-    { name: 'record-gaps', type: 'boolean', help: 'Also record every inter-chunk gap of each request' },
-    {
-      name: 'record-bodies',
-      type: 'boolean',
-      help: "Also record each request's body (up to 256 KiB) for replay; bodies hold users' prompts",
-    },
-    {
-      name: 'no-usage-injection',
-      type: 'boolean',
-      help: 'Never add stream_options.include_usage to streamed requests',
-    },
-    {
-      name: 'otlp-endpoint',
-      type: 'string',
-      valueName: 'URL',
-      help: 'Export one OpenTelemetry span per request to this OTLP/HTTP collector (base URL; /v1/traces is appended); also OTEL_EXPORTER_OTLP_ENDPOINT',
-    },
-    {
-      name: 'log-level',
-      type: 'string',
-      valueName: 'LEVEL',
-      env: 'TOKENMETER_LOG_LEVEL',
-      choices: LOG_LEVELS,
-      default: 'info',
-      help: 'Log level',
-    },
-    {
-      name: 'workers',
-      type: 'string',
-      valueName: 'N|auto',
-      env: 'TOKENMETER_WORKERS',
-      help: 'Gateway processes sharing the ports (auto = one per available CPU); default 1, a single process',
-    },
-    LOG_FORMAT_OPTION,
-  ],
+  options: SERVE_OPTIONS,
   details: `Gateway keys: set ${GATEWAY_KEYS_ENV} to a comma-separated list (plain or sha256:<hex>) to require one.\nSee docs/configuration.md for the config file and every default.`,
   async run(commandLine) {
     const input = await serveConfigFrom(serveFlags(commandLine), process.env);
-    const workers = workerCount(str(commandLine, 'workers') ?? input.workers);
+    const workers = workerCount(commandLine.options['workers'] ?? input.workers);
     const config = await resolveConfig(input);
     const logger = createGatewayLogger(
       config.logLevel,
@@ -194,4 +187,4 @@ export const serveCommand: Command = {
       loadBuilder: async () => (await import('../../plugins/index.js')).buildGateway,
     });
   },
-};
+});

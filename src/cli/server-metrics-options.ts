@@ -3,9 +3,9 @@
 
 import { DEFAULT_STOP_WINDOW_S } from '../../loadgen/early-stop/early-stop-settings.js';
 import { DEFAULT_SERVER_METRICS_INTERVAL_S } from '../../loadgen/server-metrics/server-metrics-settings.js';
-import type { OptionSpec } from './options.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 
-export const SERVER_METRICS_OPTIONS: readonly OptionSpec[] = [
+export const SERVER_METRICS_OPTIONS = [
   {
     name: 'server-metrics-url',
     type: 'string',
@@ -59,4 +59,4 @@ export const SERVER_METRICS_OPTIONS: readonly OptionSpec[] = [
     valueName: 'S',
     help: 'Seconds of the sliding window --stop-on-saturation and --max-error-rate read',
   },
-];
+] as const satisfies readonly OptionSpec[];

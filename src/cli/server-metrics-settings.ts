@@ -4,7 +4,7 @@ import type { EarlyStopSettings } from '../../loadgen/early-stop/early-stop-sett
 import type { GpuMetricsSettings } from '../../loadgen/gpu-metrics/gpu-metrics-settings.js';
 import type { ServerMetricsSettings } from '../../loadgen/server-metrics/server-metrics-settings.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { ParsedOptions } from './options.js';
+import type { BenchValues } from './bench-options.js';
 
 function metricsUrl(given: string, flag = 'server-metrics-url'): string {
   let url: URL;
@@ -19,33 +19,31 @@ function metricsUrl(given: string, flag = 'server-metrics-url'): string {
 }
 
 /** null with --no-server-metrics. */
-export function serverMetricsSettingsFrom(o: ParsedOptions): ServerMetricsSettings | null {
-  if (o['no-server-metrics'] === true) return null;
+export function serverMetricsSettingsFrom(o: BenchValues): ServerMetricsSettings | null {
+  if (o['no-server-metrics']) return null;
   const given = o['server-metrics-url'];
-  const interval = typeof o['server-metrics-interval'] === 'number' ? o['server-metrics-interval'] : 1;
-  return { ...(typeof given === 'string' ? { url: metricsUrl(given) } : {}), intervalMs: interval * 1000 };
+  const intervalMs = o['server-metrics-interval'] * 1000;
+  return { ...(given === undefined ? {} : { url: metricsUrl(given) }), intervalMs };
 }
 
 /** null with --no-gpu-metrics. */
-export function gpuMetricsSettingsFrom(o: ParsedOptions): GpuMetricsSettings | null {
-  if (o['no-gpu-metrics'] === true) return null;
+export function gpuMetricsSettingsFrom(o: BenchValues): GpuMetricsSettings | null {
+  if (o['no-gpu-metrics']) return null;
   const given = o['gpu-metrics-url'];
-  const interval = typeof o['server-metrics-interval'] === 'number' ? o['server-metrics-interval'] : 1;
-  const url = typeof given === 'string' ? metricsUrl(given, 'gpu-metrics-url') : undefined;
+  const url = given === undefined ? undefined : metricsUrl(given, 'gpu-metrics-url');
   return {
     ...(url === undefined ? {} : { url }),
-    nvidiaSmi: o['nvidia-smi'] === true ? 'asked' : url === undefined ? 'auto' : 'off',
-    intervalMs: interval * 1000,
+    nvidiaSmi: o['nvidia-smi'] ? 'asked' : url === undefined ? 'auto' : 'off',
+    intervalMs: o['server-metrics-interval'] * 1000,
   };
 }
 
-export function earlyStopSettingsFrom(o: ParsedOptions, checkEveryMs: number): EarlyStopSettings {
+export function earlyStopSettingsFrom(o: BenchValues, checkEveryMs: number): EarlyStopSettings {
   const maxErrorRate = o['max-error-rate'];
-  const window = typeof o['stop-window'] === 'number' ? o['stop-window'] : 10;
   return {
-    onSaturation: o['stop-on-saturation'] === true,
-    ...(typeof maxErrorRate === 'number' ? { maxErrorRate } : {}),
-    windowMs: window * 1000,
+    onSaturation: o['stop-on-saturation'],
+    ...(maxErrorRate === undefined ? {} : { maxErrorRate }),
+    windowMs: o['stop-window'] * 1000,
     checkEveryMs,
   };
 }

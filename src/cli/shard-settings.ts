@@ -13,29 +13,21 @@ import {
 import { WORKER_ENV } from '../../loadgen/shards/start-handshake.js';
 import { type StartInstant, startInstantFromFlags } from '../../loadgen/shards/start-instant.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { ParsedOptions } from './options.js';
+import type { BenchValues } from './bench-options.js';
 
 export interface ShardSettings {
   readonly settings: { shard?: ShardSpec; start?: StartInstant };
   readonly metadata: Record<string, string>;
 }
 
-export function shardSettings(o: ParsedOptions, env: NodeJS.ProcessEnv, engine: EngineName): ShardSettings {
-  const text = (name: string): string | undefined => {
-    const v = o[name];
-    return typeof v === 'string' ? v : undefined;
-  };
-  const count = (name: string): number | undefined => {
-    const v = o[name];
-    return typeof v === 'number' ? v : undefined;
-  };
-  const shard = shardFromFlags(text('shard'), count('shard-count'), env);
-  if (shard !== undefined) checkConcurrencySplit(count('max-concurrency'), shard.count, 'shards');
+export function shardSettings(o: BenchValues, env: NodeJS.ProcessEnv, engine: EngineName): ShardSettings {
+  const shard = shardFromFlags(o['shard'], o['shard-count'], env);
+  if (shard !== undefined) checkConcurrencySplit(o['max-concurrency'], shard.count, 'shards');
   // A --workers parent names the instant itself; its workers wait for it.
   const start =
     env[WORKER_ENV] === '1'
       ? ({ kind: 'parent' } as const)
-      : startInstantFromFlags(text('start-at'), count('start-delay'), Date.now());
+      : startInstantFromFlags(o['start-at'], o['start-delay'], Date.now());
   if ((shard !== undefined || start !== undefined) && engine === 'closed-loop')
     throw new UsageError(
       '--shard and --start-at/--start-delay need the open-loop engine: a closed loop has no schedule to split',

@@ -1,5 +1,11 @@
 // `tokenmeter sim`: a vLLM-like OpenAI-compatible server for machines without a GPU.
 
+import {
+  givenByKey,
+  type OptionSpec,
+  type OptionValues,
+  type ParsedCommandLine,
+} from '../shared/option-schema.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import {
   DEFAULT_KV,
@@ -13,63 +19,17 @@ import {
 } from '../sim/config.js';
 import type { RunningSimulator } from '../sim/index.js';
 import { describeKvCapacity } from '../sim/kv-capacity.js';
-import type { Command } from './command.js';
-import type { OptionSpec, ParsedCommandLine } from './options.js';
+import { defineCommand } from './command.js';
 import { waitForShutdownSignal } from './shutdown-signal.js';
 
 const t = DEFAULT_TIMING;
 const f = NO_FAULTS;
 const k = DEFAULT_KV;
 
-/** Flag name -> the timing field it sets. */
-const TIMING_FLAGS = {
-  'ttft-ms': 'ttftMs',
-  'prefill-ms-per-token': 'prefillMsPerToken',
-  'itl-ms': 'itlMs',
-  jitter: 'jitter',
-  'tokens-per-chunk': 'tokensPerChunk',
-  'num-speculative-tokens': 'speculativeTokens',
-  'spec-acceptance-rate': 'specAcceptanceRate',
-  'max-num-seqs': 'maxNumSeqs',
-  'batch-slowdown': 'batchSlowdown',
-  'eos-median-tokens': 'eosMedianTokens',
-  'max-model-len': 'maxModelLen',
-  'role-chunk': 'roleChunk',
-} as const;
-
-const KV_FLAGS = {
-  'kv-cache-tokens': 'kvCacheTokens',
-  'gpu-memory-utilization': 'gpuMemoryUtilization',
-  'gpu-memory-gib': 'gpuMemoryGiB',
-  'model-weights-gib': 'modelWeightsGiB',
-  'kv-bytes-per-token': 'kvBytesPerToken',
-  'enable-prefix-caching': 'enablePrefixCaching',
-} as const;
-
-const REASONING_FLAGS = {
-  'reasoning-tokens': 'tokens',
-  'reasoning-field': 'chatField',
-} as const;
-
-const TOOL_FLAGS = {
-  'tool-call-rate': 'callRate',
-  'max-tool-turns': 'maxToolTurns',
-} as const;
-
-const FAULT_FLAGS = {
-  'error-rate': 'errorRate',
-  'error-status': 'errorStatus',
-  'rate-limit-rate': 'rateLimitRate',
-  'retry-after': 'retryAfterS',
-  'cut-after-tokens': 'cutAfterTokens',
-  'stall-after-tokens': 'stallAfterTokens',
-  'stall-ms': 'stallMs',
-  'error-body-rate': 'errorBodyRate',
-} as const;
-
-const options: OptionSpec[] = [
+export const SIM_OPTIONS = [
   {
     name: 'host',
+    key: 'host',
     type: 'string',
     default: DEFAULT_SIM_CONFIG.host,
     valueName: 'HOST',
@@ -77,6 +37,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'port',
+    key: 'port',
     type: 'integer',
     default: DEFAULT_SIM_CONFIG.port,
     min: 0,
@@ -92,6 +53,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'seed',
+    key: 'seed',
     type: 'integer',
     default: 0,
     valueName: 'N',
@@ -99,12 +61,14 @@ const options: OptionSpec[] = [
   },
   {
     name: 'served-model-name',
+    key: 'servedModelNames',
     type: 'list',
     valueName: 'NAME',
     help: `Model names to serve, comma-separated (default: ${DEFAULT_SIM_CONFIG.servedModelNames[0]})`,
   },
   {
     name: 'api-key',
+    key: 'apiKey',
     type: 'string',
     env: 'TOKENMETER_SIM_API_KEY',
     valueName: 'KEY',
@@ -112,23 +76,27 @@ const options: OptionSpec[] = [
   },
   {
     name: 'chat-only',
+    key: 'chatOnly',
     type: 'boolean',
     help: 'Serve only /v1/chat/completions; /v1/completions answers 404 like some hosted gateways',
   },
   {
     name: 'truth-log',
+    key: 'truthLog',
     type: 'string',
     valueName: 'FILE',
     help: 'Append one ground-truth JSON line per finished request',
   },
   {
     name: 'otlp-traces-endpoint',
+    key: 'otlpTracesEndpoint',
     type: 'string',
     valueName: 'URL',
     help: "Export an `llm_request` span per request to this OTLP/HTTP traces URL, with vLLM's attribute names",
   },
   {
     name: 'path-prefix',
+    key: 'pathPrefix',
     type: 'string',
     default: DEFAULT_SIM_CONFIG.pathPrefix,
     valueName: 'PATH',
@@ -136,6 +104,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'ttft-ms',
+    key: 'timing.ttftMs',
     type: 'number',
     min: 0,
     default: t.ttftMs,
@@ -144,6 +113,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'prefill-ms-per-token',
+    key: 'timing.prefillMsPerToken',
     type: 'number',
     min: 0,
     default: t.prefillMsPerToken,
@@ -152,6 +122,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'itl-ms',
+    key: 'timing.itlMs',
     type: 'number',
     min: 0,
     default: t.itlMs,
@@ -160,6 +131,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'jitter',
+    key: 'timing.jitter',
     type: 'number',
     min: 0,
     max: 1,
@@ -169,6 +141,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'tokens-per-chunk',
+    key: 'timing.tokensPerChunk',
     type: 'integer',
     min: 1,
     default: t.tokensPerChunk,
@@ -177,6 +150,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'num-speculative-tokens',
+    key: 'timing.speculativeTokens',
     type: 'integer',
     min: 0,
     default: t.speculativeTokens,
@@ -185,6 +159,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'spec-acceptance-rate',
+    key: 'timing.specAcceptanceRate',
     type: 'number',
     min: 0,
     max: 1,
@@ -194,6 +169,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'max-num-seqs',
+    key: 'timing.maxNumSeqs',
     type: 'integer',
     min: 1,
     default: t.maxNumSeqs,
@@ -202,6 +178,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'batch-slowdown',
+    key: 'timing.batchSlowdown',
     type: 'number',
     min: 0,
     default: t.batchSlowdown,
@@ -210,6 +187,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'eos-median-tokens',
+    key: 'timing.eosMedianTokens',
     type: 'integer',
     min: 1,
     default: t.eosMedianTokens,
@@ -218,6 +196,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'max-model-len',
+    key: 'timing.maxModelLen',
     type: 'integer',
     min: 16,
     default: t.maxModelLen,
@@ -226,6 +205,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'role-chunk',
+    key: 'timing.roleChunk',
     type: 'string',
     choices: ['with-first-token', 'immediately'],
     default: t.roleChunk,
@@ -234,6 +214,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'kv-cache-tokens',
+    key: 'kv.kvCacheTokens',
     type: 'integer',
     min: 0,
     default: k.kvCacheTokens,
@@ -242,6 +223,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'gpu-memory-utilization',
+    key: 'kv.gpuMemoryUtilization',
     type: 'number',
     min: 0,
     max: 1,
@@ -251,6 +233,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'gpu-memory-gib',
+    key: 'kv.gpuMemoryGiB',
     type: 'number',
     min: 0,
     default: k.gpuMemoryGiB,
@@ -259,6 +242,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'model-weights-gib',
+    key: 'kv.modelWeightsGiB',
     type: 'number',
     min: 0,
     default: k.modelWeightsGiB,
@@ -267,6 +251,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'kv-bytes-per-token',
+    key: 'kv.kvBytesPerToken',
     type: 'integer',
     min: 1,
     default: k.kvBytesPerToken,
@@ -275,11 +260,13 @@ const options: OptionSpec[] = [
   },
   {
     name: 'enable-prefix-caching',
+    key: 'kv.enablePrefixCaching',
     type: 'boolean',
     help: "vLLM's flag: cache full prompt blocks by prefix hash and skip their prefill (off by default here)",
   },
   {
     name: 'reasoning-tokens',
+    key: 'reasoning.tokens',
     type: 'integer',
     min: 0,
     default: NO_REASONING.tokens,
@@ -288,6 +275,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'reasoning-field',
+    key: 'reasoning.chatField',
     type: 'string',
     choices: ['reasoning', 'reasoning_content'],
     default: NO_REASONING.chatField,
@@ -296,6 +284,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'tool-call-rate',
+    key: 'tools.callRate',
     type: 'number',
     min: 0,
     max: 1,
@@ -305,6 +294,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'max-tool-turns',
+    key: 'tools.maxToolTurns',
     type: 'integer',
     min: 0,
     default: DEFAULT_TOOLS.maxToolTurns,
@@ -313,6 +303,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'error-rate',
+    key: 'faults.errorRate',
     type: 'number',
     min: 0,
     max: 1,
@@ -322,6 +313,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'error-status',
+    key: 'faults.errorStatus',
     type: 'integer',
     min: 400,
     max: 599,
@@ -331,6 +323,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'rate-limit-rate',
+    key: 'faults.rateLimitRate',
     type: 'number',
     min: 0,
     max: 1,
@@ -340,6 +333,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'retry-after',
+    key: 'faults.retryAfterS',
     type: 'integer',
     min: 0,
     default: f.retryAfterS,
@@ -348,6 +342,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'cut-after-tokens',
+    key: 'faults.cutAfterTokens',
     type: 'integer',
     min: 0,
     default: f.cutAfterTokens,
@@ -356,6 +351,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'stall-after-tokens',
+    key: 'faults.stallAfterTokens',
     type: 'integer',
     min: 0,
     default: f.stallAfterTokens,
@@ -364,6 +360,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'stall-ms',
+    key: 'faults.stallMs',
     type: 'number',
     min: 0,
     default: f.stallMs,
@@ -372,6 +369,7 @@ const options: OptionSpec[] = [
   },
   {
     name: 'error-body-rate',
+    key: 'faults.errorBodyRate',
     type: 'number',
     min: 0,
     max: 1,
@@ -379,43 +377,33 @@ const options: OptionSpec[] = [
     valueName: 'FRACTION',
     help: 'Fault: answer HTTP 200 with an error object instead of choices',
   },
-];
+] as const satisfies readonly OptionSpec[];
+
+/** The sections of a config file that flags fill field by field (the rest of the file is replaced key by key). */
+const SECTIONS = ['timing', 'kv', 'reasoning', 'tools', 'faults'] as const;
 
 /** Only flags the user typed override the config file; the rest keep the file's value or the default. */
-export function simOptionsFromCommandLine({ options: o, given }: ParsedCommandLine): SimOptions {
-  const fromFile = typeof o['config'] === 'string' ? readSimConfigFile(o['config']) : {};
-  const timing: Record<string, unknown> = { ...fromFile.timing };
-  const faults: Record<string, unknown> = { ...fromFile.faults };
-  const kv: Record<string, unknown> = { ...fromFile.kv };
-  const reasoning: Record<string, unknown> = { ...fromFile.reasoning };
-  const tools: Record<string, unknown> = { ...fromFile.tools };
-  for (const [flag, field] of Object.entries(TIMING_FLAGS)) if (given.has(flag)) timing[field] = o[flag];
-  for (const [flag, field] of Object.entries(KV_FLAGS)) if (given.has(flag)) kv[field] = o[flag];
-  for (const [flag, field] of Object.entries(REASONING_FLAGS))
-    if (given.has(flag)) reasoning[field] = o[flag];
-  for (const [flag, field] of Object.entries(TOOL_FLAGS)) if (given.has(flag)) tools[field] = o[flag];
-  for (const [flag, field] of Object.entries(FAULT_FLAGS)) if (given.has(flag)) faults[field] = o[flag];
-  const top: Record<string, unknown> = { ...fromFile, timing, kv, reasoning, tools, faults };
-  const direct = {
-    host: 'host',
-    port: 'port',
-    seed: 'seed',
-    'api-key': 'apiKey',
-    'chat-only': 'chatOnly',
-    'truth-log': 'truthLog',
-    'otlp-traces-endpoint': 'otlpTracesEndpoint',
-    'path-prefix': 'pathPrefix',
-  };
-  for (const [flag, field] of Object.entries(direct)) if (given.has(flag)) top[field] = o[flag];
-  if (!('host' in top)) top['host'] = o['host'];
-  if (!('port' in top)) top['port'] = o['port'];
-  if (given.has('served-model-name')) top['servedModelNames'] = o['served-model-name'];
+export function simOptionsFromCommandLine(
+  commandLine: ParsedCommandLine<OptionValues<typeof SIM_OPTIONS>>,
+): SimOptions {
+  const { options: o } = commandLine;
+  const fromFile: Record<string, unknown> =
+    o['config'] === undefined ? {} : { ...readSimConfigFile(o['config']) };
+  // --config names the file itself: no setting of it.
+  const flags = givenByKey(
+    SIM_OPTIONS.filter((spec) => spec.name !== 'config'),
+    commandLine,
+  );
+  const top: Record<string, unknown> = { host: o['host'], port: o['port'], ...fromFile, ...flags };
+  for (const section of SECTIONS)
+    top[section] = { ...(fromFile[section] as object), ...(flags[section] as object) };
+  // resolveSimConfig checks every name and type of the file's and the flags' values alike.
   return top as SimOptions;
 }
 
-export const simCommand: Command = {
+export const simCommand = defineCommand({
   usage: ['sim [--host 127.0.0.1] [--port 8000] [--config sim.json] [options]'],
-  options,
+  options: SIM_OPTIONS,
   details: 'Timing model, fault switches and ground-truth endpoints: docs/simulator.md',
   async run(commandLine) {
     const simOptions = simOptionsFromCommandLine(commandLine);
@@ -449,4 +437,4 @@ export const simCommand: Command = {
     await sim.close();
     return 0;
   },
-};
+});

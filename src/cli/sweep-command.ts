@@ -6,17 +6,20 @@ import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
 import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/sweep-load.js';
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
-import type { OptionSpec } from './options.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
+const BENCH_SPECS: readonly OptionSpec[] = BENCH_OPTIONS;
+const BENCH_ONLY_SPECS: readonly OptionSpec[] = BENCH_ONLY_OPTIONS;
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
-export const SWEEP_OPTIONS: readonly OptionSpec[] = [
+/** sweep's own flags; it takes bench's too, but for those that bound or gate one run. */
+export const SWEEP_OWN_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'rates',
     type: 'string',
@@ -68,16 +71,19 @@ export const SWEEP_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'With --slo: bisections of the bracket between the last level that held and the first that broke',
   },
-  ...BENCH_OPTIONS.filter(
-    (o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_OPTIONS.includes(o),
-  ).map((o) =>
-    o.name === 'num-prompts'
-      ? {
-          ...o,
-          default: SWEEP_DEFAULT_PROMPTS,
-          help: 'Least requests per level (the dataset is cycled for more)',
-        }
-      : o,
+];
+
+export const SWEEP_OPTIONS: readonly OptionSpec[] = [
+  ...SWEEP_OWN_OPTIONS,
+  ...BENCH_SPECS.filter((o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_SPECS.includes(o)).map(
+    (o) =>
+      o.name === 'num-prompts'
+        ? {
+            ...o,
+            default: SWEEP_DEFAULT_PROMPTS,
+            help: 'Least requests per level (the dataset is cycled for more)',
+          }
+        : o,
   ),
 ];
 
@@ -129,7 +135,7 @@ function sweptParameter(
   return { parameter: byConcurrency ? 'concurrency' : 'rate', concurrencies };
 }
 
-export const sweepCommand: Command = {
+export const sweepCommand = defineCommand({
   usage: [
     'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
     "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",
@@ -182,4 +188,4 @@ export const sweepCommand: Command = {
     if (outcome.interrupted) return EXIT_INTERRUPTED;
     return outcome.stoppedEarly === undefined ? EXIT_OK : EXIT_STOPPED_EARLY;
   },
-};
+});

@@ -4,8 +4,8 @@
 
 import type { TimedTraceSettings } from '../../loadgen/bench/load-dataset.js';
 import { TIMED_TRACE_DEFAULTS } from '../../loadgen/traces/timed-trace.js';
+import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { OptionSpec, ParsedOptions } from './options.js';
 
 const LABELS = {
   'timed-trace-label-timestamp': 'timestamp',
@@ -14,7 +14,18 @@ const LABELS = {
   'timed-trace-label-hash-ids': 'hashIds',
 } as const;
 
-export const TIMED_TRACE_OPTIONS: readonly OptionSpec[] = [
+/** The flag naming the JSON field of one of a line's parts. */
+function label<N extends keyof typeof LABELS>(name: N) {
+  const key = LABELS[name];
+  return {
+    name,
+    type: 'string',
+    valueName: 'FIELD',
+    help: `timed_trace: the JSON field of each line's ${key === 'hashIds' ? 'hash ids' : key.replace(/L/, ' l')} (default ${TIMED_TRACE_DEFAULTS.labels[key]})`,
+  } as const satisfies OptionSpec;
+}
+
+export const TIMED_TRACE_OPTIONS = [
   {
     name: 'timed-trace-chunk-hash-size',
     type: 'integer',
@@ -29,14 +40,10 @@ export const TIMED_TRACE_OPTIONS: readonly OptionSpec[] = [
     valueName: 'X',
     help: `timed_trace: timestamps times X are seconds (default ${TIMED_TRACE_DEFAULTS.secMultiplier}; 0.001 for milliseconds)`,
   },
-  ...Object.entries(LABELS).map(
-    ([name, key]): OptionSpec => ({
-      name,
-      type: 'string',
-      valueName: 'FIELD',
-      help: `timed_trace: the JSON field of each line's ${key === 'hashIds' ? 'hash ids' : key.replace(/L/, ' l')} (default ${TIMED_TRACE_DEFAULTS.labels[key]})`,
-    }),
-  ),
+  label('timed-trace-label-timestamp'),
+  label('timed-trace-label-input-length'),
+  label('timed-trace-label-output-length'),
+  label('timed-trace-label-hash-ids'),
   {
     name: 'self-timed',
     type: 'boolean',
@@ -47,9 +54,10 @@ export const TIMED_TRACE_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: 'timed_trace: ignore its timestamps; --request-rate, --burstiness and ramp-ups schedule it',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-const TRACE_FLAGS = ['timed-trace-chunk-hash-size', 'timed-trace-sec-multiplier', ...Object.keys(LABELS)];
+/** The flags that carry a value (the switches are checked on their own). */
+const TRACE_FLAGS = TIMED_TRACE_OPTIONS.filter((spec) => spec.type !== 'boolean').map((spec) => spec.name);
 
 export interface TimedTraceParts {
   /** Set for --dataset-name timed_trace. */
@@ -60,11 +68,11 @@ export interface TimedTraceParts {
 
 /** The timed_trace settings from the flags (none has a default in its spec, so a value is one the user gave). */
 export function timedTraceParts(
-  o: ParsedOptions,
+  o: OptionValues<typeof TIMED_TRACE_OPTIONS> & { readonly 'ignore-eos': boolean },
   run: { datasetName: string; completions: boolean; requestRate: boolean; rampUp: boolean },
 ): TimedTraceParts {
-  const self = o['self-timed'] === true;
-  const noSelf = o['no-self-timed'] === true;
+  const self = o['self-timed'];
+  const noSelf = o['no-self-timed'];
   if (run.datasetName !== 'timed_trace') {
     if (self || noSelf)
       throw new UsageError(
@@ -78,17 +86,9 @@ export function timedTraceParts(
     };
   }
   if (self && noSelf) throw new UsageError('give --self-timed or --no-self-timed, not both');
-  const text = (name: string, fallback: string): string => {
-    const value = o[name];
-    return typeof value === 'string' && value !== '' ? value : fallback;
-  };
-  const number = (name: string, fallback: number): number => {
-    const value = o[name];
-    return typeof value === 'number' ? value : fallback;
-  };
   const selfTimed = !noSelf;
   const notes: string[] = [];
-  if (o['ignore-eos'] !== true)
+  if (!o['ignore-eos'])
     notes.push('timed_trace: ignore_eos is sent so each answer runs to its output length, as vLLM does');
   if (selfTimed && (run.requestRate || run.rampUp))
     notes.push(
@@ -100,13 +100,14 @@ export function timedTraceParts(
     );
   return {
     settings: {
-      chunkTokens: number('timed-trace-chunk-hash-size', TIMED_TRACE_DEFAULTS.chunkTokens),
-      secMultiplier: number('timed-trace-sec-multiplier', TIMED_TRACE_DEFAULTS.secMultiplier),
+      chunkTokens: o['timed-trace-chunk-hash-size'] ?? TIMED_TRACE_DEFAULTS.chunkTokens,
+      secMultiplier: o['timed-trace-sec-multiplier'] ?? TIMED_TRACE_DEFAULTS.secMultiplier,
+      // An empty field name is none given.
       labels: {
-        timestamp: text('timed-trace-label-timestamp', TIMED_TRACE_DEFAULTS.labels.timestamp),
-        inputLength: text('timed-trace-label-input-length', TIMED_TRACE_DEFAULTS.labels.inputLength),
-        outputLength: text('timed-trace-label-output-length', TIMED_TRACE_DEFAULTS.labels.outputLength),
-        hashIds: text('timed-trace-label-hash-ids', TIMED_TRACE_DEFAULTS.labels.hashIds),
+        timestamp: o['timed-trace-label-timestamp'] || TIMED_TRACE_DEFAULTS.labels.timestamp,
+        inputLength: o['timed-trace-label-input-length'] || TIMED_TRACE_DEFAULTS.labels.inputLength,
+        outputLength: o['timed-trace-label-output-length'] || TIMED_TRACE_DEFAULTS.labels.outputLength,
+        hashIds: o['timed-trace-label-hash-ids'] || TIMED_TRACE_DEFAULTS.labels.hashIds,
       },
       selfTimed,
     },

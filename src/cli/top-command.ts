@@ -3,8 +3,8 @@
 import { UsageError } from '../shared/usage-error.js';
 import { runTop, type TopEnd } from '../top/run-top.js';
 import { metricsUrlOf } from '../top/scrape.js';
-import { SORT_KEYS, type SortKey } from '../top/top-rows.js';
-import type { Command } from './command.js';
+import { SORT_KEYS } from '../top/top-rows.js';
+import { defineCommand } from './command.js';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
 const EXIT_STATUS: Record<TopEnd, number> = {
@@ -14,7 +14,7 @@ const EXIT_STATUS: Record<TopEnd, number> = {
   interrupted: EXIT_INTERRUPTED,
 };
 
-export const topCommand: Command = {
+export const topCommand = defineCommand({
   usage: ['top --url http://127.0.0.1:8080 [--url http://10.0.0.2:9464/metrics ...] [--once]'],
   options: [
     {
@@ -66,24 +66,24 @@ export const topCommand: Command = {
     'On a terminal the view is full-screen and redraws each interval (q quits, s changes the order); in a pipe ' +
     'it prints one frame after another. Exit status 1 with --once when no gateway could be read.',
   async run({ options }) {
-    const urls = (options['url'] as string[] | undefined) ?? [];
+    const urls = options['url'];
     if (urls.length === 0)
       throw new UsageError('give at least one --url (a gateway, e.g. http://127.0.0.1:8080)');
     const end = await runTop(
       {
         urls: urls.map(metricsUrlOrUsageError),
-        intervalSeconds: options['interval'] as number,
-        windowSeconds: options['window'] as number,
-        sortKey: options['sort'] as SortKey,
-        once: options['once'] === true,
-        metricsToken: metricsTokenFrom(options['metrics-token-env'] as string | undefined),
+        intervalSeconds: options['interval'],
+        windowSeconds: options['window'],
+        sortKey: options['sort'],
+        once: options['once'],
+        metricsToken: metricsTokenFrom(options['metrics-token-env']),
       },
       process.stdout,
       process.stdin,
     );
     return EXIT_STATUS[end];
   },
-};
+});
 
 function metricsUrlOrUsageError(given: string): string {
   try {

@@ -15,9 +15,9 @@ import { readRecordsText } from '../measure/record-files.js';
 import { fileErrorReason } from '../shared/file-error.js';
 import { UsageError } from '../shared/usage-error.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
-import type { Command } from './command.js';
+import { defineCommand } from './command.js';
 
-export const traceCommand: Command = {
+export const traceCommand = defineCommand({
   usage: [
     'trace export RECORDS.jsonl -o trace.jsonl [--block-tokens 512] [--sessions]',
     'trace check TRACE.jsonl [--format tokenmeter|aiperf] [--block-tokens 512]',
@@ -66,7 +66,7 @@ export const traceCommand: Command = {
     if (verb === 'check') {
       if (records === undefined || rest.length > 0)
         throw new UsageError('give one trace file: trace check TRACE.jsonl');
-      return checkTrace(records, options['format'] as string, options['block-tokens'] as number);
+      return checkTrace(records, options['format'], options['block-tokens']);
     }
     if (verb !== 'export')
       throw new UsageError("the trace command's verbs: 'trace export RECORDS -o FILE', 'trace check TRACE'");
@@ -80,11 +80,11 @@ export const traceCommand: Command = {
     } catch (error) {
       throw new UserFacingError(`${records}: ${fileErrorReason(error)}`, { cause: error });
     }
-    if (options['sessions'] === true) {
-      exportSessions(text, records, output, options['block-tokens'] as number);
+    if (options['sessions']) {
+      exportSessions(text, records, output, options['block-tokens']);
       return 0;
     }
-    const trace = recordsToTrace(text, options['block-tokens'] as number);
+    const trace = recordsToTrace(text, options['block-tokens']);
     if (trace.lines.length === 0) {
       throw new UserFacingError(
         `${records}: no client request with prompt and completion token counts to export`,
@@ -106,7 +106,7 @@ export const traceCommand: Command = {
     );
     const hidden = trace.hiddenSharing;
     if (hidden !== undefined) {
-      const blockTokens = options['block-tokens'] as number;
+      const blockTokens = options['block-tokens'];
       process.stderr.write(
         `warning: ${hidden.requests} requests begin with up to ${hidden.longestTokens} tokens an earlier one began ` +
           `with, less than one ${blockTokens}-token block, so their block ids share nothing: export with ` +
@@ -115,7 +115,7 @@ export const traceCommand: Command = {
     }
     return 0;
   },
-};
+});
 
 function writeLines(output: string, lines: readonly object[]): void {
   try {

@@ -5,21 +5,10 @@
 // they would do and that they did not (ACCEPTED_ONLY). docs/loadgen.md's flag table lists them all.
 
 import { LORA_ASSIGNMENTS } from '../../loadgen/bench/lora-modules.js';
-import type { OptionSpec } from './options.js';
+import type { OptionSpec } from '../shared/option-schema.js';
 
 /** The commit of vLLM whose `vllm bench serve` flags, summary and result JSON tokenmeter follows. */
 export const PINNED_VLLM_COMMIT = '009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1';
-
-/** Sampling flags: each goes into every request's body under vLLM's name when given, and only then. */
-export const SAMPLING_FLAGS = {
-  'top-p': 'top_p',
-  'top-k': 'top_k',
-  'min-p': 'min_p',
-  temperature: 'temperature',
-  'frequency-penalty': 'frequency_penalty',
-  'presence-penalty': 'presence_penalty',
-  'repetition-penalty': 'repetition_penalty',
-} as const;
 
 /** vLLM's datasets that tokenmeter does not have: named, then refused with what to use instead. */
 export const VLLM_ONLY_DATASETS = [
@@ -41,14 +30,26 @@ export const VLLM_ONLY_DATASET_NOTES: Readonly<Partial<Record<(typeof VLLM_ONLY_
       "vLLM's multimodal custom dataset (JSONL prompts with images), which tokenmeter does not have: it sends text only",
   };
 
-const sampling = (flag: keyof typeof SAMPLING_FLAGS, type: 'number' | 'integer'): OptionSpec => ({
-  name: flag,
-  type,
-  valueName: type === 'integer' ? 'N' : 'X',
-  help: `Send ${SAMPLING_FLAGS[flag]} in every body (vLLM's sampling parameter; unset: not sent, the server decides)`,
-});
+/** A sampling flag: sent in every request's body under vLLM's name (the flag's, with '_') when given, and only
+ *  then (--temperature, bench's own flag, likewise). */
+const sampling = <N extends string, T extends 'number' | 'integer'>(name: N, type: T) =>
+  ({
+    name,
+    type,
+    valueName: type === 'integer' ? 'N' : 'X',
+    help: `Send ${name.replace(/-/g, '_')} in every body (vLLM's sampling parameter; unset: not sent, the server decides)`,
+  }) as const satisfies OptionSpec;
 
-export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
+export const SAMPLING_OPTIONS = [
+  sampling('top-p', 'number'),
+  sampling('top-k', 'integer'),
+  sampling('min-p', 'number'),
+  sampling('frequency-penalty', 'number'),
+  sampling('presence-penalty', 'number'),
+  sampling('repetition-penalty', 'number'),
+] as const;
+
+export const VLLM_SERVE_OPTIONS = [
   {
     name: 'input-len',
     type: 'integer',
@@ -63,12 +64,7 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'General output length: sets --random-output-len, --sharegpt-output-len and --custom-output-len (vLLM)',
   },
-  sampling('top-p', 'number'),
-  sampling('top-k', 'integer'),
-  sampling('min-p', 'number'),
-  sampling('frequency-penalty', 'number'),
-  sampling('presence-penalty', 'number'),
-  sampling('repetition-penalty', 'number'),
+  ...SAMPLING_OPTIONS,
   {
     name: 'logprobs',
     type: 'integer',
@@ -151,7 +147,7 @@ export const VLLM_SERVE_OPTIONS: readonly OptionSpec[] = [
     valueName: 'JSON',
     help: 'vLLM renders client-side chat templates with these (custom/speed_bench); tokenmeter renders none and says so (send it with --extra-body \'{"chat_template_kwargs": ...}\')',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** Flags accepted for vLLM's command lines that change nothing here, each with the line that says so. */
 export const ACCEPTED_ONLY: Readonly<Record<string, string>> = {
@@ -214,17 +210,21 @@ export const ACCEPTED_ONLY_NOTES: Readonly<Record<string, string>> = {
   ),
 };
 
-export const VLLM_ACCEPTED_ONLY_OPTIONS: readonly OptionSpec[] = [
+type AcceptedOnlySpec = OptionSpec & { readonly acceptedOnly: true };
+
+export const VLLM_ACCEPTED_ONLY_OPTIONS: readonly AcceptedOnlySpec[] = [
   ...Object.keys(ACCEPTED_ONLY).map(
-    (name): OptionSpec => ({
+    (name): AcceptedOnlySpec => ({
       name,
+      acceptedOnly: true,
       type: ACCEPTED_ONLY_TYPES[name] ?? 'boolean',
       help: `Accepted for vLLM command lines; changes nothing: ${ACCEPTED_ONLY[name]}`,
     }),
   ),
   ...OTHER_DATASET_FLAGS.map(
-    ([name, type, dataset]): OptionSpec => ({
+    ([name, type, dataset]): AcceptedOnlySpec => ({
       name,
+      acceptedOnly: true,
       type,
       help: `Accepted for vLLM command lines; changes nothing: vLLM's ${dataset} dataset only`,
     }),

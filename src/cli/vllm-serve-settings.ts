@@ -8,10 +8,10 @@ import type { TimelineSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_ITL_THRESHOLDS_MS } from '../../loadgen/report/html/timeline-chart.js';
 import type { Backend } from '../protocols/backends.js';
 import { UsageError } from '../shared/usage-error.js';
-import type { OptionValue, ParsedOptions } from './options.js';
+import type { BenchValues } from './bench-options.js';
 import {
   acceptedOnlyNotes,
-  SAMPLING_FLAGS,
+  SAMPLING_OPTIONS,
   VLLM_ONLY_DATASET_NOTES,
   VLLM_ONLY_DATASETS,
 } from './vllm-serve-options.js';
@@ -44,11 +44,11 @@ export interface VllmServeParts {
 }
 
 /** vLLM's "25,50": two numbers of milliseconds (a space between them is read too). */
-function timelineOf(o: ParsedOptions): { timeline?: TimelineSettings } {
+function timelineOf(o: BenchValues): { timeline?: TimelineSettings } {
   const given = o['timeline-itl-thresholds'];
-  if (o['plot-timeline'] !== true && typeof given !== 'string') return {};
+  if (!o['plot-timeline'] && given === undefined) return {};
   let itlThresholdsMs = DEFAULT_ITL_THRESHOLDS_MS;
-  if (typeof given === 'string') {
+  if (given !== undefined) {
     const parts = given
       .split(/[\s,]+/)
       .filter((p) => p !== '')
@@ -61,13 +61,11 @@ function timelineOf(o: ParsedOptions): { timeline?: TimelineSettings } {
     }
     itlThresholdsMs = [low, high];
   }
-  return { timeline: { plot: o['plot-timeline'] === true, itlThresholdsMs } };
+  return { timeline: { plot: o['plot-timeline'], itlThresholdsMs } };
 }
 
-const numberOf = (v: OptionValue): number | undefined => (typeof v === 'number' ? v : undefined);
-
-function checkJsonObject(flag: string, text: OptionValue): void {
-  if (typeof text !== 'string') return;
+function checkJsonObject(flag: string, text: string | undefined): void {
+  if (text === undefined) return;
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return;
@@ -78,7 +76,7 @@ function checkJsonObject(flag: string, text: OptionValue): void {
 }
 
 export function vllmServeParts(
-  o: ParsedOptions,
+  o: BenchValues,
   run: {
     backend: Backend;
     /** Whether --backend was given; without it, the backend --endpoint fits, else openai-chat (target-url.ts). */
@@ -100,16 +98,16 @@ export function vllmServeParts(
   checkJsonObject('chat-template-kwargs', o['chat-template-kwargs']);
   const notes: string[] = [];
   const sampling: Record<string, number> = {};
-  for (const [flag, field] of Object.entries(SAMPLING_FLAGS)) {
-    const value = numberOf(o[flag]);
-    if (value !== undefined && flag !== 'temperature') sampling[field] = value;
+  for (const { name } of SAMPLING_OPTIONS) {
+    const value = o[name];
+    if (value !== undefined) sampling[name.replace(/-/g, '_')] = value;
   }
-  const logprobs = numberOf(o['logprobs']);
+  const logprobs = o['logprobs'];
   if (logprobs !== undefined) {
     if (run.completions) sampling['logprobs'] = logprobs;
     else notes.push('--logprobs is sent with completions backends only, as vLLM does; this run sends none');
   }
-  const temperature = numberOf(o['temperature']);
+  const temperature = o['temperature'];
   if (temperature === undefined)
     notes.push(
       'no --temperature: none is sent, so the server chooses (vLLM no longer sends temperature 0 either); --temperature 0 for greedy',
@@ -128,41 +126,42 @@ export function vllmServeParts(
   // its own note, so this one is the random dataset's alone.
   const randomIgnoresEos = run.datasetName === 'random' && OPENAI_COMPATIBLE.has(run.backend);
   const forceIgnoreEos = randomIgnoresEos || run.datasetName === 'timed_trace';
-  if (randomIgnoresEos && o['ignore-eos'] !== true)
+  if (randomIgnoresEos && !o['ignore-eos'])
     notes.push('random dataset: ignore_eos is sent so every answer runs to its length, as vLLM does');
-  const modules = Array.isArray(o['lora-modules']) ? o['lora-modules'] : [];
-  const assignment = (
-    typeof o['lora-assignment'] === 'string' ? o['lora-assignment'] : 'random'
-  ) as LoraAssignment;
+  const modules = o['lora-modules'];
+  const assignment = o['lora-assignment'];
   if (modules.length > 0)
     notes.push(`LoRA: each request's model is one of ${modules.join(', ')} (${assignment})`);
-  const insecure = o['insecure'] === true;
+  const insecure = o['insecure'];
   if (insecure)
     notes.push(
       "warning: --insecure: the server's TLS certificate is not verified, so anyone on the path can read the traffic and the key",
     );
-  if (typeof o['chat-template-kwargs'] === 'string')
+  if (o['chat-template-kwargs'] !== undefined)
     notes.push(
       '--chat-template-kwargs is accepted: vLLM applies it when it renders a chat template client-side (custom, speed_bench), which tokenmeter never does; to send it to the server use --extra-body \'{"chat_template_kwargs": ...}\'',
     );
-  const accepted = new Set(Object.keys(o).filter((name) => o[name] !== undefined && o[name] !== false));
+  // The accepted-only flags are in no type (nothing reads their values): any value but off or empty is one given.
+  const given = (value: unknown): boolean =>
+    value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0);
+  const accepted = new Set(Object.entries(o).flatMap(([name, value]) => (given(value) ? [name] : [])));
   notes.push(...acceptedOnlyNotes(accepted));
-  const inputLen = numberOf(o['input-len']);
-  const outputLen = numberOf(o['output-len']);
+  const inputLen = o['input-len'];
+  const outputLen = o['output-len'];
   return {
     sampling,
     ...(temperature === undefined ? {} : { temperature }),
     ...(inputLen === undefined ? {} : { inputLen }),
     ...(outputLen === undefined ? {} : { outputLen }),
     forceIgnoreEos,
-    warmups: numberOf(o['num-warmups']) ?? 0,
-    readyCheckTimeoutS: numberOf(o['ready-check-timeout-sec']) ?? 0,
-    probeRequestRate: numberOf(o['probe-request-rate']) ?? 0,
+    warmups: o['num-warmups'],
+    readyCheckTimeoutS: o['ready-check-timeout-sec'],
+    probeRequestRate: o['probe-request-rate'],
     ...(modules.length > 0 ? { lora: { modules, assignment } } : {}),
     insecure,
-    disableShuffle: o['disable-shuffle'] === true,
-    noOversample: o['no-oversample'] === true,
-    appendResult: o['append-result'] === true,
+    disableShuffle: o['disable-shuffle'],
+    noOversample: o['no-oversample'],
+    appendResult: o['append-result'],
     ...timelineOf(o),
     notes,
   };

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { benchFileProblems } from '../../loadgen/bench/input-checks.js';
-import { readConfig } from '../../src/cli/bench-config-file.js';
 import { BENCH_FLAG_KINDS } from '../../src/cli/doctor-fixes.js';
 import { type FixSettingsOptions, fixSettings } from '../../src/doctor/command-line/fix-settings.js';
+import { readConfig } from '../../src/shared/option-schema.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 
 const MODEL = 'tokenmeter/sim-7b';

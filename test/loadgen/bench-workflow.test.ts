@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { benchWorkflow } from '../../loadgen/bench/bench-workflow.js';
 import type { BenchSettings } from '../../loadgen/bench/settings.js';
+import type { BenchValues } from '../../src/cli/bench-options.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
-import type { ParsedOptions } from '../../src/cli/options.js';
 import { UsageError } from '../../src/shared/usage-error.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
@@ -37,7 +37,7 @@ after(async () => {
   await new Promise<void>((resolve) => counter.close(() => resolve()));
 });
 
-function settingsFor(options: ParsedOptions): BenchSettings {
+function settingsFor(options: Partial<BenchValues>): BenchSettings {
   return benchSettingsFrom(
     {
       'dataset-name': 'random',

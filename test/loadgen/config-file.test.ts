@@ -1,9 +1,8 @@
 // --config bench_config.json: the article's keys map to flags, typed flags win, unknown keys are named.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withConfigFile } from '../../src/cli/bench-config-file.js';
 import { BENCH_OPTIONS } from '../../src/cli/bench-options.js';
-import { parseCommandLine } from '../../src/cli/options.js';
+import { parseCommandLine, withConfigFile } from '../../src/shared/option-schema.js';
 import { scratchDir, writeConfig } from './helpers/bench-cli.js';
 
 function merged(config: Record<string, unknown>, argv: string[]) {

@@ -20,8 +20,8 @@ import { resolveTarget } from '../../loadgen/bench/target-url.js';
 import { median } from '../../loadgen/metrics/numpy-stats.js';
 import { tpotMs } from '../../loadgen/metrics/vllm-metrics.js';
 import type { RequestRecord } from '../../loadgen/record.js';
+import type { BenchValues } from '../../src/cli/bench-options.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
-import type { ParsedOptions } from '../../src/cli/options.js';
 import type { Backend } from '../../src/protocols/backends.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
@@ -73,7 +73,7 @@ after(async () => {
 function settingsFor(
   backend: Backend,
   prefix: string,
-  extra: ParsedOptions = {},
+  extra: Partial<BenchValues> = {},
   env: NodeJS.ProcessEnv = {},
 ): BenchSettings {
   return benchSettingsFrom(
@@ -175,7 +175,11 @@ function medianOf(records: RequestRecord[], pick: (r: RequestRecord) => number |
 }
 
 test('openai-responses: the closed-loop engine agrees with the open loop', async () => {
-  const workload = { 'num-prompts': 8, 'request-rate': 'inf', 'max-concurrency': 4 } as const;
+  const workload = {
+    'num-prompts': 8,
+    'request-rate': Number.POSITIVE_INFINITY,
+    'max-concurrency': 4,
+  } as const;
   const open = await run(settingsFor('openai-responses', 'responses-open-', workload));
   const closed = await run(
     settingsFor('openai-responses', 'responses-closed-', { ...workload, engine: 'closed-loop' }),

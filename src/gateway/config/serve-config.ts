@@ -13,23 +13,23 @@ export const GATEWAY_KEYS_ENV = 'TOKENMETER_GATEWAY_KEYS';
 
 /** serve's flags as typed: a value only where the user gave one (host, port and log level included). */
 export interface ServeFlags {
-  readonly config?: string;
-  readonly upstream?: string;
-  readonly upstreamKeyEnv?: string;
-  readonly upstreamName?: string;
-  readonly host?: string;
-  readonly port?: number;
-  readonly records?: string;
-  readonly recordGaps?: boolean;
-  readonly recordBodies?: boolean;
-  readonly metricsPort?: number;
-  readonly metricsHost?: string;
-  readonly spanReceiver?: boolean;
-  readonly spanReceiverForward?: string;
-  readonly spanReceiverWaitMs?: number;
-  readonly noUsageInjection?: boolean;
-  readonly otlpEndpoint?: string;
-  readonly logLevel?: string;
+  readonly config?: string | undefined;
+  readonly upstream?: string | undefined;
+  readonly upstreamKeyEnv?: string | undefined;
+  readonly upstreamName?: string | undefined;
+  readonly host?: string | undefined;
+  readonly port?: number | undefined;
+  readonly records?: string | undefined;
+  readonly recordGaps?: boolean | undefined;
+  readonly recordBodies?: boolean | undefined;
+  readonly metricsPort?: number | undefined;
+  readonly metricsHost?: string | undefined;
+  readonly spanReceiver?: boolean | undefined;
+  readonly spanReceiverForward?: string | undefined;
+  readonly spanReceiverWaitMs?: number | undefined;
+  readonly noUsageInjection?: boolean | undefined;
+  readonly otlpEndpoint?: string | undefined;
+  readonly logLevel?: string | undefined;
 }
 
 /** The span receiver's flags over the file's spanReceiver; any of them turns the receiver on. */

@@ -4,7 +4,7 @@
 // gathered into one JSON object per flag and given after the other words, so they replace a whole
 // `--extra-body '{...}'` typed before them, as vLLM's do.
 
-import type { JsonValue } from '../shared/json-object.js';
+import type { JsonValue } from './json-object.js';
 
 /** `--name_with_underscores[.keys][=value]`: the flag's name, up to its first '.' or '='. */
 const FLAG_NAME = /^--([^.=]+)/;

@@ -1,0 +1,429 @@
+// One option schema per command: each entry names its flag, its config-file key (the flag with '_' for '-'), its
+// environment variable where there is one, its type, its default, its help line and its check. Argv parsing,
+// `--config` files, "did you mean" for unknown flags and keys, `--help` text and the docs' flag tables all come
+// from the one list, and the values come back typed from it (OptionValues), with no casts and no second default.
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { fileErrorReason } from './file-error.js';
+import { flexibleArgv } from './flexible-argv.js';
+import { parseJsonText } from './json-object.js';
+import { nearestNames } from './nearest-names.js';
+import { readRegularFileSync } from './regular-file.js';
+import { UsageError } from './usage-error.js';
+import { UserFacingError } from './user-facing-error.js';
+
+export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
+
+export interface OptionSpec {
+  /** Long flag name without the leading dashes, e.g. `max-tokens`. */
+  readonly name: string;
+  /** Its config-file key, where not the name with '_' (`max_tokens`); dotted for a nested one (`timing.itlMs`). */
+  readonly key?: string;
+  readonly type: OptionType;
+  readonly help: string;
+  /** Placeholder shown in `--help`, e.g. `PORT`. */
+  readonly valueName?: string;
+  /** The value when neither the flag, its environment variable nor a config file gives one. */
+  readonly default?: string | number | boolean;
+  readonly choices?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  /** Environment variable consulted when the flag is absent. */
+  readonly env?: string;
+  readonly short?: string;
+  /**
+   * A `list` that also takes several values after one flag, as Python's argparse `nargs='+'` does in vLLM's
+   * command lines (`--lora-modules a b c`): the words after the flag, up to the next flag, are its values.
+   */
+  readonly multipleValues?: true;
+  /**
+   * A check of one value beyond its type, range and choices (a flag's own, whatever the others say): the message
+   * of a usage error when the value will not do, else undefined. Run on a typed value and on a config file's.
+   */
+  readonly check?: (value: never) => string | undefined;
+  /** Accepted for another tool's command lines and read by no code, only noted: left out of OptionValues. */
+  readonly acceptedOnly?: true;
+}
+
+/** What one spec's value is: a switch a boolean, a list its items, a number a number, a choice one of them. */
+type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
+  ? boolean
+  : S['type'] extends 'list'
+    ? string[]
+    : S['type'] extends 'number' | 'integer'
+      ? number
+      : S extends { readonly choices: readonly (infer C extends string)[] }
+        ? C
+        : string;
+
+/** Switches and lists always have a value (off, empty); others only with a default. */
+type AlwaysSet<S extends OptionSpec> = S extends { readonly default: string | number | boolean }
+  ? true
+  : S['type'] extends 'boolean' | 'list'
+    ? true
+    : false;
+
+/** The typed values of a command's flags, by flag name, inferred from its specs (declared `as const`). */
+export type OptionValues<Specs extends readonly OptionSpec[]> = OptionSpec extends Specs[number]
+  ? Record<string, OptionValue>
+  : {
+      -readonly [S in Specs[number] as S extends { readonly acceptedOnly: true }
+        ? never
+        : S['name']]: AlwaysSet<S> extends true ? ValueOf<S> : ValueOf<S> | undefined;
+    };
+
+export type OptionValue = string | number | boolean | string[] | undefined;
+
+export interface ParsedCommandLine<Values = Record<string, OptionValue>> {
+  readonly options: Values;
+  readonly positionals: string[];
+  /** Names of the flags the user actually typed (or set through their environment variable). */
+  readonly given: ReadonlySet<string>;
+}
+
+/** A spec's value when nothing gives one: its default, else off for a switch, empty for a list, else undefined. */
+function absentValue(spec: OptionSpec): OptionValue {
+  if (spec.default !== undefined) return spec.default;
+  if (spec.type === 'boolean') return false;
+  return spec.type === 'list' ? [] : undefined;
+}
+
+/** Every flag at its absent value: what a caller that builds values by hand fills the rest in from. */
+export function absentValues<Specs extends readonly OptionSpec[]>(specs: Specs): OptionValues<Specs> {
+  return Object.fromEntries(specs.map((spec) => [spec.name, absentValue(spec)])) as OptionValues<Specs>;
+}
+
+/** The key a config file gives this flag's value under. */
+export function configKey(spec: OptionSpec): string {
+  return spec.key ?? spec.name.replace(/-/g, '_');
+}
+
+/**
+ * The values of the flags given (typed, or set through their environment variable) under their config keys, a
+ * dotted key nested (`timing.itlMs` -> `{ timing: { itlMs } }`): what a command whose config file is nested lays
+ * over that file.
+ */
+export function givenByKey(
+  specs: readonly OptionSpec[],
+  commandLine: ParsedCommandLine<Readonly<Record<string, unknown>>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const spec of specs) {
+    if (!commandLine.given.has(spec.name)) continue;
+    const path = configKey(spec).split('.');
+    const field = path.pop() ?? spec.name;
+    let section = out;
+    for (const part of path) {
+      const inner = section[part];
+      const next: Record<string, unknown> = typeof inner === 'object' && inner !== null ? { ...inner } : {};
+      section[part] = next;
+      section = next;
+    }
+    section[field] = commandLine.options[spec.name];
+  }
+  return out;
+}
+
+/** "Did you mean vllm?" after a sentence when one of `known` is close to `typed`, else nothing. */
+export function didYouMean(typed: string, known: readonly string[]): string {
+  const near = nearestNames(typed, known);
+  return near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : '';
+}
+
+// ---- the command line ------------------------------------------------------------------------------------------
+
+/** `--flag a b c` -> `--flag a --flag b --flag c` for the specs that take several values after one flag. */
+function spreadMultipleValues(specs: readonly OptionSpec[], argv: readonly string[]): string[] {
+  const spread = new Set(specs.filter((s) => s.multipleValues === true).map((s) => `--${s.name}`));
+  if (spread.size === 0) return [...argv];
+  const out: string[] = [];
+  let open: string | undefined;
+  for (const word of argv) {
+    if (word === '--') open = undefined;
+    else if (word.startsWith('-')) open = spread.has(word) ? word : undefined;
+    else if (open !== undefined && out[out.length - 1] !== open) out.push(open);
+    out.push(word);
+  }
+  return out;
+}
+
+function toNumber(spec: OptionSpec, raw: string): number {
+  const value = raw.trim().toLowerCase() === 'inf' ? Number.POSITIVE_INFINITY : Number(raw);
+  const integerWanted = spec.type === 'integer';
+  if (raw.trim() === '' || Number.isNaN(value) || (integerWanted && !Number.isInteger(value))) {
+    throw new UsageError(
+      `--${spec.name} must be ${integerWanted ? 'an integer' : 'a number'} (got '${raw}')`,
+    );
+  }
+  if (spec.min !== undefined && value < spec.min) {
+    throw new UsageError(`--${spec.name} must be at least ${spec.min} (got ${raw})`);
+  }
+  if (spec.max !== undefined && value > spec.max) {
+    throw new UsageError(`--${spec.name} must be at most ${spec.max} (got ${raw})`);
+  }
+  return value;
+}
+
+/** The value, once its spec's own check has passed it. */
+function checked(spec: OptionSpec, value: OptionValue): OptionValue {
+  // The check takes the value its spec's type gives: this value was converted by that spec.
+  const problem = (spec.check as ((value: OptionValue) => string | undefined) | undefined)?.(value);
+  if (problem !== undefined) throw new UsageError(problem);
+  return value;
+}
+
+function convert(spec: OptionSpec, raw: string | boolean | Array<string | boolean>): OptionValue {
+  if (spec.type === 'boolean') return raw === true || raw === 'true';
+  const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+  if (spec.type === 'list') {
+    return values
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
+  }
+  const last = values[values.length - 1] ?? '';
+  if (spec.choices && !spec.choices.includes(last)) {
+    throw new UsageError(
+      `--${spec.name} must be one of ${spec.choices.join(', ')} (got '${last}').${didYouMean(last, spec.choices)}`,
+    );
+  }
+  return spec.type === 'string' ? last : toNumber(spec, last);
+}
+
+function fromEnvironment(spec: OptionSpec, env: NodeJS.ProcessEnv): string | undefined {
+  if (!spec.env) return undefined;
+  const value = env[spec.env];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function parseCommandLine<Specs extends readonly OptionSpec[]>(
+  command: string,
+  specs: Specs,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  allowPositionals = false,
+): ParsedCommandLine<OptionValues<Specs>> {
+  const config: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const spec of specs) {
+    config[spec.name] = {
+      type: spec.type === 'boolean' ? 'boolean' : 'string',
+      multiple: spec.type !== 'boolean',
+      ...(spec.short ? { short: spec.short } : {}),
+    };
+  }
+  // Not strict: node's own checks word their errors in its terms ("argument is ambiguous") and refuse a negative
+  // number as a value; the tokens are checked below instead, in ours.
+  // vLLM's spellings (flexible-argv.ts) first, so that `--lora_modules a b` spreads like `--lora-modules a b`.
+  const parsed = parseArgs({
+    args: spreadMultipleValues(specs, flexibleArgv(argv)),
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  checkTokens(command, specs, parsed.tokens, allowPositionals);
+  const options: Record<string, OptionValue> = {};
+  const given = new Set<string>();
+  for (const spec of specs) {
+    const source = parsed.values[spec.name] ?? fromEnvironment(spec, env);
+    if (source !== undefined) given.add(spec.name);
+    options[spec.name] = source === undefined ? absentValue(spec) : checked(spec, convert(spec, source));
+  }
+  // The one place the values meet their type: each was converted by its own spec just above.
+  return { options: options as OptionValues<Specs>, positionals: parsed.positionals, given };
+}
+
+type ArgToken = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
+/** A value that reads as a flag rather than as a value: `--seed` after `--num-prompts`, but not `-1`. */
+function looksLikeFlag(value: string): boolean {
+  return value.startsWith('-') && Number.isNaN(Number(value)) && value.trim().toLowerCase() !== '-inf';
+}
+
+function checkTokens(
+  command: string,
+  specs: readonly OptionSpec[],
+  tokens: readonly ArgToken[],
+  allowPositionals: boolean,
+): void {
+  for (const token of tokens) {
+    if (token.kind === 'positional' && !allowPositionals) {
+      throw new UsageError(`'${command}' takes no positional arguments (got '${token.value}')`);
+    }
+    if (token.kind !== 'option') continue;
+    const spec = specs.find((s) => s.name === token.name);
+    if (spec === undefined) {
+      const suggestions = nearestNames(
+        token.name,
+        specs.map((s) => s.name),
+      );
+      const hint =
+        suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `--${s}`).join(' or ')}?` : '';
+      throw new UsageError(`unknown option ${token.rawName} for '${command}'.${hint}`);
+    }
+    if (spec.type === 'boolean') {
+      if (token.value !== undefined)
+        throw new UsageError(`--${spec.name} is a switch and takes no value (got '${token.value}')`);
+    } else if (token.value === undefined) {
+      throw new UsageError(`--${spec.name} needs a value: ${usageOf(spec)}`);
+    } else if (!token.inlineValue && looksLikeFlag(token.value)) {
+      throw new UsageError(`--${spec.name} needs a value (${usageOf(spec)}) but got the flag ${token.value}`);
+    }
+  }
+}
+
+function usageOf(spec: OptionSpec): string {
+  return `--${spec.name} ${spec.valueName ?? spec.type.toUpperCase()}`;
+}
+
+// ---- --config files --------------------------------------------------------------------------------------------
+
+/** A config file's top-level object: JSON, or YAML (`.yaml`, `.yml`) as `vllm bench serve --config` takes. */
+export function readConfig(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readRegularFileSync(path);
+  } catch (error) {
+    throw new UserFacingError(`--config ${path}: ${fileErrorReason(error)}`, { cause: error });
+  }
+  const yaml = /\.ya?ml$/i.test(path);
+  let value: unknown;
+  try {
+    value = yaml ? parseYaml(text) : parseJsonText(text);
+  } catch (error) {
+    throw new UserFacingError(
+      `--config ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UserFacingError(
+      `--config ${path}: the top level must be ${yaml ? 'a mapping' : 'a JSON object'}`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The `yaml` package, loaded only for a YAML --config (a command's start does not pay for it otherwise). */
+function parseYaml(text: string): unknown {
+  const { parse } = createRequire(import.meta.url)('yaml') as { parse: (source: string) => unknown };
+  return parse(text);
+}
+
+/** One config-file value, checked against its flag's spec; wrong types name the key. */
+function convertFileValue(spec: OptionSpec, key: string, value: unknown, path: string): OptionValue {
+  const wrong = (expected: string): UsageError =>
+    new UsageError(`--config ${path}: "${key}" must be ${expected} (got ${JSON.stringify(value)})`);
+  switch (spec.type) {
+    case 'boolean':
+      if (typeof value !== 'boolean') throw wrong('true or false');
+      return value;
+    case 'list':
+      if (typeof value === 'string')
+        return value
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== '');
+      if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number'))
+        return value.map(String);
+      throw wrong('a list of strings');
+    case 'number':
+    case 'integer': {
+      const number = value === 'inf' ? Number.POSITIVE_INFINITY : value;
+      if (typeof number !== 'number' || Number.isNaN(number)) throw wrong('a number');
+      if (spec.type === 'integer' && !Number.isInteger(number)) throw wrong('a whole number');
+      if (spec.min !== undefined && number < spec.min) throw wrong(`at least ${spec.min}`);
+      if (spec.max !== undefined && number > spec.max) throw wrong(`at most ${spec.max}`);
+      return number;
+    }
+    case 'string': {
+      // vLLM's YAML config: a mapping under a JSON-valued flag is its JSON, a number is its text.
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return JSON.stringify(value);
+      if (typeof value === 'number') return String(value);
+      if (typeof value !== 'string') throw wrong('a string');
+      if (spec.choices !== undefined && !spec.choices.includes(value))
+        throw new UsageError(
+          `--config ${path}: "${key}" must be one of ${spec.choices.join(', ')} (got ${JSON.stringify(value)}).${didYouMean(value, spec.choices)}`,
+        );
+      return value;
+    }
+  }
+}
+
+/**
+ * The command line's values with the `--config` file's filled in wherever the flag was not typed. Every key is a
+ * flag name with '_' or '-'; unknown keys and wrong types are usage errors that name the key, never ignored.
+ */
+export function withConfigFile<Specs extends readonly OptionSpec[]>(
+  commandLine: ParsedCommandLine<OptionValues<Specs>>,
+  specs: Specs,
+  configFlag = 'config',
+): OptionValues<Specs> {
+  const values: Record<string, OptionValue> = { ...commandLine.options };
+  const path = values[configFlag];
+  if (typeof path !== 'string') return commandLine.options;
+  for (const [key, value] of Object.entries(readConfig(path))) {
+    const name = key.replace(/_/g, '-');
+    const spec = specs.find((s) => s.name === name);
+    if (spec === undefined || name === configFlag) {
+      const near = nearestNames(
+        name,
+        specs.map((s) => s.name),
+      ).map((n) => n.replace(/-/g, '_'));
+      const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '';
+      throw new UsageError(`--config ${path}: unknown key "${key}".${hint}`);
+    }
+    if (commandLine.given.has(name) || value === null) continue;
+    values[name] = checked(spec, convertFileValue(spec, key, value, path));
+  }
+  // Each file value was converted by its own spec, as the flags were.
+  return values as OptionValues<Specs>;
+}
+
+// ---- --help and the docs' tables -------------------------------------------------------------------------------
+
+/** A default as a user types it: `inf`, not `Infinity`. */
+function defaultText(value: string | number | boolean): string {
+  return value === Number.POSITIVE_INFINITY ? 'inf' : String(value);
+}
+
+/** The flag column of one spec: `-h, --help`, `--port PORT`. */
+export function flagText(spec: OptionSpec): string {
+  const value = spec.type === 'boolean' ? '' : ` ${spec.valueName ?? spec.type.toUpperCase()}`;
+  return `${spec.short ? `-${spec.short}, ` : ''}--${spec.name}${value}`;
+}
+
+/** The help line of one spec with its choices, default and environment variable. */
+export function helpText(spec: OptionSpec): string {
+  const extras: string[] = [];
+  if (spec.choices) extras.push(`one of: ${spec.choices.join(', ')}`);
+  if (spec.default !== undefined && spec.default !== false)
+    extras.push(`default: ${defaultText(spec.default)}`);
+  if (spec.env) extras.push(`env: ${spec.env}`);
+  // A help text that already ends in parentheses takes the extras inside them: "(0 = never; default: 0)".
+  if (extras.length === 0) return spec.help;
+  return spec.help.endsWith(')')
+    ? `${spec.help.slice(0, -1)}; ${extras.join('; ')})`
+    : `${spec.help} (${extras.join('; ')})`;
+}
+
+export function formatOptionsHelp(specs: readonly OptionSpec[]): string {
+  const rows = specs.map((spec) => ({ flag: flagText(spec), text: helpText(spec) }));
+  const width = Math.min(34, Math.max(...rows.map((r) => r.flag.length), 0) + 2);
+  return rows
+    .map(({ flag, text }) => {
+      const pad = flag.length + 2 > width ? `\n${' '.repeat(width + 2)}` : ' '.repeat(width - flag.length);
+      return `  ${flag}${pad}${text}`;
+    })
+    .join('\n');
+}
+
+/** A Markdown table of the specs (flag, config key, help with its default): the docs' reference. */
+export function markdownOptionTable(specs: readonly OptionSpec[]): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  const rows = specs.map(
+    // `config` names the file itself: no file holds it.
+    (spec) =>
+      `| \`${flagText(spec)}\` | ${spec.name === 'config' ? '' : `\`${configKey(spec)}\``} | ${cell(helpText(spec))} |`,
+  );
+  return ['| Flag | Config key | What it does |', '| --- | --- | --- |', ...rows].join('\n');
+}
