@@ -66,6 +66,12 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
   const launch = async (i: number): Promise<void> => {
     const request = requests[i];
     if (request === undefined) return;
+    const slot = gate?.acquire();
+    // An immediate slot is not awaited: the send leaves in this tick, as the schedule asked.
+    const slotFreeAtMs =
+      slot === undefined ? Number.NEGATIVE_INFINITY : typeof slot === 'number' ? slot : await slot;
+    // Built once the slot is had, not while waiting for it: with --max-concurrency C and the whole schedule due at
+    // once (rate inf), every request but C waits here, and a run of N requests would hold N measurements.
     const measured = new MeasuredRequest({
       index: request.index,
       promptTokens: request.promptTokens,
@@ -79,10 +85,6 @@ async function runOpenLoop(options: EngineRunOptions, pacing: OpenLoopOptions): 
       trace: newSpan(),
       ...(request.cancelAfterMs === undefined ? {} : { cancelAfterMs: request.cancelAfterMs }),
     });
-    const slot = gate?.acquire();
-    // An immediate slot is not awaited: the send leaves in this tick, as the schedule asked.
-    const slotFreeAtMs =
-      slot === undefined ? Number.NEGATIVE_INFINITY : typeof slot === 'number' ? slot : await slot;
     const now = performance.now();
     // The cap held it back only from its intended time until a slot was free; anything later is the load
     // generator's own lag (a scheduler busy dispatching a burst is not the cap's doing).
