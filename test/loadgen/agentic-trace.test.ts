@@ -205,6 +205,8 @@ test('three protocols captured through the gateway, exported with --sessions and
       assert.equal(turn.inputLength, record.promptTokens, where);
       assert.equal(turn.outputLength, record.outputTokens, where);
       assert.equal(turn.timestampMs, Date.parse(record.startedAt) - first, where);
+      assert.equal(turn.toolCalls, record.toolCalls ?? 0, where);
+      assert.equal(turn.toolResults, record.toolResults ?? 0, where);
       const previous = session.turns[k - 1];
       if (previous === undefined) assert.equal(turn.waitMs, 0, where);
       else {
