@@ -28,7 +28,7 @@ export const traceCommand: Command = {
       short: 'o',
       type: 'string',
       valueName: 'FILE',
-      help: 'Where to write the trace (required)',
+      help: 'export: where to write the trace (required)',
     },
     {
       name: 'block-tokens',
