@@ -464,13 +464,34 @@ test('export: old records, overlapping turns, mirror copies and implausible coun
     { ...base, startedAt: at(500) },
     { ...base, startedAt: at(600), role: 'mirror', sessionId: 'a', turn: 4 },
     { ...base, startedAt: at(700), sessionId: 'b', turn: 0, promptTokens: 1e12 },
+    // Responses chained by previous_response_id: turn 1 sends only its new input; its prompt holds turn 0's.
+    {
+      ...base,
+      protocol: 'openai-responses',
+      startedAt: at(800),
+      sessionId: 'c',
+      turn: 0,
+      promptPrefixes: prefixes(['r0']),
+    },
+    {
+      ...base,
+      protocol: 'openai-responses',
+      sessionSource: 'previous-response-id',
+      startedAt: at(1000),
+      sessionId: 'c',
+      turn: 1,
+      waitBeforeMs: 90,
+      promptTokens: 70,
+      promptPrefixes: prefixes(['r1-input-only']),
+    },
   ];
   const text = `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
   const trace = recordsToAgenticTrace(text, BLOCK);
   assert.deepEqual(trace.skipped, { mirror: 1, withoutTokens: 1, implausible: 1, malformed: 0 });
-  assert.equal(trace.sessions, 2);
+  assert.equal(trace.sessions, 3);
   assert.equal(trace.unplaced, 1);
   assert.equal(trace.withoutPrefixes, 1);
+  assert.equal(trace.continued, 1);
   assert.equal(trace.overlapping, 1);
   assert.deepEqual(
     trace.lines.map((l) => [l.session_id, l.turn, l.timestamp, l.wait_ms, l.input_length, l.hash_ids.length]),
@@ -480,8 +501,13 @@ test('export: old records, overlapping turns, mirror copies and implausible coun
       ['s0', 1, 400, 300, 80, 5],
       ['s0', 2, 420, 0, 40, 3],
       ['s1', 0, 500, 0, 40, 3],
+      ['s2', 0, 800, 0, 40, 3],
+      ['s2', 1, 1000, 90, 70, 5],
     ],
   );
+  // The continued Responses turn begins with its previous turn's whole blocks.
+  assert.deepEqual(trace.lines[5]?.hash_ids.slice(0, 2), trace.lines[4]?.hash_ids.slice(0, 2));
+  assert.notEqual(trace.lines[5]?.hash_ids[2], trace.lines[4]?.hash_ids[2]);
   // Turn 1 holds turn 0's whole prompt (boundary h1): its whole blocks, 40 tokens = 2 of 16, are shared.
   assert.deepEqual(trace.lines[1]?.hash_ids.slice(0, 2), trace.lines[0]?.hash_ids.slice(0, 2));
   assert.notEqual(trace.lines[1]?.hash_ids[2], trace.lines[0]?.hash_ids[2]);
@@ -489,6 +515,6 @@ test('export: old records, overlapping turns, mirror copies and implausible coun
   const read = parseAgenticTrace(trace.lines.map((l) => JSON.stringify(l)).join('\n'), 'exported');
   assert.deepEqual(
     read.sessions.map((s) => s.turns.length),
-    [3, 1],
+    [3, 1, 2],
   );
 });
