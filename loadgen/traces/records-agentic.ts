@@ -147,8 +147,7 @@ class BlockIds {
 }
 
 function apiOf(record: SessionRecord): AgentApi | undefined {
-  const family = record.protocol === null ? undefined : protocolByName(String(record.protocol))?.family;
-  return family;
+  return record.protocol === null ? undefined : protocolByName(String(record.protocol))?.family;
 }
 
 function whole(value: unknown): number {
