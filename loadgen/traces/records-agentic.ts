@@ -22,7 +22,8 @@
 // was first given, so later turns agree on it. So an id is "the index, in order of first appearance, of a prompt
 // prefix ending at this block", and a session's turn k+1 begins with turn k's ids but its last, partial block.
 // Sharing that begins mid-message, and records without promptPrefixes (before the field; completions), get ids
-// of their own, counted.
+// of their own, counted. A Responses turn the gateway placed by its previous_response_id sends only its new input
+// (the server keeps the rest): it takes the previous turn's whole blocks, then new ids, counted.
 
 import type { RequestRecord } from '../../src/gateway/records/record.js';
 import type { PromptPrefix } from '../../src/gateway/sessions/prompt-prefixes.js';
@@ -35,6 +36,7 @@ type SessionRecord = Exported &
   Pick<
     RequestRecord,
     | 'sessionId'
+    | 'sessionSource'
     | 'turn'
     | 'waitBeforeMs'
     | 'e2eMs'
@@ -54,6 +56,8 @@ export interface RecordsAgentic {
   readonly skipped: RecordsTrace['skipped'];
   /** Turns whose ids are their own for want of promptPrefixes. */
   readonly withoutPrefixes: number;
+  /** Responses turns that continued a stored answer (previous_response_id): ids from the turn before. */
+  readonly continued: number;
   /** Turns that arrived before the previous turn's answer ended: written with wait_ms 0. */
   readonly overlapping: number;
 }
@@ -130,6 +134,12 @@ class BlockIds {
     return ids;
   }
 
+  /** A prompt that is the previous turn's whole prompt and more: its whole blocks, then new ids. */
+  continuing(previousIds: readonly number[], previousTokens: number, promptTokens: number): number[] {
+    const shared = Math.floor(Math.min(previousTokens, promptTokens) / this.blockTokens);
+    return this.#fresh(previousIds.slice(0, shared), Math.ceil(promptTokens / this.blockTokens));
+  }
+
   #fresh(ids: number[], blocks: number): number[] {
     while (ids.length < blocks) ids.push(this.#next++);
     return ids;
@@ -137,8 +147,7 @@ class BlockIds {
 }
 
 function apiOf(record: SessionRecord): AgentApi | undefined {
-  const family = record.protocol === null ? undefined : protocolByName(String(record.protocol))?.family;
-  return family;
+  return record.protocol === null ? undefined : protocolByName(String(record.protocol))?.family;
 }
 
 function whole(value: unknown): number {
@@ -160,12 +169,10 @@ export function recordsToAgenticTrace(text: string, blockTokens: number): Record
   const first = kept[0]?.at ?? 0;
   const blockIds = new BlockIds(blockTokens);
   let withoutPrefixes = 0;
+  let continued = 0;
   let unplaced = 0;
   const sessions = new Map<string, { record: SessionRecord; at: number; hashIds: number[] }[]>();
   for (const { record, at } of kept) {
-    const prefixes = prefixesOf(record);
-    if (prefixes === undefined) withoutPrefixes++;
-    const hashIds = blockIds.of(prefixes, record.promptTokens as number);
     let key: string;
     if (typeof record.sessionId === 'string' && record.sessionId !== '') key = `id:${record.sessionId}`;
     else {
@@ -176,6 +183,21 @@ export function recordsToAgenticTrace(text: string, blockTokens: number): Record
     if (turns === undefined) {
       turns = [];
       sessions.set(key, turns);
+    }
+    const previous = turns.at(-1);
+    let hashIds: number[];
+    if (record.sessionSource === 'previous-response-id' && previous !== undefined) {
+      // The server holds the conversation: this prompt is the previous turn's, its answer, then the new input.
+      hashIds = blockIds.continuing(
+        previous.hashIds,
+        previous.record.promptTokens as number,
+        record.promptTokens as number,
+      );
+      continued++;
+    } else {
+      const prefixes = prefixesOf(record);
+      if (prefixes === undefined) withoutPrefixes++;
+      hashIds = blockIds.of(prefixes, record.promptTokens as number);
     }
     turns.push({ record, at, hashIds });
   }
@@ -226,6 +248,7 @@ export function recordsToAgenticTrace(text: string, blockTokens: number): Record
     unplaced,
     skipped,
     withoutPrefixes,
+    continued,
     overlapping,
   };
 }

@@ -76,7 +76,7 @@ export const commands: readonly CommandEntry[] = [
   {
     name: 'trace',
     summary:
-      "Export a gateway's records file as an anonymised Mooncake-style trace (lengths, times, prefix ids)",
+      "Export a gateway's records as an anonymised trace (Mooncake's, or agent sessions); check an agentic trace",
     load: async () => (await import('./trace-command.js')).traceCommand,
   },
 ];

@@ -28,7 +28,7 @@ export const traceCommand = defineCommand({
       short: 'o',
       type: 'string',
       valueName: 'FILE',
-      help: 'Where to write the trace (required)',
+      help: 'export: where to write the trace (required)',
     },
     {
       name: 'block-tokens',
@@ -137,8 +137,11 @@ function exportSessions(text: string, records: string, output: string, blockToke
   const left = mirror + withoutTokens + implausible + malformed;
   process.stdout.write(
     `Wrote ${output}: ${trace.sessions} sessions, ${trace.lines.length} turns (${trace.unplaced} sessions of one ` +
-      `request that named no session); ${trace.lines.length - trace.withoutPrefixes} turns with prefix ids ` +
-      `from their prompt's boundaries` +
+      `request that named no session); ${trace.lines.length - trace.withoutPrefixes - trace.continued} turns ` +
+      `with prefix ids from their prompt's boundaries` +
+      (trace.continued === 0
+        ? ''
+        : `, ${trace.continued} from the turn before (Responses turns that continued a stored answer)`) +
       (trace.overlapping === 0
         ? ''
         : `; ${trace.overlapping} turns arrived before the previous turn's answer ended (wait_ms 0)`) +

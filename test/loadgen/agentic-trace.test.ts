@@ -19,6 +19,7 @@ import { request } from 'undici';
 import type { AgentSession } from '../../loadgen/traces/agent-sessions.js';
 import { parseAgenticTrace } from '../../loadgen/traces/agentic-trace.js';
 import { readAiperfSessionTrace } from '../../loadgen/traces/aiperf-session-trace.js';
+import { recordsToAgenticTrace } from '../../loadgen/traces/records-agentic.js';
 import type { RequestRecord } from '../../src/gateway/records/record.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';
@@ -205,6 +206,8 @@ test('three protocols captured through the gateway, exported with --sessions and
       assert.equal(turn.inputLength, record.promptTokens, where);
       assert.equal(turn.outputLength, record.outputTokens, where);
       assert.equal(turn.timestampMs, Date.parse(record.startedAt) - first, where);
+      assert.equal(turn.toolCalls, record.toolCalls ?? 0, where);
+      assert.equal(turn.toolResults, record.toolResults ?? 0, where);
       const previous = session.turns[k - 1];
       if (previous === undefined) assert.equal(turn.waitMs, 0, where);
       else {
@@ -412,4 +415,106 @@ test("AIPerf's text modes and a delay before a session's first turn: one line, e
     assert.match(result.stderr, says);
     assert.equal(result.stderr.split('\n').length, 2, `one line: ${result.stderr}`);
   }
+});
+
+test('export: old records, overlapping turns, mirror copies and implausible counts are counted, turns renumbered', () => {
+  const base = {
+    role: 'primary',
+    protocol: 'openai-chat',
+    promptTokens: 40,
+    outputTokens: 4,
+    e2eMs: 100,
+    sessionSource: 'prefix',
+    toolCalls: 0,
+    toolResults: 0,
+  };
+  const at = (ms: number): string => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+  const prefixes = (hashes: string[]): [number, number, string][] =>
+    hashes.map((hash, i) => [i + 1, (i + 1) * 100, hash]);
+  const lines = [
+    // Session a: turn 0, a turn 1 whose answer failed before usage (left out), turn 2 overlapping nothing.
+    {
+      ...base,
+      startedAt: at(0),
+      sessionId: 'a',
+      turn: 0,
+      waitBeforeMs: null,
+      promptPrefixes: prefixes(['h1']),
+    },
+    { ...base, startedAt: at(150), sessionId: 'a', turn: 1, waitBeforeMs: 50, promptTokens: null },
+    {
+      ...base,
+      startedAt: at(400),
+      sessionId: 'a',
+      turn: 2,
+      waitBeforeMs: 30,
+      promptTokens: 80,
+      promptPrefixes: prefixes(['h1', 'h2', 'h3']),
+    },
+    // A side request of session a, sent while turn 2 was being answered: wait 0, counted.
+    {
+      ...base,
+      startedAt: at(420),
+      sessionId: 'a',
+      turn: 3,
+      waitBeforeMs: null,
+      promptPrefixes: prefixes(['x']),
+    },
+    // An old record: no session fields, no promptPrefixes.
+    { ...base, startedAt: at(500) },
+    { ...base, startedAt: at(600), role: 'mirror', sessionId: 'a', turn: 4 },
+    { ...base, startedAt: at(700), sessionId: 'b', turn: 0, promptTokens: 1e12 },
+    // Responses chained by previous_response_id: turn 1 sends only its new input; its prompt holds turn 0's.
+    {
+      ...base,
+      protocol: 'openai-responses',
+      startedAt: at(800),
+      sessionId: 'c',
+      turn: 0,
+      promptPrefixes: prefixes(['r0']),
+    },
+    {
+      ...base,
+      protocol: 'openai-responses',
+      sessionSource: 'previous-response-id',
+      startedAt: at(1000),
+      sessionId: 'c',
+      turn: 1,
+      waitBeforeMs: 90,
+      promptTokens: 70,
+      promptPrefixes: prefixes(['r1-input-only']),
+    },
+  ];
+  const text = `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
+  const trace = recordsToAgenticTrace(text, BLOCK);
+  assert.deepEqual(trace.skipped, { mirror: 1, withoutTokens: 1, implausible: 1, malformed: 0 });
+  assert.equal(trace.sessions, 3);
+  assert.equal(trace.unplaced, 1);
+  assert.equal(trace.withoutPrefixes, 1);
+  assert.equal(trace.continued, 1);
+  assert.equal(trace.overlapping, 1);
+  assert.deepEqual(
+    trace.lines.map((l) => [l.session_id, l.turn, l.timestamp, l.wait_ms, l.input_length, l.hash_ids.length]),
+    [
+      ['s0', 0, 0, 0, 40, 3],
+      // The gateway's turn 1 was left out: the wait is from turn 0's end (0 + 100 ms) to this arrival.
+      ['s0', 1, 400, 300, 80, 5],
+      ['s0', 2, 420, 0, 40, 3],
+      ['s1', 0, 500, 0, 40, 3],
+      ['s2', 0, 800, 0, 40, 3],
+      ['s2', 1, 1000, 90, 70, 5],
+    ],
+  );
+  // The continued Responses turn begins with its previous turn's whole blocks.
+  assert.deepEqual(trace.lines[5]?.hash_ids.slice(0, 2), trace.lines[4]?.hash_ids.slice(0, 2));
+  assert.notEqual(trace.lines[5]?.hash_ids[2], trace.lines[4]?.hash_ids[2]);
+  // Turn 1 holds turn 0's whole prompt (boundary h1): its whole blocks, 40 tokens = 2 of 16, are shared.
+  assert.deepEqual(trace.lines[1]?.hash_ids.slice(0, 2), trace.lines[0]?.hash_ids.slice(0, 2));
+  assert.notEqual(trace.lines[1]?.hash_ids[2], trace.lines[0]?.hash_ids[2]);
+  // The written trace reads back.
+  const read = parseAgenticTrace(trace.lines.map((l) => JSON.stringify(l)).join('\n'), 'exported');
+  assert.deepEqual(
+    read.sessions.map((s) => s.turns.length),
+    [3, 1, 2],
+  );
 });
