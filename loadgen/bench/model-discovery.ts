@@ -7,7 +7,7 @@ import { backendProtocol } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import { hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { Agent, request } from '../engine/undici-parts.js';
+import { Agent, request } from '../engine/undici-send.js';
 import type { ResolvedTarget } from './target-url.js';
 
 const TIMEOUT_MS = 10_000;

@@ -2,14 +2,48 @@
 // (the caller has marked it sent): the MeteredHandler stamps headers and every body chunk the moment undici hands
 // them over, with no Node stream in between, exactly as the gateway's does. Resolves with the record once the
 // request has ended, however it ended.
+//
+// undici itself is loaded part by part (Pool and Agent, and `request` for the run's few side requests: the model
+// lookup, the server metrics scrape), from their own files instead of the package's index. The index also loads
+// fetch, WebSocket, EventSource, the cache and cookie stores, the mock and proxy agents: about 110 files whose
+// code alone adds some 9 MB to the RSS of a bench run, whose footprint is measured against vLLM's client, and
+// which it never uses. The types are undici's own (erased at build time, so they load nothing).
 
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import type { RequestRecord } from '../record.js';
 import type { AbortHub } from './abort-hub.js';
 import type { EngineTarget, PreparedRequest } from './engine.js';
 import { RunAbortedError } from './failure-kind.js';
 import type { MeasuredRequest } from './measured-request.js';
-import { Pool } from './undici-parts.js';
+
+const load = createRequire(import.meta.url);
+
+export const Pool: typeof Undici.Pool = load('undici/lib/dispatcher/pool.js');
+export const Agent: typeof Undici.Agent = load('undici/lib/dispatcher/agent.js');
+
+type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
+  readonly method?: Dispatcher.HttpMethod;
+  readonly dispatcher?: Dispatcher;
+};
+
+const api = load('undici/lib/api/index.js') as {
+  request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+};
+const { getGlobalDispatcher } = load('undici/lib/global.js') as { getGlobalDispatcher(): Dispatcher };
+
+/** undici's `request(url, options)`: on `options.dispatcher`, else on undici's global dispatcher, as the index's. */
+export function request(url: string, options: RequestOptions = {}): Promise<Dispatcher.ResponseData> {
+  const { dispatcher = getGlobalDispatcher(), ...rest } = options;
+  const target = new URL(url);
+  return api.request.call(dispatcher, {
+    ...rest,
+    origin: target.origin,
+    path: `${target.pathname}${target.search}`,
+    method: rest.method ?? 'GET',
+  });
+}
 
 /**
  * The open-loop engines' transport: one undici Pool for the target's origin, keep-alive, pipelining 1, with as many

@@ -3,7 +3,7 @@
 
 import { errorCode, failureKindOfCode } from '../../src/measure/network-failure.js';
 import { boundedText } from '../../src/shared/bounded-text.js';
-import { request } from '../engine/undici-parts.js';
+import { request } from '../engine/undici-send.js';
 
 // vLLM's page is some tens of kilobytes per model and engine; this only bounds a wrong URL.
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;
