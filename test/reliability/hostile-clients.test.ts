@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { prettyLine } from '../../src/gateway/logs/pretty-log.js';
-import { ALLOW } from '../../src/gateway/request-path/api-methods.js';
+import { ALLOW } from '../../src/gateway/request-path/api-path.js';
 import { BodyScanner } from '../../src/gateway/request-path/body-scan.js';
 import { parseBodyBytes } from '../../src/gateway/request-path/request-body.js';
 import { MAX_JSON_DEPTH } from '../../src/shared/json-bytes.js';

@@ -326,7 +326,7 @@ const ROWS: readonly Row[] = [
     error: /no chunk carried generated text/,
   },
   // Interim answers nobody asked for (RFC 9110 15.2: parsed and ignored). undici destroyed the socket on a 100
-  // (a 502 before src/gateway/exchange/interim-continue.ts); 102 and 103 it passes to the handler, which ignores
+  // (a 502 before src/gateway/exchange/upstream-dispatcher.ts); 102 and 103 it passes to the handler, which ignores
   // them.
   ...([100, 102, 103] as const).flatMap((interim): Row[] => [
     {

@@ -13,9 +13,8 @@ import type { TraceSpan } from '../../shared/trace-context.js';
 import { type ModelPrice, requestCost } from '../config/model-prices.js';
 import type { PromptPrefix } from '../sessions/prompt-prefixes.js';
 import type { SessionTurn } from '../sessions/sessions.js';
-import { gapCountsOf } from './gap-counts.js';
 import type { RequestRecord, RequestRole } from './record.js';
-import type { RecordedBody } from './recorded-body.js';
+import { gapCountsOf } from './record.js';
 
 export function round3(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -240,4 +239,22 @@ function chunkUsageFields(
 /** The gateway counts with the meter's estimate, never a tokenizer. */
 function sourceOf(figures: StreamFigures): 'usage' | 'estimate' {
   return figures.outputTokensSource === 'usage' ? 'usage' : 'estimate';
+}
+
+// The request body as a record keeps it (records.bodies, off by default: bodies hold users' prompts). Capped so
+// one huge request cannot bloat the records file; the cut is flagged so a replay knows the body is incomplete.
+// Only the body is kept: credentials travel in headers, which are never recorded.
+export const MAX_RECORDED_BODY_BYTES = 256 * 1024;
+
+export interface RecordedBody {
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+export function recordedBody(raw: Buffer): RecordedBody {
+  const truncated = raw.length > MAX_RECORDED_BODY_BYTES;
+  return {
+    text: (truncated ? raw.subarray(0, MAX_RECORDED_BODY_BYTES) : raw).toString('utf8'),
+    truncated,
+  };
 }

@@ -1,7 +1,7 @@
 // The gateway's span of each request (kind SERVER): built from its finished record, the one place that knows
 // the whole request, and handed to the batch exporter. Its ids are the record's (spanId, and the client's span
 // as parent), its times the record's, on the measurement's monotonic clock; the first token is an event. A
-// mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
+// mirrored copy's record (src/gateway/exchange/mirrors.ts) becomes a CLIENT span, the child of its primary's span: the
 // gateway calling the mirror upstream on its own account.
 import {
   FIRST_OUTPUT_TOKEN_EVENT,
