@@ -97,7 +97,7 @@ export const doctorCommand = defineCommand({
       });
     }
     const { runDoctor } = await import('../doctor/run-doctor.js');
-    const { formatChecklist } = await import('../doctor/format-checklist.js');
+    const { formatChecklist } = await import('../doctor/check.js');
     const backend = doctorBackend(o['backend']);
     const results = await runDoctor({
       baseUrl: o['base-url'],

@@ -159,7 +159,7 @@ export const sweepCommand = defineCommand({
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
     const { sweepWorkflow } = await import('../../loadgen/sweep/sweep-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
     const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];

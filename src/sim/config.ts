@@ -76,7 +76,10 @@ export interface ReasoningSettings {
   readonly chatField: 'reasoning' | 'reasoning_content';
 }
 
-/** Tool calls (tool-calls.ts): how often an answer calls one of the request's tools, and how many turns may. */
+/**
+ * Tool calls (start-generation.ts): how often an answer calls one of the request's tools, and how many turns
+ * may.
+ */
 export interface ToolSettings {
   /** With tool_choice auto (or none given), the chance that an answer calls a tool. */
   readonly callRate: number;

@@ -1,10 +1,10 @@
 // Gateway keys: what clients must present when the gateway is not open. Stored as SHA-256 digests (a plain key
 // in the config is hashed at start) so comparison is constant-time over equal-length digests and the plain key
 // is never kept in memory longer than start-up. The check every API request passes is here too
-// (gatewayKeyRefusal, at the end).
+// (gatewayKeyRefusal, at the end), with the one Bearer reader the gateway's
+// other keyed endpoints use (bearerToken).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { bearerToken } from '../../shared/bearer-token.js';
 import { UserFacingError } from '../../shared/user-facing-error.js';
 import { GatewayError } from '../request-path/errors.js';
 
@@ -64,4 +64,14 @@ export function gatewayKeyRefusal(
     return new GatewayError('invalid_gateway_key', `the gateway key is not valid: check it, and ${HOW}`);
   }
   return null;
+}
+
+// The token of an `Authorization: Bearer <token>` header, read one way wherever the gateway takes one: a client's
+// gateway key, the metrics page's token, a server's span export. The scheme is case-insensitive (RFC 7235).
+const BEARER = /^Bearer\s+(.+)$/i;
+
+/** The token an Authorization header presents, or undefined when it is absent or not a Bearer credential. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  return BEARER.exec(authorization.trim())?.[1];
 }

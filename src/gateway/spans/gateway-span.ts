@@ -4,14 +4,15 @@
 // mirrored copy's record (src/gateway/exchange/mirrors.ts) becomes a CLIENT span, the child of its primary's span: the
 // gateway calling the mirror upstream on its own account.
 import {
+  CLIENT_SPAN_KIND,
   FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
   type GenAiSemconvVersion,
   genAiAttributes,
   genAiSpanName,
+  SERVER_SPAN_KIND,
 } from '../../tracing/genai-semconv.js';
 import type { SpanEventFacts, SpanExport } from '../../tracing/span-export.js';
-import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../../tracing/span-kinds.js';
 import type { ResolvedUpstream } from '../config/config-resolve.js';
 import type { RecordSink } from '../records/record.js';
 
