@@ -14,8 +14,7 @@ import { readResultFile } from '../../loadgen/report/read-result-file.js';
 import { parseRecordLines } from '../measure/record-lines.js';
 import { fileErrorReason } from '../shared/file-error.js';
 import { readRegularFile } from '../shared/regular-file.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 
 export const compareCommand = defineCommand({

@@ -1,6 +1,6 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
 import { BACKENDS } from '../protocols/backends.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 

@@ -4,8 +4,7 @@
 import { nearestNames } from '../shared/nearest-names.js';
 import { formatOptionsHelp } from '../shared/option-schema.js';
 import { packageVersion } from '../shared/package-version.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
 import { type CommandEntry, commands } from './commands.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';

@@ -9,8 +9,7 @@ import { flexibleArgv } from './flexible-argv.js';
 import { parseJsonText } from './json-object.js';
 import { nearestNames } from './nearest-names.js';
 import { readRegularFileSync } from './regular-file.js';
-import { UsageError } from './usage-error.js';
-import { UserFacingError } from './user-facing-error.js';
+import { UsageError, UserFacingError } from './user-facing-error.js';
 
 export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 

@@ -13,7 +13,7 @@ import { request } from 'undici';
 import type { TimeoutsInput } from '../../src/gateway/config/config.js';
 import type { RequestRecord } from '../../src/gateway/records/record.js';
 import type { Outcome } from '../../src/measure/outcome.js';
-import { STREAM_CUT_COMMENT } from '../../src/shared/gateway-header.js';
+import { STREAM_CUT_COMMENT } from '../../src/shared/package-version.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../../src/sse/sse-parser.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk } from '../gateway/helpers/upstream.js';

@@ -16,7 +16,7 @@ import type { KnownProtocol } from '../../protocols/index.js';
 import { newSpan, parseTraceparent } from '../../shared/trace-context.js';
 import { gatewayKeyRefusal } from '../config/gateway-keys.js';
 import type { GatewayContext } from '../context.js';
-import { ClientSink } from '../exchange/client-sink.js';
+import { ClientSink, sendGatewayError } from '../exchange/client-sink.js';
 import { type ClientRequest, finishExchange, startExchange } from '../exchange/exchange.js';
 import { streamCutReason } from '../exchange/exchange-outcome.js';
 import type { LineLog } from '../logs/logger.js';
@@ -31,7 +31,6 @@ import { canonicalizeClientPath, KNOWN_ENDPOINTS, PathFixLog } from './client-pa
 import { GatewayError, upstreamFailure } from './errors.js';
 import { listModels } from './models-list.js';
 import { bodyModel, bodyStreams, type ParsedBody, parseBody } from './request-body.js';
-import { sendGatewayError } from './send-error.js';
 
 const ACCEPTED = `${KNOWN_ENDPOINTS.map((e) => `/v1/${e}`).join(', ')} (and any other /v1/... path)`;
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerRecordsPath } from '../../measure/record-files.js';
 import { endDespiteParkedWrite, flushLogSync } from '../../shared/parked-exit.js';
-import { UsageError } from '../../shared/usage-error.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 import { shownTracesUrl } from '../../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../../tracing/receiver/span-receiver.js';
 import { toWorker } from '../cluster/messages.js';
