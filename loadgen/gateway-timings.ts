@@ -7,7 +7,7 @@
 import type { RequestRecord as GatewayRecord } from '../src/gateway/records/record.js';
 import { readRecordsText } from '../src/measure/record-files.js';
 import { parseRecordLines } from '../src/measure/record-lines.js';
-import { fileErrorReason } from '../src/shared/file-error.js';
+import { fileErrorReason } from '../src/shared/regular-file.js';
 import { UserFacingError } from '../src/shared/user-facing-error.js';
 import { type MetricStats, metricStats } from './metrics/metric-stats.js';
 import type { RequestRecord } from './record.js';

@@ -76,7 +76,7 @@ export interface RequestRecord extends ExchangeFigures {
   /** `--multi-turn`: the turn's number in its session, from 1. */
   turn?: number;
   /**
-   * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/gateway-header.ts);
+   * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/package-version.ts);
    * absent when the answer came straight from the upstream, or when no answer arrived.
    */
   gatewayVersion?: string;

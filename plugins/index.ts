@@ -14,23 +14,20 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig, ResolvedUpstream } from '../src/gateway/config/config-resolve.js';
 import type { Gateway, GatewayContext } from '../src/gateway/context.js';
+import { errorHeaders } from '../src/gateway/exchange/client-sink.js';
 import { KeyScrubber } from '../src/gateway/exchange/key-scrubber.js';
+import { Mirrors } from '../src/gateway/exchange/mirrors.js';
 import { buildUpstreamDispatcher } from '../src/gateway/exchange/upstream-dispatcher.js';
-import { createGatewayLogger } from '../src/gateway/logs/logger.js';
-import { requestLogSink } from '../src/gateway/logs/request-log.js';
+import { createGatewayLogger, requestLogSink } from '../src/gateway/logs/logger.js';
 import { GatewayMetrics } from '../src/gateway/metrics/gateway-metrics.js';
 import type { MetricsSource } from '../src/gateway/metrics/metrics-page.js';
-import { Mirrors } from '../src/gateway/mirror/mirrors.js';
 import type { RecordSink, RequestRecord } from '../src/gateway/records/record.js';
-import { ApiPath } from '../src/gateway/request-path/api-path.js';
+import { ApiPath, requestIdFrom } from '../src/gateway/request-path/api-path.js';
 import { GatewayError } from '../src/gateway/request-path/errors.js';
 import { ModelRoutes } from '../src/gateway/request-path/model-routes.js';
-import { requestIdFrom } from '../src/gateway/request-path/request-id.js';
-import { errorHeaders } from '../src/gateway/request-path/send-error.js';
 import { type GatewayState, RECORDS_SETTLE_MS } from '../src/gateway/run-state.js';
 import { Admission } from '../src/gateway/serve/admission.js';
-import { watchClientErrors } from '../src/gateway/serve/client-errors.js';
-import { watchRefusedConnections } from '../src/gateway/serve/refused-connections.js';
+import { watchClientErrors, watchRefusedConnections } from '../src/gateway/serve/client-errors.js';
 import { SessionTable } from '../src/gateway/sessions/sessions.js';
 import { gatewaySpanSink } from '../src/gateway/spans/gateway-span.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/spans/span-receiver-metrics.js';
@@ -64,7 +61,7 @@ function isOwnEndpoint(url: string | undefined): boolean {
   return OWN_ENDPOINTS.has(query < 0 ? url : url.slice(0, query));
 }
 
-/** An own endpoint's error, in the gateway's error format (send-error.ts). */
+/** An own endpoint's error, in the gateway's error format (src/gateway/exchange/client-sink.ts). */
 function ownEndpointError(reply: FastifyReply, error: GatewayError): void {
   if (reply.sent || reply.raw.destroyed) return;
   const body = error.toBody();

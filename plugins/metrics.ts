@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import type { GatewayContext } from '../src/gateway/context.js';
 import { type MetricsListener, startMetricsListener } from '../src/gateway/metrics/metrics-listener.js';
 import { type MetricsSource, metricsPage } from '../src/gateway/metrics/metrics-page.js';
-import { watchRefusedConnections } from '../src/gateway/serve/refused-connections.js';
+import { watchRefusedConnections } from '../src/gateway/serve/client-errors.js';
 import { TRACES_PATH } from '../src/tracing/receiver/span-receiver.js';
 
 export interface MetricsPluginOptions {

@@ -133,7 +133,7 @@ export const UPSTREAM_KEY = 'sk-soak-Ab3dEf/6hIj9kLm2+nOp5qRs8tUv/Wx1';
 export const GATEWAY_KEY = 'soak-gateway-key-0123456789abcdef';
 /** How long the late-end upstream holds the final event, and then its end of body (finished-streams.test.ts's 200). */
 const LATE_END_MS = 200;
-/** The keyless clients' paths: 15 KB, cut to 512 bytes in their records (src/shared/client-text.ts). */
+/** The keyless clients' paths: 15 KB, cut to 512 bytes in their records (src/gateway/records/measurement.ts). */
 const LONG_PATH = `/v1/${'a'.repeat(15_000)}`;
 
 /** The name of the kind whose answers report usage.prompt_tokens 1e12 (soak.ts checks their records). */

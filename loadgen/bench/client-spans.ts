@@ -6,6 +6,7 @@
 import type { ProtocolName } from '../../src/protocols/index.js';
 import { STARTED_FLAGS } from '../../src/shared/trace-context.js';
 import {
+  CLIENT_SPAN_KIND,
   FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
   type GenAiSemconvVersion,
@@ -13,7 +14,6 @@ import {
   genAiSpanName,
 } from '../../src/tracing/genai-semconv.js';
 import type { SpanEventFacts, SpanExport } from '../../src/tracing/span-export.js';
-import { CLIENT_SPAN_KIND } from '../../src/tracing/span-kinds.js';
 import type { RequestRecord } from '../record.js';
 
 export interface ClientSpanTarget {

@@ -4,8 +4,7 @@
 
 import type { Stats } from 'node:fs';
 import { basename } from 'node:path';
-import { fileErrorReason } from '../../src/shared/file-error.js';
-import { checkRegularFile, NotRegularFileError } from '../../src/shared/regular-file.js';
+import { checkRegularFile, fileErrorReason, NotRegularFileError } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 /**

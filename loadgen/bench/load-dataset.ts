@@ -4,8 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { recordsFilesAt } from '../../src/measure/record-files.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
-import { UsageError } from '../../src/shared/usage-error.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
 import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { samplePrefixRepetition } from '../datasets/prefix-repetition-dataset.js';

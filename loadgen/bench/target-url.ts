@@ -13,7 +13,7 @@ import {
   endpointFamily,
 } from '../../src/protocols/backends.js';
 import type { ProtocolName } from '../../src/protocols/index.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 
 export interface TargetInput {
   /** undefined: chosen from the endpoint when one is given, else openai-chat. */

@@ -1,4 +1,4 @@
-// `tokenmeter compare --pairs`: the gateway's records of a mirrored route (src/gateway/mirror/) read as pairs,
+// `tokenmeter compare --pairs`: the gateway's records of a mirrored route (src/gateway/exchange/mirrors.ts) read as pairs,
 // the primary and its copy joined by pairId, and compared pair by pair. Both sides of a pair answered the same
 // request at the same moment and are timed from the same instant (the client's request arriving), so each pair's
 // difference (mirror minus primary) is free of what differs between two runs: prompts, arrival pattern, the hour.

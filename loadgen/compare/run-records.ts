@@ -7,8 +7,7 @@
 
 import { dirname, resolve } from 'node:path';
 import { parseRecordLines } from '../../src/measure/record-lines.js';
-import { fileErrorReason } from '../../src/shared/file-error.js';
-import { readRegularFile } from '../../src/shared/regular-file.js';
+import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import type { RequestRecord } from '../record.js';
 import { implausibleRecord } from '../record-bounds.js';
 import type { LoadedResult } from '../report/read-result-file.js';

@@ -17,7 +17,7 @@ import { type StreamFigures, streamFigures } from '../../src/measure/stream-figu
 import { streamOutcome } from '../../src/measure/stream-outcome.js';
 import type { StreamTiming } from '../../src/measure/stream-timing.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
-import { GATEWAY_HEADER, STREAM_CUT_COMMENT } from '../../src/shared/gateway-header.js';
+import { GATEWAY_HEADER, STREAM_CUT_COMMENT } from '../../src/shared/package-version.js';
 import { type TraceSpan, traceparentOf } from '../../src/shared/trace-context.js';
 import type { RequestRecord } from '../record.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';

@@ -3,7 +3,7 @@
 // ignored.
 
 import { nearestNames } from '../../src/shared/nearest-names.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 
 export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el';
 export const LATENCY_METRICS: readonly LatencyMetric[] = Object.freeze(['ttft', 'tpot', 'itl', 'e2el']);

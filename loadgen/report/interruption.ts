@@ -1,4 +1,4 @@
-// A run cut short by Ctrl-C (src/cli/bench-signals.ts): when, and what it cancelled. The requests it cancelled
+// A run cut short by Ctrl-C (src/cli/signals.ts): when, and what it cancelled. The requests it cancelled
 // (in flight, recorded `client_abort`; or never sent, with no record) are the operator's doing, not failures of
 // the server: the run's figures leave them out, and the result JSON (`tokenmeter.interrupted`), the report, and
 // compare and merge when they read such a result, say the run was cut short.

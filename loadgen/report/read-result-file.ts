@@ -2,14 +2,13 @@
 // vLLM's own) or a sweep summary. Every way a file can be wrong ends in one sentence that names the file and
 // says what to do, never a stack trace or a bare "Unexpected token" from JSON.parse.
 
-import { fileErrorReason } from '../../src/shared/file-error.js';
 import {
   isJsonObject,
   type JsonValue,
   type JsonValueObject,
   parseJsonText,
 } from '../../src/shared/json-object.js';
-import { readRegularFile } from '../../src/shared/regular-file.js';
+import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 /** A result file once read: where it came from and its parsed keys. */

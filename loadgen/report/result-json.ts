@@ -7,7 +7,7 @@
 
 import type { ModelPrice } from '../../src/gateway/config/model-prices.js';
 import type { JsonValue } from '../../src/shared/json-object.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { type RampUp, rateAt } from '../arrivals.js';
 import { GPU_METRICS_KEY, gpuMetricsJson, vllmEnergyKeys } from '../gpu-metrics/gpu-metrics-json.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';

@@ -6,7 +6,7 @@
 
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileErrorReason } from '../../src/shared/file-error.js';
+import { fileErrorReason } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadRun } from '../compare/run-records.js';
 import type { RequestRecord } from '../record.js';

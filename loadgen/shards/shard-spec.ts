@@ -3,7 +3,7 @@
 // from --seed and keeps positions I, I+N, I+2N...; so the union of the shards is exactly the one-process run and
 // each shard's rate is the total over N. A --max-concurrency cap is the whole run's, split as evenly as it goes.
 
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 
 export interface ShardSpec {
   /** 0-based: the first shard is 0/N. */

@@ -9,8 +9,7 @@
 // the monotonic clock from there.
 
 import { performance } from 'node:perf_hooks';
-import { UsageError } from '../../src/shared/usage-error.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
 import { awaitStartFromParent } from './start-handshake.js';
 
 export type StartInstant =

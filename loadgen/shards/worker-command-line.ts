@@ -6,8 +6,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../src/shared/usage-error.js';
-import { UserFacingError } from '../../src/shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { PreparedRun, Say } from '../bench/prepare-run.js';
 import type { BenchRunOutcome } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';

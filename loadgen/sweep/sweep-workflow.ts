@@ -4,7 +4,7 @@
 // its table and knee printed, then sweep-summary.json and the HTML page saved. The CLI parses the flags into these
 // inputs, hands over where lines go and how Ctrl-C stops the sweep, and picks the exit status from the outcome.
 
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import type { Stoppable } from '../bench/bench-workflow.js';
 import { checkOutputFolders, sweepOutputFolders } from '../bench/output-folders.js';
 import { prepareRun, type Say } from '../bench/prepare-run.js';

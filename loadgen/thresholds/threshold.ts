@@ -4,7 +4,7 @@
 // A threshold that cannot be read is a usage error, caught before anything is sent.
 
 import { nearestNames } from '../../src/shared/nearest-names.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { parseTimeMs, TIME_FORMS } from '../time-text.js';
 import { type ThresholdMetric, thresholdMetric, thresholdMetricNames } from './threshold-metrics.js';
 

@@ -5,8 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { fileErrorReason } from '../../src/shared/file-error.js';
-import { readRegularFile } from '../../src/shared/regular-file.js';
+import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { CountOptions, Tokenizer } from './tokenizer.js';
 

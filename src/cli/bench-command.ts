@@ -48,7 +48,7 @@ export const benchCommand = defineCommand({
     trimV8ForLoadGeneration();
     const { benchWorkflow } = await import('../../loadgen/bench/bench-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./signals.js');
     const { settings, flagNotes, options } = settingsFromCommandLine(commandLine, BENCH_OPTIONS);
     const html = commandLine.options['html'];
     const workers = options['workers'];

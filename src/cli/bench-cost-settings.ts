@@ -6,7 +6,7 @@
 import type { EngineName } from '../../loadgen/bench/settings.js';
 import { type BudgetLimits, type CostSettings, hasLimits } from '../../loadgen/cost/cost-settings.js';
 import { isCurrencyCode, type ModelPrice } from '../gateway/config/model-prices.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import type { BenchValues } from './bench-options.js';
 
 function priceFrom(o: BenchValues): ModelPrice | undefined {

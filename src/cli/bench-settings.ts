@@ -41,7 +41,7 @@ import {
   type ParsedCommandLine,
   withConfigFile,
 } from '../shared/option-schema.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import { costSettingsFrom } from './bench-cost-settings.js';

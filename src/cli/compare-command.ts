@@ -12,10 +12,8 @@ import { loadRun } from '../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { readResultFile } from '../../loadgen/report/read-result-file.js';
 import { parseRecordLines } from '../measure/record-lines.js';
-import { fileErrorReason } from '../shared/file-error.js';
-import { readRegularFile } from '../shared/regular-file.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
+import { fileErrorReason, readRegularFile } from '../shared/regular-file.js';
+import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 
 export const compareCommand = defineCommand({

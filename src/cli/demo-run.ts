@@ -1,16 +1,18 @@
 // What `tokenmeter demo` runs: the simulator, one streamed answer printed as it arrives with its timings, then a
 // gateway in front of the simulator and the bundled sample replayed through it, printing the benchmark summary
-// (demo-replay.ts).
+// (demo-replay.ts). The simulator's span export needs the receiver's port before the receiver starts
+// (freeLoopbackPort, at the end).
+
+import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { streamFigures } from '../measure/stream-figures.js';
 import { StreamMeter } from '../measure/stream-meter.js';
 import { protocolByName } from '../protocols/index.js';
-import { freeLoopbackPort } from '../shared/free-port.js';
 import { DEFAULT_MODEL_NAME } from '../sim/config.js';
 import { startSimulator } from '../sim/index.js';
 import { replayThroughGateway } from './demo-replay.js';
-import { waitForShutdownSignal } from './shutdown-signal.js';
+import { waitForShutdownSignal } from './signals.js';
 
 const PROMPT = 'In two sentences, why does time to first token matter for a chat product?';
 
@@ -93,4 +95,20 @@ export async function runDemo(options: DemoSettings): Promise<number> {
   }
   await sim.close();
   return 0;
+}
+
+// A loopback port nothing listens on right now, for a listener that another process must be told about before
+// it starts (the demo's simulator exports its spans to the load generator's receiver, which starts later). Bound
+// and released at once, so another process could take it in between: only for loopback, only where a failed
+// bind is reported, never for a service.
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no loopback port was given');
+  return address.port;
 }

@@ -1,6 +1,6 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
 import { BACKENDS } from '../protocols/backends.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
 
@@ -97,7 +97,7 @@ export const doctorCommand = defineCommand({
       });
     }
     const { runDoctor } = await import('../doctor/run-doctor.js');
-    const { formatChecklist } = await import('../doctor/format-checklist.js');
+    const { formatChecklist } = await import('../doctor/check.js');
     const backend = doctorBackend(o['backend']);
     const results = await runDoctor({
       baseUrl: o['base-url'],

@@ -2,11 +2,10 @@
 // (src/doctor/command-line/fix-settings.ts), with what bench alone knows handed in (its switches, how it reads a
 // config file, its file checks), and the result printed: the checklist and the corrected settings, or JSON.
 
+import { type CheckResult, type CheckStatus, formatChecklist } from '../doctor/check.js';
 import type { BenchFlagKinds } from '../doctor/command-line/bench-invocation.js';
 import { fixSettings } from '../doctor/command-line/fix-settings.js';
-import { formatFixes } from '../doctor/command-line/format-fixes.js';
 import type { PlanOptions } from '../doctor/command-line/plan-fixes.js';
-import { formatChecklist } from '../doctor/format-checklist.js';
 import { type OptionSpec, readConfig } from '../shared/option-schema.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
@@ -72,4 +71,35 @@ export async function runFixes(input: FixesInput): Promise<number> {
     }
   }
   return result.ok ? EXIT_OK : EXIT_RUN_FAILED;
+}
+
+// The doctor's answer for a benchmark's settings: the checklist, then the corrected settings with one line per
+// change saying why, then how the checks went with the changes made.
+function tally(results: readonly CheckResult[]): string {
+  const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
+  return `${count('pass')} ok, ${count('warn')} warnings, ${count('fail')} failing, ${count('skip')} skipped`;
+}
+
+export function formatFixes(
+  what: 'command' | 'config',
+  corrected: string,
+  /** One reason per change, in the form's own terms. */
+  reasons: readonly string[],
+  after: readonly CheckResult[],
+  notes: readonly string[] = [],
+): string {
+  if (reasons.length === 0) return `\nthe ${what} needs no change the doctor can make\n`;
+  const lines = [
+    '',
+    `corrected ${what} (${reasons.length} change${reasons.length === 1 ? '' : 's'}):`,
+    '',
+    corrected,
+    '',
+    'why:',
+    ...reasons.map((r) => `  - ${r}`),
+    ...notes.map((n) => `  - ${n}`),
+    '',
+    `checked again with these changes: ${tally(after)}`,
+  ];
+  return `${lines.join('\n')}\n`;
 }

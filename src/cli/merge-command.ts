@@ -17,7 +17,7 @@ import { resultFileName, resultJsonText } from '../../loadgen/report/result-json
 import { formatMergedReport, mergedResultJson, mergedRun } from '../../loadgen/shards/merged-run.js';
 import { readShardRuns } from '../../loadgen/shards/shard-results.js';
 import type { OptionSpec } from '../shared/option-schema.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { RESULT_OPTIONS } from './bench-options.js';
 import { defineCommand } from './command.js';
 import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';

@@ -1,7 +1,7 @@
 // `tokenmeter print-config CLIENT`: the settings to paste so a client talks to this gateway.
 import { CLIENT_NAMES, CLIENT_SNIPPETS } from '../client-config/client-snippets.js';
 import { nearestNames } from '../shared/nearest-names.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 
 export const printConfigCommand = defineCommand({

@@ -7,8 +7,7 @@ import { writeHtmlReport } from '../../loadgen/report/html/write-html-report.js'
 import { asResult, isResultJson, readJsonFile } from '../../loadgen/report/read-result-file.js';
 import { isSweepSummary, sweepFromSummary } from '../../loadgen/report/sweep-data.js';
 import type { JsonValue } from '../shared/json-object.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
+import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 
 const WHAT = 'a result file (--save-result) or a sweep summary';

@@ -3,7 +3,7 @@
 import type { EarlyStopSettings } from '../../loadgen/early-stop/early-stop-settings.js';
 import type { GpuMetricsSettings } from '../../loadgen/gpu-metrics/gpu-metrics-settings.js';
 import type { ServerMetricsSettings } from '../../loadgen/server-metrics/server-metrics-settings.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import type { BenchValues } from './bench-options.js';
 
 function metricsUrl(given: string, flag = 'server-metrics-url'): string {

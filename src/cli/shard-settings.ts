@@ -12,7 +12,7 @@ import {
 } from '../../loadgen/shards/shard-spec.js';
 import { WORKER_ENV } from '../../loadgen/shards/start-handshake.js';
 import { type StartInstant, startInstantFromFlags } from '../../loadgen/shards/start-instant.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import type { BenchValues } from './bench-options.js';
 
 export interface ShardSettings {

@@ -20,7 +20,7 @@ import {
 import type { RunningSimulator } from '../sim/index.js';
 import { describeKvCapacity } from '../sim/kv-capacity.js';
 import { defineCommand } from './command.js';
-import { waitForShutdownSignal } from './shutdown-signal.js';
+import { waitForShutdownSignal } from './signals.js';
 
 const t = DEFAULT_TIMING;
 const f = NO_FAULTS;

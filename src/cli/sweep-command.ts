@@ -7,7 +7,7 @@ import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/swe
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import type { OptionSpec } from '../shared/option-schema.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import { defineCommand } from './command.js';
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
@@ -159,7 +159,7 @@ export const sweepCommand = defineCommand({
     // Loaded on use, as for bench: the engines and tokenizers stay out of other commands' start-up.
     const { sweepWorkflow } = await import('../../loadgen/sweep/sweep-workflow.js');
     const { settingsFromCommandLine } = await import('./bench-settings.js');
-    const { untilStopped } = await import('./bench-signals.js');
+    const { untilStopped } = await import('./signals.js');
     const { settings, flagNotes } = settingsFromCommandLine(commandLine, SWEEP_OPTIONS);
     const levelSeconds = commandLine.options['level-seconds'];
     const html = commandLine.options['html'];

@@ -5,7 +5,7 @@
 import type { TimedTraceSettings } from '../../loadgen/bench/load-dataset.js';
 import { TIMED_TRACE_DEFAULTS } from '../../loadgen/traces/timed-trace.js';
 import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 
 const LABELS = {
   'timed-trace-label-timestamp': 'timestamp',

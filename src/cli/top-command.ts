@@ -1,6 +1,6 @@
 // `tokenmeter top --url URL [--url URL...]`: a live view of running gateways, read from their /metrics pages.
 
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { runTop, type TopEnd } from '../top/run-top.js';
 import { metricsUrlOf } from '../top/scrape.js';
 import { SORT_KEYS } from '../top/top-rows.js';

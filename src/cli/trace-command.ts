@@ -12,9 +12,8 @@ import { DEFAULT_TRACE_BLOCK_TOKENS } from '../../loadgen/traces/block-prompts.j
 import { recordsToAgenticTrace } from '../../loadgen/traces/records-agentic.js';
 import { recordsToTrace } from '../../loadgen/traces/records-trace.js';
 import { readRecordsText } from '../measure/record-files.js';
-import { fileErrorReason } from '../shared/file-error.js';
-import { UsageError } from '../shared/usage-error.js';
-import { UserFacingError } from '../shared/user-facing-error.js';
+import { fileErrorReason } from '../shared/regular-file.js';
+import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import { defineCommand } from './command.js';
 
 export const traceCommand = defineCommand({

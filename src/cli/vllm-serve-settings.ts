@@ -7,7 +7,7 @@ import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
 import type { TimelineSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_ITL_THRESHOLDS_MS } from '../../loadgen/report/html/timeline-chart.js';
 import type { Backend } from '../protocols/backends.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import type { BenchValues } from './bench-options.js';
 import {
   acceptedOnlyNotes,

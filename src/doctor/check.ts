@@ -1,4 +1,5 @@
-// One line of the doctor's checklist: what was checked, how it went, what was seen, and the exact fix.
+// One line of the doctor's checklist: what was checked, how it went, what was seen, and the exact fix; and the
+// checklist as text (formatChecklist, at the end).
 import type { Outcome } from '../measure/outcome.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
@@ -42,4 +43,21 @@ export function withRemedy(result: CheckResult, remedy: Remedy): CheckResult {
 /** The same line, saying how the request it made ended. */
 export function withOutcome(result: CheckResult, outcome: Outcome): CheckResult {
   return { ...result, outcome };
+}
+
+const MARKS: Record<CheckStatus, string> = { pass: '[ok]  ', warn: '[warn]', fail: '[FAIL]', skip: '[skip]' };
+
+export function formatChecklist(heading: string, results: readonly CheckResult[]): string {
+  const lines = [heading, ''];
+  for (const r of results) {
+    lines.push(`${MARKS[r.status]} ${r.title}: ${r.detail}`);
+    if (r.fix !== undefined && (r.status === 'fail' || r.status === 'warn'))
+      lines.push(`       fix: ${r.fix}`);
+  }
+  const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
+  lines.push(
+    '',
+    `doctor: ${count('pass')} ok, ${count('warn')} warnings, ${count('fail')} failing, ${count('skip')} skipped`,
+  );
+  return `${lines.join('\n')}\n`;
 }

@@ -10,7 +10,7 @@ import {
   looksLikeFilesystemPath,
   unservedModelFix,
 } from '../shared/upstream-hints.js';
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 import { type CheckResult, check, withRemedy } from './check.js';
 import { describeNetworkError, errorMessageIn, type ProbeAnswer, probe } from './http-probe.js';
 

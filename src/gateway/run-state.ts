@@ -24,7 +24,7 @@ export interface GatewayState {
   cutReason: string | null;
   /** Requests received and not yet finished (probes and scrapes excluded). */
   inFlight: number;
-  /** Mirror copies sent and not yet finished (src/gateway/mirror/mirrors.ts). */
+  /** Mirror copies sent and not yet finished (src/gateway/exchange/mirrors.ts). */
   mirrorsInFlight: number;
   /** Where /metrics listens when it has its own port (metrics.port), once the gateway is ready. */
   metricsAddress: AddressInfo | null;

@@ -4,13 +4,11 @@
 // from the one list, and the values come back typed from it (OptionValues), with no casts and no second default.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { fileErrorReason } from './file-error.js';
 import { flexibleArgv } from './flexible-argv.js';
 import { parseJsonText } from './json-object.js';
 import { nearestNames } from './nearest-names.js';
-import { readRegularFileSync } from './regular-file.js';
-import { UsageError } from './usage-error.js';
-import { UserFacingError } from './user-facing-error.js';
+import { fileErrorReason, readRegularFileSync } from './regular-file.js';
+import { UsageError, UserFacingError } from './user-facing-error.js';
 
 export type OptionType = 'string' | 'number' | 'integer' | 'boolean' | 'list';
 

@@ -2,7 +2,7 @@
 // --config) is a name a user typed or a file named, and a name can be anything: a FIFO blocks open() until a writer
 // comes (forever, with nothing said), a device such as /dev/zero reads without end, a folder is no file. These open
 // without waiting (O_NONBLOCK: a FIFO opens at once; a regular file reads as always) and read only a regular file;
-// anything else is refused with an error whose message names what it is, which fileErrorReason (file-error.ts)
+// anything else is refused with an error whose message names what it is, which fileErrorReason (at the end)
 // words like any other reason a file cannot be read.
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -73,4 +73,15 @@ export async function checkRegularFile(path: string): Promise<Stats> {
   } finally {
     await handle.close();
   }
+}
+
+// Why a file could not be read or written, in words ("no such file", "permission denied"), so every command
+// names the problem alike instead of passing on node's "ENOENT: no such file or directory, open 'x'".
+export function fileErrorReason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a folder, not a file';
+  if (code === 'ENOTDIR') return 'a part of the path is a file, not a folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,8 +1,8 @@
 // The simulator's settings: one typed object with documented defaults, built from (lowest to highest priority)
 // the defaults below, an optional JSON file, and command-line flags. Validated once at start.
 import { readFileSync } from 'node:fs';
-import { fileErrorReason } from '../shared/file-error.js';
 import { isJsonObject, parseJsonText } from '../shared/json-object.js';
+import { fileErrorReason } from '../shared/regular-file.js';
 import { UserFacingError } from '../shared/user-facing-error.js';
 import { kvCapacity } from './kv-capacity.js';
 
@@ -76,7 +76,10 @@ export interface ReasoningSettings {
   readonly chatField: 'reasoning' | 'reasoning_content';
 }
 
-/** Tool calls (tool-calls.ts): how often an answer calls one of the request's tools, and how many turns may. */
+/**
+ * Tool calls (start-generation.ts): how often an answer calls one of the request's tools, and how many turns
+ * may.
+ */
 export interface ToolSettings {
   /** With tool_choice auto (or none given), the chance that an answer calls a tool. */
   readonly callRate: number;

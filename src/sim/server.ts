@@ -7,9 +7,8 @@ import { anthropicConversation, anthropicMessages } from './protocols/anthropic-
 import { openAIChat } from './protocols/openai.js';
 import { type GenerationRequest, RequestRejection, type SimProtocol } from './protocols/protocol.js';
 import { asObject, optionalModel } from './protocols/request-fields.js';
-import { sendJson } from './send-json.js';
 import type { SimulatorState } from './simulator-state.js';
-import { startGeneration } from './start-generation.js';
+import { sendJson, startGeneration } from './start-generation.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MODELS_PATH = '/v1/models';

@@ -6,9 +6,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import { newSpan, parseTraceparent, type TraceSpan } from '../shared/trace-context.js';
+import { SERVER_SPAN_KIND } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
 import type { SpanExport } from '../tracing/span-export.js';
-import { SERVER_SPAN_KIND } from '../tracing/span-kinds.js';
 import type { GenerationRequest } from './protocols/protocol.js';
 import type { RequestTruth } from './request-truth.js';
 

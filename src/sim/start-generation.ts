@@ -1,18 +1,24 @@
 // From a valid request to a running Generation: model check, context length, request id and ground truth, an
-// immediate fault if one is drawn, then the planned answer.
+// immediate fault if one is drawn, then the planned answer. The faults drawn, the tool-call decision and the
+// JSON answer (sendJson) are at the end.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hashSeed, SeededRandom } from '../shared/random.js';
 import { naturalLength, planAnswer } from './answer-text.js';
-import { modelNotServed } from './config.js';
-import { drawImmediateFault, faultName, type ImmediateFault } from './faults.js';
+import { type FaultSwitches, modelNotServed, type ToolSettings } from './config.js';
 import { Generation } from './generation.js';
-import { answerId, type GenerationRequest, type SimProtocol } from './protocols/protocol.js';
+import {
+  answerId,
+  type GenerationRequest,
+  type PlannedToolCall,
+  type SimProtocol,
+  type ToolChoice,
+  type ToolSpec,
+} from './protocols/protocol.js';
 import { newTruth, type RequestTruth } from './request-truth.js';
-import { sendJson } from './send-json.js';
 import { SimMetrics } from './sim-metrics.js';
 import type { SimulatorState } from './simulator-state.js';
-import { decideToolCall } from './tool-calls.js';
+import { argumentsFor } from './tool-arguments.js';
 
 /** The per-request override of the reasoning part's length. */
 export const REASONING_TOKENS_HEADER = 'x-sim-reasoning-tokens';
@@ -180,4 +186,70 @@ function answerWithFault(
     const message = 'The upstream provider returned an error: model overloaded, please retry';
     sendJson(res, 200, protocol.error(500, message, 'provider_error'), headers);
   }
+}
+
+// Faults that answer at once instead of generating, drawn per request from a seeded sequence so a failing run can
+// be replayed exactly. (Faults inside a stream, cut and stall, are handled by Generation.)
+export type ImmediateFault =
+  | { readonly kind: 'error'; readonly status: number }
+  | { readonly kind: 'rate-limit'; readonly retryAfterS: number }
+  | { readonly kind: 'error-body' };
+
+export function drawImmediateFault(faults: FaultSwitches, random: SeededRandom): ImmediateFault | undefined {
+  const roll = random.next();
+  if (roll < faults.errorRate) return { kind: 'error', status: faults.errorStatus };
+  if (roll < faults.errorRate + faults.rateLimitRate)
+    return { kind: 'rate-limit', retryAfterS: faults.retryAfterS };
+  if (roll < faults.errorRate + faults.rateLimitRate + faults.errorBodyRate) return { kind: 'error-body' };
+  return undefined;
+}
+
+export function faultName(fault: ImmediateFault): string {
+  if (fault.kind === 'error') return `error ${fault.status}`;
+  return fault.kind === 'rate-limit' ? 'rate limited' : 'error body with 200';
+}
+
+// Whether an answer calls a tool, and which: a seeded decision, so the same request gets the same answer. A turn
+// calls a tool when the request offers function tools, its tool_choice allows one and the conversation has made
+// fewer than --max-tool-turns tool calls so far (counted from its own history, so every agent loop ends); then
+// tool_choice `required` or a named tool forces the call, and `auto` draws it with --tool-call-rate. The tool is
+// the named one or one of the offered tools drawn uniformly; its arguments come from tool-arguments.ts.
+const ID_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ID_LENGTH = 24;
+
+export interface ToolOffer {
+  readonly tools: readonly ToolSpec[];
+  readonly toolChoice: ToolChoice;
+  /** Tool-calling turns the conversation already holds. */
+  readonly toolTurns: number;
+}
+
+export function decideToolCall(
+  offer: ToolOffer,
+  settings: ToolSettings,
+  random: SeededRandom,
+): PlannedToolCall | undefined {
+  const { tools, toolChoice, toolTurns } = offer;
+  if (tools.length === 0 || toolChoice === 'none' || toolTurns >= settings.maxToolTurns) return undefined;
+  const draw = random.next();
+  let tool: ToolSpec | undefined;
+  if (typeof toolChoice === 'object') tool = tools.find((t) => t.name === toolChoice.name);
+  else if (toolChoice === 'required' || draw < settings.callRate)
+    tool = tools[random.int(0, tools.length - 1)];
+  if (tool === undefined) return undefined;
+  let idSuffix = '';
+  for (let i = 0; i < ID_LENGTH; i++) idSuffix += ID_CHARACTERS[random.int(0, ID_CHARACTERS.length - 1)];
+  return { idSuffix, name: tool.name, arguments: JSON.stringify(argumentsFor(tool.schema, random)) };
+}
+
+/** A JSON answer, whole: a fault's, an error's, or the server's own endpoints'. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(text);
 }

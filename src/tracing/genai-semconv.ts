@@ -3,8 +3,9 @@
 // stability note (https://opentelemetry.io/docs/specs/semconv/gen-ai/) asks instrumentations to keep emitting
 // v1.36.0 by default and to emit the latest experimental version when OTEL_SEMCONV_STABILITY_OPT_IN contains
 // `gen_ai_latest_experimental`. "Latest" here is v1.45.0, the version of @opentelemetry/semantic-conventions
-// installed with the SDK, whose GenAI attribute names this file was checked against.
-import type { Attributes } from '@opentelemetry/api';
+// installed with the SDK, whose GenAI attribute names this file was checked against. The span
+// kinds the spans use are at the end.
+import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { ProtocolName } from '../protocols/index.js';
 
 export type GenAiSemconvVersion = '1.36.0' | '1.45.0';
@@ -84,3 +85,10 @@ export function genAiAttributes(facts: GenAiFacts, version: GenAiSemconvVersion)
   }
   return attributes;
 }
+
+// The two span kinds this project's spans use, as the values of @opentelemetry/api's SpanKind enum, without
+// importing that enum's value: doing so loads the API package's 44 modules. `bench` loads nothing else of it, so
+// with spans off it pays nothing; `serve` and `sim` load it anyway through prom-client (its exemplars). Only the
+// type is imported here; test/tracing/span-kinds.test.ts holds the numbers to the enum's.
+export const SERVER_SPAN_KIND = 1 as SpanKind.SERVER;
+export const CLIENT_SPAN_KIND = 2 as SpanKind.CLIENT;

@@ -3,7 +3,7 @@
 // .../configuration/sdk-environment-variables/). Export is off unless an endpoint is given. Headers
 // (OTEL_EXPORTER_OTLP_[TRACES_]HEADERS) and compression are left to the OTLP exporter, which reads them itself:
 // they may hold a collector's key, and this module never sees or logs them.
-import { UsageError } from '../shared/usage-error.js';
+import { UsageError } from '../shared/user-facing-error.js';
 
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];

@@ -7,7 +7,7 @@ import {
   MAX_RESTART_DELAY_MS,
   RestartBackoff,
   STABLE_AFTER_MS,
-} from '../../src/gateway/cluster/restart-backoff.js';
+} from '../../src/gateway/cluster/primary.js';
 
 test('a worker dying at start again and again waits twice as long each time, never past the ceiling', () => {
   const backoff = new RestartBackoff();

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { workerCount } from '../../src/gateway/cluster/worker-count.js';
 import { validateConfig } from '../../src/gateway/config/config-validate.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 
 test('workers: default 1, a number, or auto; anything else is a usage error', () => {
   assert.equal(workerCount(undefined), 1);

@@ -7,7 +7,7 @@ import { BENCH_FLAG_KINDS } from '../../src/cli/doctor-fixes.js';
 import { flagValue, parseBenchCommand } from '../../src/doctor/command-line/bench-invocation.js';
 import { applyToCommand, formatCommand } from '../../src/doctor/command-line/command-source.js';
 import { splitShellWords } from '../../src/doctor/command-line/shell-words.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { runCli } from '../helpers/run-cli.js';
 
 // Section 3 of the article, as its web page shows it (line breaks folded).

@@ -1,4 +1,4 @@
-// A request's gap counts (src/gateway/records/gap-counts.ts, from the meter's bucket counts) and the histogram fed
+// A request's gap counts (src/gateway/records/record.ts, from the meter's bucket counts) and the histogram fed
 // with them (counted-histogram.ts) show exactly what prom-client's own Histogram shows for the same gaps observed
 // one by one: same buckets (a gap on a bound counts in that bucket, `le` is inclusive), same sum and count, same
 // exposition.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
 import { CountedHistogram } from '../../src/gateway/metrics/counted-histogram.js';
-import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/records/gap-counts.js';
+import { GAP_BUCKET_LABELS, gapCountsOf } from '../../src/gateway/records/record.js';
 import { StreamMeter } from '../../src/measure/stream-meter.js';
 import type { GapSummary } from '../../src/measure/stream-timing.js';
 import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';

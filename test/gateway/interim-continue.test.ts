@@ -1,4 +1,4 @@
-// The upstream sockets' 100 Continue filter (src/gateway/exchange/interim-continue.ts) against a raw upstream on a
+// The upstream sockets' 100 Continue filter (src/gateway/exchange/upstream-dispatcher.ts) against a raw upstream on a
 // real socket: a 100 cut by the network at every byte, joined to the final answer in one read or not, one per
 // response on a kept-alive connection, and a body whose text looks like a 100 (left alone: only where a response
 // begins).
@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { Agent, request } from 'undici';
-import { connectorIgnoringContinue } from '../../src/gateway/exchange/interim-continue.js';
+import { connectorIgnoringContinue } from '../../src/gateway/exchange/upstream-dispatcher.js';
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
 

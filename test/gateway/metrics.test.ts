@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { SAMPLED_LAG_GAUGES } from '../../src/gateway/metrics/event-loop-metrics.js';
+import { SAMPLED_LAG_GAUGES } from '../../src/gateway/metrics/gateway-metrics.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { chatStreamSteps, playScript, startUpstream, type TestUpstream } from './helpers/upstream.js';
 

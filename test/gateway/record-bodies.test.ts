@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { MAX_RECORDED_BODY_BYTES } from '../../src/gateway/records/recorded-body.js';
+import { MAX_RECORDED_BODY_BYTES } from '../../src/gateway/records/measurement.js';
 import { startGateway, type TestGateway } from './helpers/gateway.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from './helpers/upstream.js';
 

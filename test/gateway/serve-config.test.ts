@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../src/gateway/config/config.js';
 import { GATEWAY_KEYS_ENV, serveConfigFrom } from '../../src/gateway/config/serve-config.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-serve-config-'));
 const file = join(dir, 'tokenmeter.config.json');

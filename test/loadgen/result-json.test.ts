@@ -8,7 +8,7 @@ import {
   parseMetadataPairs,
   resultFileName,
 } from '../../loadgen/report/result-json.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { RECORDS, RUN_DURATION_MS } from './helpers/records-fixture.js';
 
 const DATE = new Date(2025, 0, 2, 3, 4, 5); // local time, as vLLM's datetime.now()

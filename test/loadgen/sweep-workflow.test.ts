@@ -10,7 +10,7 @@ import type { BenchSettings } from '../../loadgen/bench/settings.js';
 import { sweepWorkflow } from '../../loadgen/sweep/sweep-workflow.js';
 import type { BenchValues } from '../../src/cli/bench-options.js';
 import { benchSettingsFrom } from '../../src/cli/bench-settings.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { exactTiming } from './helpers/bench-fixtures.js';
 

@@ -6,7 +6,7 @@ import {
   parsePercentileMetrics,
 } from '../../loadgen/metrics/metric-options.js';
 import { vllmMetrics } from '../../loadgen/metrics/vllm-metrics.js';
-import { UsageError } from '../../src/shared/usage-error.js';
+import { UsageError } from '../../src/shared/user-facing-error.js';
 import { RECORDS, RUN_DURATION_MS, record } from './helpers/records-fixture.js';
 
 test('aggregates records into vLLM metrics (hand-computed run)', () => {

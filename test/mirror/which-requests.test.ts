@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { validateConfig } from '../../src/gateway/config/config-validate.js';
-import { mayHaveSideEffects } from '../../src/gateway/mirror/mirror-eligibility.js';
+import { mayHaveSideEffects } from '../../src/gateway/exchange/mirrors.js';
 import { parseBodyBytes } from '../../src/gateway/request-path/request-body.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';

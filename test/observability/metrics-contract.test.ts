@@ -3,7 +3,7 @@
 // enumerated label values, buckets), and `promtool check metrics` has nothing to say about either page.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MIRROR_SKIP_REASONS } from '../../src/gateway/mirror/mirrors.js';
+import { MIRROR_SKIP_REASONS } from '../../src/gateway/exchange/mirrors.js';
 import { REQUEST_ROLES } from '../../src/gateway/records/record.js';
 import { PATH_FIX_HINTS } from '../../src/gateway/request-path/client-path.js';
 import { CLIENT_ERROR_REASONS } from '../../src/gateway/serve/client-errors.js';

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { prettyLine } from '../../src/gateway/logs/pretty-log.js';
-import { ALLOW } from '../../src/gateway/request-path/api-methods.js';
+import { ALLOW } from '../../src/gateway/request-path/api-path.js';
 import { BodyScanner } from '../../src/gateway/request-path/body-scan.js';
 import { parseBodyBytes } from '../../src/gateway/request-path/request-body.js';
 import { MAX_JSON_DEPTH } from '../../src/shared/json-bytes.js';
@@ -231,7 +231,7 @@ test('a body past the first MiB, declared or chunked, reaches the upstream byte 
 
 // Issue 30 item 9: clients without a gateway key controlled disk use, each 401 writing its path (up to Node's
 // 16 KiB header bound) into the record and the log line: 200 requests wrote 6.3 MB in 1.9 s. Paths (and model
-// names) are cut to MAX_CLIENT_TEXT_BYTES with a marker (src/shared/client-text.ts).
+// names) are cut to MAX_CLIENT_TEXT_BYTES with a marker (src/gateway/records/measurement.ts).
 test('refused requests with 15 KB paths: 401 each, the path cut to 512 bytes in the records and the log', async (t) => {
   const upstream = await startUpstream((_req, res) => sendShortChatStream(res));
   t.after(() => upstream.close());

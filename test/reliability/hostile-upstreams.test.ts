@@ -512,7 +512,7 @@ ROWS.push(
   },
   {
     // undici 7 destroys a connection on a 100 it did not ask for (it sends no `Expect`); the gateway's upstream
-    // sockets drop it (src/gateway/exchange/interim-continue.ts), here in the same read as the answer. A 502
+    // sockets drop it (src/gateway/exchange/upstream-dispatcher.ts), here in the same read as the answer. A 502
     // before.
     fault: 'an unsolicited 100 Continue',
     upstream: (_req, res) => {

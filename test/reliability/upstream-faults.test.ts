@@ -13,7 +13,7 @@ import { request } from 'undici';
 import type { TimeoutsInput } from '../../src/gateway/config/config.js';
 import type { RequestRecord } from '../../src/gateway/records/record.js';
 import type { Outcome } from '../../src/measure/outcome.js';
-import { STREAM_CUT_COMMENT } from '../../src/shared/gateway-header.js';
+import { STREAM_CUT_COMMENT } from '../../src/shared/package-version.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../../src/sse/sse-parser.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { chatChunk } from '../gateway/helpers/upstream.js';
@@ -326,7 +326,7 @@ const ROWS: readonly Row[] = [
     error: /no chunk carried generated text/,
   },
   // Interim answers nobody asked for (RFC 9110 15.2: parsed and ignored). undici destroyed the socket on a 100
-  // (a 502 before src/gateway/exchange/interim-continue.ts); 102 and 103 it passes to the handler, which ignores
+  // (a 502 before src/gateway/exchange/upstream-dispatcher.ts); 102 and 103 it passes to the handler, which ignores
   // them.
   ...([100, 102, 103] as const).flatMap((interim): Row[] => [
     {

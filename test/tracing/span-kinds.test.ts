@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
-import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../../src/tracing/span-kinds.js';
+import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../../src/tracing/genai-semconv.js';
 import { commonJsModulesLoaded } from '../helpers/commonjs-modules-loaded.js';
 
 test("the span kinds are @opentelemetry/api's SpanKind values", () => {

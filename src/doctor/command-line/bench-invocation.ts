@@ -1,7 +1,7 @@
 // A vLLM benchmark command line, read into its parts: `env -u` removals and `NAME=value` assignments in front, the
 // launcher (`python benchmark_serving.py`, `python3 -m ...`, `vllm bench serve`), its flags (`--flag value` or
 // `--flag=value`) in the order typed, and what follows the command (`2>&1 | tee ...`).
-import { UsageError } from '../../shared/usage-error.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 import { type ShellWord, splitShellWords } from './shell-words.js';
 
 export type BenchForm = 'benchmark_serving.py' | 'vllm bench serve';

@@ -2,7 +2,7 @@
 // doctor reads it, the corrected object, and writing it beside the old file under a new name, never over one.
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { fileErrorReason } from '../../shared/file-error.js';
+import { fileErrorReason } from '../../shared/regular-file.js';
 import { UserFacingError } from '../../shared/user-facing-error.js';
 import type { BenchSource, Change } from './bench-source.js';
 

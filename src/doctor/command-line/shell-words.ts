@@ -3,7 +3,7 @@
 // typed as, so a corrected command can reprint what it did not change exactly, `"$TAOTOKEN_API_KEY"` included,
 // without ever printing the value behind it. A pipe, a redirection or `;` ends the command: the rest is kept as it
 // was typed (`2>&1 | tee bench.log`). Command substitution is refused: evaluating it would run code.
-import { UsageError } from '../../shared/usage-error.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 
 export interface ShellWord {
   /** The word as typed, quotes included. */

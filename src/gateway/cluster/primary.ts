@@ -1,6 +1,6 @@
 // The primary of `tokenmeter serve --workers N`: it only supervises. It forks N workers that each serve the same
 // configuration on the same ports (Node's cluster shares the listening sockets and hands connections round robin),
-// replaces a worker that dies (restart-backoff.ts), turns its own SIGTERM/SIGINT into one shutdown of every
+// replaces a worker that dies (RestartBackoff, at the end), turns its own SIGTERM/SIGINT into one shutdown of every
 // worker at once (the first drains, a second cuts) and its SIGHUP into every worker reopening its records file,
 // aggregates the workers' registries into the gateway's one
 // /metrics page for whichever worker was scraped, and answers "first in the gateway?" for once-per-pattern log
@@ -12,9 +12,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
-import { registerRequestsLost } from '../metrics/requests-lost-metric.js';
+import { registerRequestsLost } from '../metrics/gateway-metrics.js';
 import { type RegistryJson, type ToWorker, toPrimary, WORKER_SLOT_ENV } from './messages.js';
-import { RestartBackoff } from './restart-backoff.js';
 
 /** How long one scrape waits for every worker's registry before it fails (a stuck worker fails the scrape). */
 const REGISTRY_TIMEOUT_MS = 5000;
@@ -255,4 +254,25 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     process.on('SIGHUP', onHangup);
     for (const slot of slots) fork(slot);
   });
+}
+
+// When the primary starts a replacement for a worker that died: at once-ish after a worker that had run a
+// while, and twice as late after each worker in that slot that died soon after it started, up to a ceiling. So a
+// worker killed once is back within a tenth of a second, and one that crashes at start (a bad upstream
+// certificate, a full disk at open) is retried every half minute rather than spinning a core.
+export const FIRST_RESTART_DELAY_MS = 100;
+export const MAX_RESTART_DELAY_MS = 30_000;
+/** A worker that lived this long counts as having run: its slot's backoff starts over. */
+export const STABLE_AFTER_MS = 10_000;
+
+export class RestartBackoff {
+  #quickDeaths = 0;
+
+  /** The delay before the next start, given how long the worker that just died had lived. */
+  next(livedMs: number): number {
+    if (livedMs >= STABLE_AFTER_MS) this.#quickDeaths = 0;
+    const delay = Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** this.#quickDeaths);
+    this.#quickDeaths++;
+    return delay;
+  }
 }

@@ -1,7 +1,7 @@
 // `--workers N|auto` (and the config file's `workers`): how many gateway processes `tokenmeter serve` runs.
 // 1, the default, is the plain single process with no primary; more start a supervising primary (primary.ts).
 import { availableParallelism } from 'node:os';
-import { UsageError } from '../../shared/usage-error.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 
 export const DEFAULT_WORKERS = 1;
 

@@ -22,7 +22,7 @@ export type ModelInput =
     };
 
 /**
- * A route's mirror (src/gateway/mirror/): a copy of a share of its requests goes to another upstream, whose
+ * A route's mirror (src/gateway/exchange/mirrors.ts): a copy of a share of its requests goes to another upstream, whose
  * answer is measured, recorded beside the primary's (same pairId) and discarded; the client only ever sees the
  * primary's answer.
  */
@@ -35,7 +35,7 @@ export interface MirrorInput {
   readonly fraction: number;
   /**
    * Also copy requests that may act beyond answering: tool-calling requests and anything but a plain generation
-   * or embedding POST (src/gateway/mirror/mirror-eligibility.ts). Off by default.
+   * or embedding POST (src/gateway/exchange/mirrors.ts). Off by default.
    */
   readonly includeSideEffects?: boolean;
   /** Copies in flight at once for this route; a request arriving beyond it is not mirrored (and counted). */

@@ -2,7 +2,7 @@
 // typed laid over the file (its listen address, records file, metrics port, span receiver, log level). The CLI
 // parses the flags into ServeFlags; this decides what they mean together, and checks the result once.
 
-import { UsageError } from '../../shared/usage-error.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 import type { GatewayConfigInput, UpstreamInput } from './config.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './config.js';
 import { loadConfigFile } from './config-file.js';

@@ -6,14 +6,14 @@
 // stream is cut too, so the client never mistakes a partial answer for a complete one; an event stream is first
 // told why in a comment line of the gateway's own (STREAM_CUT_COMMENT), which SSE clients skip and bench reads.
 // Headers and bodies reach the client with the gateway's keys scrubbed (key-scrubber.ts says which bytes and why);
-// trailers are not forwarded.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+// trailers are not forwarded. The gateway's own error answers are written to the client here too
+// (sendGatewayError, at the end).
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ExchangeSink } from '../../measure/metered-handler.js';
-import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE, STREAM_CUT_COMMENT } from '../../shared/gateway-header.js';
+import { GATEWAY_HEADER, GATEWAY_HEADER_VALUE, STREAM_CUT_COMMENT } from '../../shared/package-version.js';
 import type { LineLog } from '../logs/logger.js';
 import type { RequestMeasurement } from '../records/measurement.js';
 import type { GatewayError } from '../request-path/errors.js';
-import { sendGatewayError } from '../request-path/send-error.js';
 import { forwardableResponseHeaders } from './hop-by-hop.js';
 import type { KeyScrubber, ScrubbedStream } from './key-scrubber.js';
 
@@ -142,4 +142,25 @@ export class ClientSink implements ExchangeSink {
       raw.destroy();
     });
   }
+}
+
+// Sends a gateway-originated error in OpenAI's format (request-path/errors.ts) and concludes the request's
+// outcome with it. The gateway's own endpoints (served by Fastify) answer their errors with the same head.
+/** The head of every error answer the gateway originates, for a body of `body`. */
+export function errorHeaders(body: string): OutgoingHttpHeaders {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    [GATEWAY_HEADER]: GATEWAY_HEADER_VALUE,
+  };
+}
+
+export function sendGatewayError(m: RequestMeasurement, response: ServerResponse, error: GatewayError): void {
+  m.conclude(error.outcome, error.message);
+  if (response.headersSent || response.destroyed) return;
+  const body = error.toBody();
+  const headers = errorHeaders(body);
+  headers['x-request-id'] = m.requestId;
+  response.writeHead(error.status, headers);
+  response.end(body);
 }

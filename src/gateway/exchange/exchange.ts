@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { type ExchangeSink, MeteredHandler, UNCONTROLLED } from '../../measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../../measure/network-failure.js';
-import { type KnownProtocol, upstreamAuthOf } from '../../protocols/index.js';
+import { type KnownProtocol, keyHeader, type UpstreamAuth, upstreamAuthOf } from '../../protocols/index.js';
 import { deepFreeze } from '../../shared/deep-freeze.js';
 import { traceparentOf } from '../../shared/trace-context.js';
 import type { ResolvedUpstream } from '../config/config-resolve.js';
@@ -20,7 +20,6 @@ import { type ParsedBody, upstreamBody } from '../request-path/request-body.js';
 import { settleExchange } from './exchange-outcome.js';
 import { forwardableRequestHeaders } from './hop-by-hop.js';
 import type { KeyScrubber } from './key-scrubber.js';
-import { applyUpstreamAuth } from './upstream-auth.js';
 
 /** Non-streamed bodies are kept (for usage and error text) up to this size; bigger ones pass unread. */
 const MAX_KEPT_BODY_BYTES = 4 * 1024 * 1024;
@@ -161,4 +160,21 @@ export function finishExchange(
   const record = deepFreeze(m.toRecord(recordGaps));
   for (const sink of sinks) sink(record);
   return record;
+}
+
+// Puts the upstream's key on an outgoing request the way its protocol expects (src/protocols). The client's own
+// credentials (`authorization`, `x-api-key`) were removed before, so only the gateway's key ever reaches the
+// upstream.
+export function applyUpstreamAuth(
+  headers: Record<string | symbol, unknown>,
+  auth: UpstreamAuth,
+  key: string | null,
+): void {
+  if (key !== null) {
+    const { name, value } = keyHeader(auth, key);
+    headers[name] = value;
+  }
+  // An API that rejects requests without a version header gets the protocol's; clients that send one keep theirs.
+  const version = auth.versionHeader;
+  if (version !== null && headers[version.name] === undefined) headers[version.name] = version.value;
 }

@@ -1,8 +1,8 @@
 // Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, the client's or the upstream's, and are
 // never forwarded, in either direction. Besides the fixed names, a sender may declare any header hop-by-hop by
-// listing it in its Connection header (`connection: keep-alive, x-upstream-trace`).
+// listing it in its Connection header (`connection: keep-alive, x-upstream-trace`). The client's credentials are
+// not forwarded either, and are named here once (CREDENTIAL_HEADERS).
 import type { IncomingHttpHeaders } from 'node:http';
-import { CREDENTIAL_HEADERS } from './credential-headers.js';
 
 /**
  * The fixed hop-by-hop names: Connection and what it governs (Keep-Alive, and the obsolete Proxy-Connection),
@@ -22,11 +22,24 @@ const HOP_BY_HOP = [
 ];
 
 /**
+ * The request headers a credential travels in, in the LLM APIs the gateway fronts. Stated once: the gateway never
+ * forwards them upstream (below), and its logger redacts them wherever a log line carries headers.
+ */
+export const CREDENTIAL_HEADERS: readonly string[] = Object.freeze([
+  'authorization',
+  'x-api-key', // Anthropic
+  'api-key', // Azure OpenAI
+  'x-goog-api-key', // Gemini
+  'cookie',
+  'proxy-authorization',
+]);
+
+/**
  * Request headers the gateway never forwards besides the hop-by-hop ones:
  * - `expect`: answered by the gateway's own server (Node's http server sends `100 Continue` itself when no
  *   'checkContinue' listener exists), and the gateway sends the upstream a body it already holds;
  * - `host`, `content-length`: the upstream request's own, from its URL and its (possibly rewritten) body;
- * - the client's credentials (credential-headers.ts): they open the gateway, never the upstream, which gets the
+ * - the client's credentials (CREDENTIAL_HEADERS): they open the gateway, never the upstream, which gets the
  *   gateway's upstream key instead;
  * - `traceparent`, `tracestate`: the upstream's parent is the gateway's span, not the client's, so the proxy
  *   writes its own traceparent, and tracestate only when the client's traceparent was valid;

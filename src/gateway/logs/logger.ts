@@ -3,9 +3,10 @@
 // sonic-boom (written once 3.5 KiB are buffered, or every 250 ms) instead of one synchronous write per line: the
 // per-request log line then costs a string, not a system call. The buffer is flushed when the gateway closes;
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
-// writer).
+// writer). The one line per finished request (requestLogSink) is at the end.
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { CREDENTIAL_HEADERS } from '../exchange/credential-headers.js';
+import { CREDENTIAL_HEADERS } from '../exchange/hop-by-hop.js';
+import type { RecordSink } from '../records/record.js';
 import { prettyDestination } from './pretty-log.js';
 
 /**
@@ -64,4 +65,33 @@ export function createGatewayLogger(
     { level, redact: REDACTED_PATHS },
     format === 'json' ? destination : prettyDestination(destination),
   );
+}
+
+// The one log line per finished request (info level), written from its record: what a person scanning the log
+// needs to find a request and see how it went. Keys and bodies never appear; the record file has the rest. The
+// error text is the record's, whose upstream keys were scrubbed where it was set (exchange-outcome.ts), so the
+// line and the record cannot disagree about it.
+export function requestLogSink(log: Logger): RecordSink {
+  // The level is fixed at start: below info the sink is a no-op, not an object built per request for nothing.
+  if (!log.isLevelEnabled('info')) return () => {};
+  return (record) => {
+    log.info(
+      {
+        requestId: record.requestId,
+        outcome: record.outcome,
+        status: record.status,
+        method: record.method,
+        path: record.pathAsked,
+        upstream: record.upstream,
+        model: record.modelAsked,
+        ttftMs: record.ttftMs,
+        e2eMs: record.e2eMs,
+        outputTokens: record.outputTokens,
+        overheadMs: record.gatewayOverheadMs,
+        ...(record.error === null ? {} : { error: record.error }),
+        ...(record.hint === null ? {} : { hint: record.hint }),
+      },
+      'request finished',
+    );
+  };
 }

@@ -1,4 +1,4 @@
-// A Prometheus histogram fed with counts already bucketed (a request's gap counts, gap-counts.ts) rather than one
+// A Prometheus histogram fed with counts already bucketed (a request's gap counts, record.ts) rather than one
 // observation at a time. prom-client's Histogram takes only single observations, so this keeps the same series
 // (bucket counts, sum, count per label set) itself and shows them the way prom-client shows a histogram: the
 // registry formats it, and `serve --workers N` sums it across workers bucket by bucket, like any histogram.

@@ -1,27 +1,26 @@
 // The gateway's Prometheus metrics, in a Registry of their own (never prom-client's global one: tests start many
 // gateways in one process). Everything is observed once per request when its record is final, never per chunk
 // on the hot path. Names follow Prometheus conventions: `tokenmeter_` prefix, base units (seconds), `_total`.
-
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+// Below the class: the bounded model label, the event loop's busy time, how the gauges combine across workers
+// and the requests lost with a worker.
+import { performance } from 'node:perf_hooks';
+import { type Aggregator, Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { escapeControlCharacters } from '../../shared/control-characters.js';
 import {
   FIRST_TOKEN_BUCKETS_S,
   OVERHEAD_BUCKETS_S,
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
 } from '../../shared/latency-buckets.js';
+import { NO_MODEL_LABEL } from '../../shared/no-model-label.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from '../../shared/records-writer.js';
 import type { SpanExport } from '../../tracing/span-export.js';
-import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from '../mirror/mirrors.js';
-import { GAP_BUCKET_LABELS } from '../records/gap-counts.js';
-import type { RequestRecord, RequestRole } from '../records/record.js';
+import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from '../exchange/mirrors.js';
+import { GAP_BUCKET_LABELS, type RequestRecord, type RequestRole } from '../records/record.js';
 import type { PathFix } from '../request-path/client-path.js';
 import type { GatewayState } from '../run-state.js';
 import { CLIENT_ERROR_REASONS, type ClientErrorReason } from '../serve/client-errors.js';
 import { CountedHistogram, type CountedSeries, type SeriesObserver } from './counted-histogram.js';
-import { LAG_MONITOR_PERIOD_MS, registerEventLoopMetrics } from './event-loop-metrics.js';
-import { ModelLabels, statusClass } from './metric-labels.js';
-import { registerRequestsLost } from './requests-lost-metric.js';
-import { chooseWorkerAggregators } from './worker-aggregators.js';
 
 // Per-request series are by upstream, model and role (`primary`, or `mirror` for a route's copy: record.ts).
 
@@ -193,7 +192,7 @@ export class GatewayMetrics {
         droppedCounted.export_failed = counts.failed;
       },
     });
-    // CPU, memory, the event loop (event-loop-metrics.ts) and GC of the gateway process, so overhead can be
+    // CPU, memory, the event loop (registerEventLoopMetrics) and GC of the gateway process, so overhead can be
     // explained by what the process was doing. Prefixed so they never clash with another exporter's process_* on
     // the same Prometheus.
     collectDefaultMetrics({
@@ -329,4 +328,117 @@ function histogram(
   buckets: readonly number[],
 ): CountedHistogram {
   return new CountedHistogram(name, help, [...buckets.map(String), '+Inf'], registry);
+}
+
+// Bounded metric labels: model names come from clients, so only the configured names plus the first
+// `maxModels` others get their own label value; the rest share `other`. Ids, keys and URLs are never labels.
+// prom-client escapes a label value's backslash, quote and line feed only, so the control characters of a
+// client's model name (CR, ESC, NUL...) are written as `\uXXXX` text before it becomes a label.
+export const OTHER_MODEL = 'other';
+
+export class ModelLabels {
+  readonly #allowed: Set<string>;
+  readonly #max: number;
+  #extra = 0;
+
+  constructor(configured: readonly string[], maxModels: number) {
+    this.#allowed = new Set(configured);
+    this.#max = maxModels;
+  }
+
+  label(model: string | null): string {
+    if (model === null) return NO_MODEL_LABEL;
+    if (this.#allowed.has(model)) return model;
+    const shown = escapeControlCharacters(model);
+    if (shown !== model) return this.label(shown);
+    if (this.#extra >= this.#max || model.length > 200) return OTHER_MODEL;
+    this.#extra++;
+    this.#allowed.add(model);
+    return model;
+  }
+}
+
+export function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'none';
+}
+
+// The gateway's event loop, as a load signal that costs nothing between scrapes. prom-client's default metrics
+// sample the loop's delay with a libuv timer firing every 10 ms: those 100 wake-ups a second were about half of an
+// idle gateway's CPU (7 of 14 ms a second) and, in bench/gateway-overhead.ts at concurrency 16, about 0.18 ms of
+// CPU per proxied request (2.18 against 2.37 ms, side by side, 2026-12-06). A delay sampled every 10 ms also reads 10 ms
+// when nothing is late, so its percentiles carried the sampling period rather than the wait.
+//
+// What replaces them: libuv's own count of the time the loop spent running callbacks (Node's
+// `performance.eventLoopUtilization()`), read only when scraped, as a counter; `rate()` of it is the loop's
+// utilization, 1 meaning saturated. prom-client's scrape-time `tokenmeter_nodejs_eventloop_lag_seconds` (one
+// setImmediate per scrape) stays.
+/** prom-client's delay-histogram gauges, removed from the registry (see above). */
+export const SAMPLED_LAG_GAUGES = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'].map(
+  (stat) => `tokenmeter_nodejs_eventloop_lag_${stat}_seconds`,
+);
+
+/**
+ * prom-client always starts its delay monitor and has no option to leave it out: sampling once a second, it costs
+ * one wake-up a second, and its gauges are removed.
+ */
+export const LAG_MONITOR_PERIOD_MS = 1000;
+
+export function registerEventLoopMetrics(registry: Registry): void {
+  for (const name of SAMPLED_LAG_GAUGES) registry.removeSingleMetric(name);
+  let countedMs = 0;
+  new Counter({
+    name: 'tokenmeter_eventloop_busy_seconds_total',
+    help: "Seconds the gateway's event loop spent running callbacks rather than waiting for events (libuv's event-loop utilization); rate() is the loop's utilization, 1 = saturated",
+    registers: [registry],
+    collect() {
+      const busyMs = performance.eventLoopUtilization().active;
+      this.inc((busyMs - countedMs) / 1000);
+      countedMs = busyMs;
+    },
+  });
+}
+
+// How a gauge of one gateway worker combines into the whole gateway's /metrics under `serve --workers N`, where
+// prom-client's choice (set when it defines the metric; 'sum' unless said otherwise) does not fit. Counters and
+// histograms are always summed, histograms bucket by bucket. Gauges kept at 'sum' on purpose: in-flight requests
+// (set at its definition), memory, heap, open file descriptors, active handles: the gateway's total.
+const CHOSEN: Readonly<Record<string, Aggregator>> = {
+  // prom-client omits it from an aggregate; the gateway is as old as its oldest worker.
+  tokenmeter_process_start_time_seconds: 'min',
+  // prom-client averages it; the requests that wait are those on the worst worker, so the worst is shown.
+  tokenmeter_nodejs_eventloop_lag_seconds: 'max',
+};
+
+/** Sets the aggregator of each gauge in CHOSEN that `registry` holds. */
+export function chooseWorkerAggregators(registry: Registry): void {
+  for (const [name, aggregator] of Object.entries(CHOSEN)) {
+    const metric = registry.getSingleMetric(name) as { aggregator?: Aggregator } | undefined;
+    if (metric !== undefined) metric.aggregator = aggregator;
+  }
+}
+
+// tokenmeter_requests_lost_total{reason}: requests that can have no record, because the process measuring them
+// is gone. Its one reason today is `worker_exit`: under `serve --workers N`, the primary counts the requests a
+// worker held when it died (killed, crashed), from what the worker last reported (cluster/worker.ts). Every
+// gateway's registry defines it at 0, so a single process and each worker export the series from the start and a
+// dashboard has it before the first loss; the primary adds its own count when it aggregates the workers' pages.
+export const REQUESTS_LOST_REASONS = ['worker_exit'] as const;
+export type RequestsLostReason = (typeof REQUESTS_LOST_REASONS)[number];
+
+/** Defines the counter in `registry`, read at scrape time from `read` (which only grows). */
+export function registerRequestsLost(registry: Registry, read: (reason: RequestsLostReason) => number): void {
+  const counted: Record<RequestsLostReason, number> = { worker_exit: 0 };
+  new Counter({
+    name: 'tokenmeter_requests_lost_total',
+    help: 'Requests that have no record because the process serving them is gone, by reason (worker_exit: a worker of serve --workers died holding them; counted by the primary from what the worker last reported)',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      for (const reason of REQUESTS_LOST_REASONS) {
+        const now = read(reason);
+        this.inc({ reason }, now - counted[reason]);
+        counted[reason] = now;
+      }
+    },
+  });
 }

@@ -1,9 +1,9 @@
 // The /metrics answer, wherever it is served (the API port, or metrics.port): Prometheus text from the gateway's
 // registry, or a 401 that says nothing about the traffic when metrics.tokenEnv is set and the scraper did not
 // send that token as `Authorization: Bearer <token>` (Prometheus: `authorization: { credentials_file: ... }`).
-import { bearerToken } from '../../shared/bearer-token.js';
+
 import type { GatewayKey } from '../config/gateway-keys.js';
-import { matchesGatewayKey } from '../config/gateway-keys.js';
+import { bearerToken, matchesGatewayKey } from '../config/gateway-keys.js';
 
 /**
  * Where the exposition comes from: the gateway's own registry, or in a cluster worker the whole gateway's,

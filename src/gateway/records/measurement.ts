@@ -1,21 +1,20 @@
 // Per-request measurement state: one object per request (fixed shape, created when the request arrives, kept on
 // the request), filled as the request runs and turned into its record exactly once, when the response closes.
 // Timestamps are `performance.now()` values (monotonic, sub-millisecond); the record holds milliseconds since
-// the request was received, rounded to the microsecond.
+// the request was received, rounded to the microsecond. What the client chose (its path, its model name) and
+// its body are kept in the record only up to their bounds (boundedClientText, recordedBody, at the end).
 import type { JsonAnswerFacts } from '../../measure/answer-facts.js';
 import type { MeteredHandler } from '../../measure/metered-handler.js';
 import type { Outcome } from '../../measure/outcome.js';
 import { type StreamFigures, streamFigures } from '../../measure/stream-figures.js';
 import type { StreamTiming } from '../../measure/stream-timing.js';
 import type { ProtocolName } from '../../protocols/index.js';
-import { boundedClientText } from '../../shared/client-text.js';
 import type { TraceSpan } from '../../shared/trace-context.js';
 import { type ModelPrice, requestCost } from '../config/model-prices.js';
 import type { PromptPrefix } from '../sessions/prompt-prefixes.js';
 import type { SessionTurn } from '../sessions/sessions.js';
-import { gapCountsOf } from './gap-counts.js';
 import type { RequestRecord, RequestRole } from './record.js';
-import type { RecordedBody } from './recorded-body.js';
+import { gapCountsOf } from './record.js';
 
 export function round3(ms: number): number {
   return Math.round(ms * 1000) / 1000;
@@ -167,7 +166,7 @@ export class RequestMeasurement {
       receivedAtMonotonicMs: round3(t0),
       method: this.method,
       upstream: this.upstream,
-      // Client-chosen text, cut to a bound whatever the request's fate (src/shared/client-text.ts).
+      // Client-chosen text, cut to a bound whatever the request's fate (boundedClientText, below).
       modelAsked: this.modelAsked === null ? null : boundedClientText(this.modelAsked),
       modelSent: this.modelSent,
       pathAsked: boundedClientText(this.pathAsked),
@@ -240,4 +239,44 @@ function chunkUsageFields(
 /** The gateway counts with the meter's estimate, never a tokenizer. */
 function sourceOf(figures: StreamFigures): 'usage' | 'estimate' {
   return figures.outputTokensSource === 'usage' ? 'usage' : 'estimate';
+}
+
+// The request body as a record keeps it (records.bodies, off by default: bodies hold users' prompts). Capped so
+// one huge request cannot bloat the records file; the cut is flagged so a replay knows the body is incomplete.
+// Only the body is kept: credentials travel in headers, which are never recorded.
+export const MAX_RECORDED_BODY_BYTES = 256 * 1024;
+
+export interface RecordedBody {
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+export function recordedBody(raw: Buffer): RecordedBody {
+  const truncated = raw.length > MAX_RECORDED_BODY_BYTES;
+  return {
+    text: (truncated ? raw.subarray(0, MAX_RECORDED_BODY_BYTES) : raw).toString('utf8'),
+    truncated,
+  };
+}
+
+// Text a client chose (the path it asked for, the model it named) is written into every record and log line, of
+// refused requests too: a client without a gateway key could otherwise make each 401 write its whole path (up to
+// Node's 16 KiB header bound) twice, and control the gateway's disk use (200 such requests wrote 6.3 MB in 1.9 s).
+// Cut to MAX_CLIENT_TEXT_BYTES of UTF-8, with a marker saying how long it was; real paths and model names are far
+// shorter, so nothing a working client sends is cut.
+/** The most bytes (UTF-8) of one client-chosen text kept in a record or log line. */
+export const MAX_CLIENT_TEXT_BYTES = 512;
+
+/** `text` when it fits MAX_CLIENT_TEXT_BYTES, else its first bytes and `...[cut: N bytes]`. */
+export function boundedClientText(text: string): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: short text is never measured.
+  if (text.length * 3 <= MAX_CLIENT_TEXT_BYTES) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= MAX_CLIENT_TEXT_BYTES) return text;
+  // A character cut in the middle becomes U+FFFD, which is dropped rather than kept as a half.
+  const head = bytes
+    .subarray(0, MAX_CLIENT_TEXT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${head}...[cut: ${bytes.length} bytes]`;
 }

@@ -1,16 +1,16 @@
 // The JSON line written for every request. The fields it shares with the load generator's record are named
 // once, in src/measure/exchange-figures.ts; the outcomes are src/measure/outcome.ts's.
-
 import type { ExchangeFigures } from '../../measure/exchange-figures.js';
+import { GAP_BUCKET_BOUNDS_S } from '../../measure/gap-buckets.js';
 import type { Outcome } from '../../measure/outcome.js';
+import type { GapSummary } from '../../measure/stream-timing.js';
 import type { ProtocolName } from '../../protocols/index.js';
 import type { ServerSegments } from '../../tracing/receiver/server-segments.js';
 import type { PromptPrefix } from '../sessions/prompt-prefixes.js';
 import type { SessionSource } from '../sessions/sessions.js';
-import type { GapCounts } from './gap-counts.js';
 
 /**
- * Which side of a mirrored pair a record is (src/gateway/mirror/): `primary` answered the client (every request
+ * Which side of a mirrored pair a record is (src/gateway/exchange/mirrors.ts): `primary` answered the client (every request
  * that is not a mirror's copy is one), `mirror` is the copy sent to a route's mirror upstream, measured and
  * discarded. The metrics' `role` label takes the same values.
  */
@@ -83,7 +83,7 @@ export interface RequestRecord extends ExchangeFigures {
   readonly usageInjected: boolean;
   /**
    * The content-chunk gaps counted in tokenmeter_inter_token_gap_seconds's buckets
-   * (src/gateway/records/gap-counts.ts): non-zero counts keyed by `le`, and their sum; null without a metered
+   * (src/gateway/records/record.ts): non-zero counts keyed by `le`, and their sum; null without a metered
    * stream of two or more content chunks.
    */
   readonly gapCounts: GapCounts | null;
@@ -130,4 +130,32 @@ export interface RequestRecord extends ExchangeFigures {
   readonly server?: ServerSegments;
   /** For upstream HTTP errors: what the status most often means and what to change. */
   readonly hint: string | null;
+}
+
+// A request's inter-token gaps as counts in the gateway's gap histogram buckets
+// (tokenmeter_inter_token_gap_seconds): what the metrics sink needs of the gaps, carried on the record so that
+// sinks get the record and nothing else. The meter counts each gap into its bucket as the chunk arrives
+// (src/measure/gap-buckets.ts), so this is only a change of form, done once per request when it finishes: no list
+// of gaps is kept for it.
+/** Non-zero bucket counts keyed by the bucket's `le` label (seconds; `+Inf` last), and the gaps' sum. */
+export interface GapCounts {
+  readonly counts: Readonly<Record<string, number>>;
+  /** Sum of the gaps counted, milliseconds. */
+  readonly sumMs: number;
+}
+
+/** The `le` label of each bucket, in order, then `+Inf`: one per entry of the meter's bucket counts. */
+export const GAP_BUCKET_LABELS: readonly string[] = [...GAP_BUCKET_BOUNDS_S.map(String), '+Inf'];
+
+/** The meter's gaps as bucket counts; null when there are none to count (no meter, fewer than two chunks). */
+export function gapCountsOf(gaps: GapSummary | undefined): GapCounts | null {
+  if (gaps === undefined || gaps.count === 0) return null;
+  const counts: Record<string, number> = {};
+  const buckets = gaps.bucketCounts;
+  // An indexed loop: entries() would build a pair per bucket, for every request that finishes.
+  for (let bucket = 0; bucket < buckets.length; bucket++) {
+    const count = buckets[bucket] as number;
+    if (count > 0) counts[GAP_BUCKET_LABELS[bucket] as string] = count;
+  }
+  return { counts, sumMs: gaps.sumMs };
 }

@@ -8,32 +8,29 @@
 // still runs, the record (exchange.ts's finisher). A refusal at any step is the gateway's coded error
 // (errors.ts), answered and recorded like any other request. Finishing on the response's 'close' (not on its
 // end) is what gives aborted and truncated requests a record too.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { KnownProtocol } from '../../protocols/index.js';
 import { newSpan, parseTraceparent } from '../../shared/trace-context.js';
+import { gatewayKeyRefusal } from '../config/gateway-keys.js';
 import type { GatewayContext } from '../context.js';
-import { ClientSink } from '../exchange/client-sink.js';
+import { ClientSink, sendGatewayError } from '../exchange/client-sink.js';
 import { type ClientRequest, finishExchange, startExchange } from '../exchange/exchange.js';
 import { streamCutReason } from '../exchange/exchange-outcome.js';
 import type { LineLog } from '../logs/logger.js';
-import { RequestMeasurement } from '../records/measurement.js';
-import { recordedBody } from '../records/recorded-body.js';
+import { RequestMeasurement, recordedBody } from '../records/measurement.js';
 import type { Admission } from '../serve/admission.js';
 import { DRAIN_RETRY_AFTER_S } from '../serve/admission.js';
 import { parserRefusal } from '../serve/client-errors.js';
 import { conversationFacts } from '../sessions/conversation.js';
-import { ALLOW, isApiMethod } from './api-methods.js';
 import { hasBody, readBody } from './body-read.js';
 import { BodyScanner } from './body-scan.js';
-import { canonicalizeClientPath, KNOWN_ENDPOINTS } from './client-path.js';
+import { canonicalizeClientPath, KNOWN_ENDPOINTS, PathFixLog } from './client-path.js';
 import { GatewayError, upstreamFailure } from './errors.js';
-import { gatewayKeyRefusal } from './gateway-auth.js';
 import { listModels } from './models-list.js';
-import { PathFixLog } from './path-fix-log.js';
 import { bodyModel, bodyStreams, type ParsedBody, parseBody } from './request-body.js';
-import { requestIdFrom } from './request-id.js';
-import { sendGatewayError } from './send-error.js';
 
 const ACCEPTED = `${KNOWN_ENDPOINTS.map((e) => `/v1/${e}`).join(', ')} (and any other /v1/... path)`;
 
@@ -310,4 +307,33 @@ export class ApiPath {
     finishExchange(m, endAt, context.config.recordGaps, context.sinks);
     if (m.session !== null) context.sessions.end(m.session, endAt, m.responseId());
   }
+}
+
+// Every request's id, sent back in `x-request-id` on every answer and upstream with the request: the client's own
+// when it sent a usable one, so a client can find the record and log line of any request it made.
+const USABLE_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/** The client's `x-request-id` when it is short and plain (no log injection), else a new UUID. */
+export function requestIdFrom(headers: IncomingHttpHeaders): string {
+  const given = headers['x-request-id'];
+  return typeof given === 'string' && USABLE_ID.test(given) ? given : randomUUID();
+}
+
+// The methods the API answers, one list: what OpenAI- and Anthropic-style APIs use (GET, POST, DELETE for files,
+// batches and stored responses; PUT and PATCH for the few that update), plus HEAD (Fastify answers it with GET's
+// route) and OPTIONS (preflights). Any other method (TRACE, CONNECT's relatives, WebDAV's PROPFIND, MKCOL, LOCK,
+// SEARCH, cache PURGE, QUERY...) is answered by the gateway with 405 and `Allow`, and never forwarded: an upstream
+// that honours TRACE echoes the request it received, the injected upstream key included.
+export const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/** Routed explicitly; HEAD comes with GET's route. */
+export const ROUTED_METHODS = API_METHODS.filter((m) => m !== 'HEAD');
+
+/** The `Allow` header of a 405. */
+export const ALLOW = API_METHODS.join(', ');
+
+const ALLOWED: ReadonlySet<string> = new Set(API_METHODS);
+
+export function isApiMethod(method: string): boolean {
+  return ALLOWED.has(method);
 }

@@ -3,9 +3,10 @@
 // Traversal is refused outright: a decoded `.` or `..` segment never reaches an upstream, so no request can
 // escape the upstream's API prefix even if the upstream decodes percent-escapes again (however many times), reads
 // `..;x` as `..` (servlet path parameters) or normalizes Unicode look-alikes of the dot and slash (NFKC).
-
 import { type KnownProtocol, PROTOCOLS, protocolByFamily } from '../../protocols/index.js';
 import { DOUBLED_V1 } from '../../shared/upstream-hints.js';
+import { firstInGateway } from '../cluster/worker.js';
+import type { LineLog } from '../logs/logger.js';
 
 /**
  * Endpoints accepted without the `/v1` prefix (every protocol's, then embeddings and models); under `/v1/` any
@@ -127,4 +128,30 @@ export function canonicalizeClientPath(target: string): CanonicalPath {
   if (v1Count > 1) fixes.push('doubled_v1');
   const protocol = protocolByFamily(endpoint);
   return { kind: 'api', endpoint, protocol, timed: protocol?.endpoint === endpoint, fixes };
+}
+
+// Logs each distinct client path pattern that needed fixing once, with the hint that lets the user fix the
+// client, and counts every occurrence. The set of logged patterns is capped so hostile paths cannot grow it.
+// Under `serve --workers N` the line is still once per gateway: a worker's first sight of a pattern asks the
+// primary whether another worker logged it already (src/gateway/cluster/worker.ts).
+const MAX_PATTERNS = 1000;
+
+export class PathFixLog {
+  readonly #seen = new Set<string>();
+  constructor(
+    private readonly log: LineLog,
+    private readonly counter: { pathFixed(fix: PathFix): void },
+  ) {}
+
+  note(path: string, canonical: string, fixes: readonly PathFix[]): void {
+    for (const fix of fixes) this.counter.pathFixed(fix);
+    if (this.#seen.has(path) || this.#seen.size >= MAX_PATTERNS) return;
+    this.#seen.add(path);
+    firstInGateway(`path-fix ${path}`, () =>
+      this.log.warn(
+        { path: path.slice(0, 200), canonical, fixes, hints: fixes.map((f) => PATH_FIX_HINTS[f]) },
+        `client path ${path.slice(0, 200)} was served as ${canonical}: ${fixes.map((f) => PATH_FIX_HINTS[f]).join('; ')}`,
+      ),
+    );
+  }
 }

@@ -1,7 +1,6 @@
 // The one table of errors the gateway itself originates. Every entry answers in OpenAI's error format
 // (`{"error": {"message", "type", "code"}}`) so SDKs surface the message, and every message says what happened
 // and what to do. Library messages and stacks never reach the client; they stay in the log as the cause.
-
 import { UNDECODABLE_ENCODING_CODE } from '../../measure/body-decoding.js';
 import { errorCode, networkFailure } from '../../measure/network-failure.js';
 import type { Outcome } from '../../measure/outcome.js';

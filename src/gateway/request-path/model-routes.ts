@@ -1,6 +1,6 @@
 // Routes a request by the `model` it names: an alias or a listed model picks its upstream (and the alias is
 // replaced by the upstream's model ID); anything else goes to the default upstream unchanged. A route may carry
-// a mirror (src/gateway/mirror/), resolved here to its upstream. Built once at start.
+// a mirror (src/gateway/exchange/mirrors.ts), resolved here to its upstream. Built once at start.
 import { nearestNames } from '../../shared/nearest-names.js';
 import { DEFAULT_MIRROR_MAX_CONCURRENT, type MirrorInput } from '../config/config.js';
 import type { ResolvedUpstream } from '../config/config-resolve.js';

@@ -8,8 +8,12 @@
 //   outcome is `rejected` with the status the client got (parserRefusal() tells the measurement), not a client
 //   abort with status 0. It is not counted again.
 // So every refusal is one record or one count, never both, never neither (the soak's ledger adds the counter).
+// The connections refused before the parser sees a byte, over clientLimits.maxConnections, are counted here too
+// (watchRefusedConnections, at the end).
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { LineLog } from '../logs/logger.js';
 
 export const CLIENT_ERROR_REASONS = [
   'header_overflow',
@@ -77,5 +81,32 @@ export function watchClientErrors(
     // was refused there, so it is not counted as one.
     if (reason === 'request_timeout' && socket.bytesRead === 0) return;
     counter.clientError(reason);
+  });
+}
+
+// Client connections refused because clientLimits.maxConnections were already open (Node closes each as it is
+// accepted, unanswered): each is counted in tokenmeter_client_connections_refused_total, and the log says so at
+// most once a minute, with how many were refused since its last such line, so a flood cannot flood the log too.
+const LOG_INTERVAL_MS = 60_000;
+
+export function watchRefusedConnections(
+  server: Server,
+  maxConnections: number,
+  counter: { connectionRefused(): void },
+  log: LineLog,
+): void {
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  let unlogged = 0;
+  server.on('drop', () => {
+    counter.connectionRefused();
+    unlogged++;
+    const now = performance.now();
+    if (now - loggedAt < LOG_INTERVAL_MS) return;
+    log.warn(
+      { refused: unlogged, maxConnections },
+      `${unlogged} client connection(s) refused since the last such line: clientLimits.maxConnections (${maxConnections}) were open; raise it or add gateway instances`,
+    );
+    loggedAt = now;
+    unlogged = 0;
   });
 }

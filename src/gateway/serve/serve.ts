@@ -2,16 +2,15 @@
 // `--workers N`, or one of its workers (the primary forks this same command). Each listens quietly and says
 // where in one line, reopens its records file on SIGHUP and shuts down on SIGINT/SIGTERM. The gateway itself is
 // assembled by plugins/index.ts, which this part does not import: the caller hands its builder in.
-
 import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerRecordsPath } from '../../measure/record-files.js';
-import { flushLogSync } from '../../shared/log-flush.js';
-import { endDespiteParkedWrite } from '../../shared/parked-exit.js';
-import { UsageError } from '../../shared/usage-error.js';
+import { endDespiteParkedWrite, flushLogSync } from '../../shared/parked-exit.js';
+import { UsageError } from '../../shared/user-facing-error.js';
 import { shownTracesUrl } from '../../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../../tracing/receiver/span-receiver.js';
+import { toWorker } from '../cluster/messages.js';
 import type { GatewayConfig } from '../config/config-resolve.js';
 import type { Gateway } from '../context.js';
 import type { MetricsSource } from '../metrics/metrics-page.js';
@@ -113,7 +112,6 @@ export async function serve(input: ServeInput): Promise<number> {
   }
   const buildGateway = await input.loadBuilder();
   const { shutDownOnSignals } = await import('./shutdown.js');
-  const { reopenRecordsOnHangup } = await import('../records/records-reopen.js');
   const gateway = await buildGateway(config, { logger });
   const stopReopening = reopenRecordsOnHangup(gateway);
   announce(logger, await listenQuietly(gateway, logger, config.host, config.port));
@@ -132,7 +130,6 @@ async function serveAsWorker(input: ServeInput): Promise<number> {
   const { config, logger } = input;
   const buildGateway = await input.loadBuilder();
   const { shutDownOnSignals } = await import('./shutdown.js');
-  const { reopenRecordsOnHangup } = await import('../records/records-reopen.js');
   const {
     answerRegistryRequests,
     gatewayMetricsSource,
@@ -165,4 +162,31 @@ async function serveAsWorker(input: ServeInput): Promise<number> {
     // After its shutdown or a failed start, the process ends when its work does.
     leavePrimary();
   }
+}
+
+// SIGHUP reopens the records file, the convention logrotate's `postrotate` relies on (`kill -HUP`): after it
+// renamed the file, the gateway lets go of the renamed one and creates the configured path anew. A cluster worker
+// also obeys its primary, which passes its own SIGHUP on (src/gateway/cluster/primary.ts). Without a records
+// file, SIGHUP is still taken (and said so), so it never ends the gateway as Node's default would.
+/** Reopens on SIGHUP and on the primary's word until the returned function is called. */
+export function reopenRecordsOnHangup(gateway: Gateway): () => void {
+  const reopen = (why: string): void => {
+    const { records } = gateway.context;
+    if (records === null) {
+      gateway.app.log.info({}, `${why}: no records file to reopen`);
+      return;
+    }
+    records.reopen();
+    gateway.app.log.info({ file: records.path }, `${why}: reopening the records file ${records.path}`);
+  };
+  const onHangup = (): void => reopen('SIGHUP');
+  const onPrimary = (raw: unknown): void => {
+    if (toWorker(raw)?.type === 'tokenmeter:reopen') reopen('SIGHUP (from the primary)');
+  };
+  process.on('SIGHUP', onHangup);
+  if (process.send !== undefined) process.on('message', onPrimary);
+  return () => {
+    process.off('SIGHUP', onHangup);
+    process.off('message', onPrimary);
+  };
 }

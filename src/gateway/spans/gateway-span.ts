@@ -1,17 +1,18 @@
 // The gateway's span of each request (kind SERVER): built from its finished record, the one place that knows
 // the whole request, and handed to the batch exporter. Its ids are the record's (spanId, and the client's span
 // as parent), its times the record's, on the measurement's monotonic clock; the first token is an event. A
-// mirrored copy's record (src/gateway/mirror/) becomes a CLIENT span, the child of its primary's span: the
+// mirrored copy's record (src/gateway/exchange/mirrors.ts) becomes a CLIENT span, the child of its primary's span: the
 // gateway calling the mirror upstream on its own account.
 import {
+  CLIENT_SPAN_KIND,
   FIRST_OUTPUT_TOKEN_EVENT,
   FIRST_TOKEN_EVENT,
   type GenAiSemconvVersion,
   genAiAttributes,
   genAiSpanName,
+  SERVER_SPAN_KIND,
 } from '../../tracing/genai-semconv.js';
 import type { SpanEventFacts, SpanExport } from '../../tracing/span-export.js';
-import { CLIENT_SPAN_KIND, SERVER_SPAN_KIND } from '../../tracing/span-kinds.js';
 import type { ResolvedUpstream } from '../config/config-resolve.js';
 import type { RecordSink } from '../records/record.js';
 

@@ -3,13 +3,12 @@
 // parent), and the wait: a finished request's record goes to the records file and the caller's sink only once its
 // span joined or `waitMs` passed. Metrics and the log line do not wait (they carry nothing of the span).
 
-import { bearerToken } from '../../shared/bearer-token.js';
 import { ExportForwarder } from '../../tracing/receiver/export-forwarder.js';
 import { SpanJoin, unixNanoOf } from '../../tracing/receiver/span-join.js';
 import { SpanReceiver } from '../../tracing/receiver/span-receiver.js';
 import type { ResolvedSpanReceiver } from '../config/config-resolve.js';
 import type { GatewayKey } from '../config/gateway-keys.js';
-import { matchesGatewayKey } from '../config/gateway-keys.js';
+import { bearerToken, matchesGatewayKey } from '../config/gateway-keys.js';
 import type { RequestMeasurement } from '../records/measurement.js';
 import type { RecordSink, RequestRecord } from '../records/record.js';
 

@@ -17,7 +17,10 @@ export interface ToolSpec {
 /** The request's `tool_choice` in every protocol's terms (Anthropic's `any` is `required`, `tool` a name). */
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
-/** A tool call the simulator answers with (tool-calls.ts): its id's random part, the tool, the arguments' JSON. */
+/**
+ * A tool call the simulator answers with (start-generation.ts): its id's random part, the tool, the arguments'
+ * JSON.
+ */
 export interface PlannedToolCall {
   readonly idSuffix: string;
   readonly name: string;

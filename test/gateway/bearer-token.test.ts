@@ -1,7 +1,7 @@
-// The one Bearer reader (src/shared/bearer-token.ts) that gateway auth, the metrics page and span receiving use.
+// The one Bearer reader (src/gateway/config/gateway-keys.ts) that gateway auth, the metrics page and span receiving use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bearerToken } from '../../src/shared/bearer-token.js';
+import { bearerToken } from '../../src/gateway/config/gateway-keys.js';
 
 test('the token of a Bearer credential, whatever the scheme case and surrounding space; nothing else', () => {
   assert.equal(bearerToken('Bearer abc'), 'abc');

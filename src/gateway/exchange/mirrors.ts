@@ -1,6 +1,6 @@
 // The gateway's mirror copies: when a route has a mirror, a sampled share of its requests is sent a second time,
 // to the mirror's upstream, after the primary has been dispatched. The copy is timed by the same MeteredHandler
-// and settled by the same rule as the primary (settleExchange), its bytes are discarded (mirror-sink.ts), and it
+// and settled by the same rule as the primary (settleExchange), its bytes are discarded (MirrorSink), and it
 // becomes a record of its own (role `mirror`, the primary's id as pairId) through the gateway's record sinks.
 // Nothing of the copy reaches the client: it is never awaited, its failures are only recorded, and the client
 // leaving does not stop it. Its clock starts where the primary's does (the client's request arriving), so the
@@ -9,17 +9,20 @@
 // A copy slower than its primary runs to its end; `maxConcurrent` copies per route bound how many may pile up,
 // and a request beyond the bound is not copied (counted as `busy`). On close the gateway waits for the copies in
 // flight up to shutdownGraceMs, then cuts them; a cut copy is recorded as truncated, with the reason.
+
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { ExchangeSink } from '../../measure/metered-handler.js';
 import { newSpan } from '../../shared/trace-context.js';
 import type { GatewayConfig, ResolvedUpstream } from '../config/config-resolve.js';
-import { type ClientRequest, finishExchange, startExchange } from '../exchange/exchange.js';
-import type { KeyScrubber } from '../exchange/key-scrubber.js';
 import { RequestMeasurement } from '../records/measurement.js';
 import type { RecordSink } from '../records/record.js';
+import { upstreamFailure } from '../request-path/errors.js';
 import type { RouteMirror } from '../request-path/model-routes.js';
+import type { BodyObject } from '../request-path/request-body.js';
 import { type GatewayState, RECORDS_SETTLE_MS } from '../run-state.js';
-import { mayHaveSideEffects } from './mirror-eligibility.js';
-import { MirrorSink } from './mirror-sink.js';
+import { type ClientRequest, finishExchange, startExchange } from './exchange.js';
+import type { KeyScrubber } from './key-scrubber.js';
 
 /** Why a sampled request was not copied: tokenmeter_mirror_skipped_total's `reason`. */
 export const MIRROR_SKIP_REASONS = ['busy', 'side_effects', 'shutting_down'] as const;
@@ -167,4 +170,59 @@ export class Mirrors {
     finishExchange(m, endAt, this.#options.config.recordGaps, this.#options.sinks);
     if (this.#running.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
+}
+
+// Where a mirror copy's answer goes: nowhere. Its bytes are metered by the MeteredHandler and dropped here; a
+// failure before the answer started is noted on the copy's measurement with the outcome and message the client
+// would have got from the same failure on a primary (errors.ts), so the two sides' records read alike.
+export class MirrorSink implements ExchangeSink {
+  readonly #m: RequestMeasurement;
+  readonly #upstream: ResolvedUpstream;
+
+  constructor(m: RequestMeasurement, upstream: ResolvedUpstream) {
+    this.#m = m;
+    this.#upstream = upstream;
+  }
+
+  head(_status: number, _headers: IncomingHttpHeaders, _metered: boolean): void {}
+
+  write(_bytes: Buffer): boolean {
+    return true;
+  }
+
+  onDrain(_resume: () => void): void {}
+
+  end(): void {}
+
+  fail(error: Error, responseStarted: boolean): void {
+    // A cut answer is judged by settleExchange, like a primary's; an outcome already set (a cut by the gateway)
+    // stands.
+    if (responseStarted || this.#m.outcome !== null) return;
+    const failure = upstreamFailure(this.#upstream, error);
+    this.#m.conclude(failure.outcome, failure.message);
+  }
+}
+
+// Which requests a route's mirror may copy without being told to. A copy is only harmless when sending the same
+// request twice changes nothing but the bill: a POST that asks for a generation or an embedding and nothing else.
+// A request with tools is not, although the model only proposes calls: hosted APIs run server-side tools
+// themselves (web search, code execution, file search), and a copy would run them a second time. An OpenAI
+// Responses request is stored by the API unless it says `"store": false`, so a copy would leave a second stored
+// response (and a conversation a later `previous_response_id` could continue). Any other endpoint or method may
+// create, change or delete something upstream. Such requests are copied only when the route says
+// `includeSideEffects: true`.
+/** Endpoints whose POST only answers (with no tools offered): copying it runs nothing twice. */
+const ANSWER_ONLY_ENDPOINTS: ReadonlySet<string> = new Set([
+  'chat/completions',
+  'completions',
+  'messages',
+  'embeddings',
+]);
+
+/** True when copying this request may do more than cost a second answer (see the header). */
+export function mayHaveSideEffects(method: string, endpoint: string, body: BodyObject | undefined): boolean {
+  if (method !== 'POST' || body === undefined) return true;
+  if (body.offersTools) return true;
+  if (endpoint === 'responses') return !body.storeOff;
+  return !ANSWER_ONLY_ENDPOINTS.has(endpoint);
 }

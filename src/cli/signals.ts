@@ -1,7 +1,7 @@
 // Ctrl-C during a run: the first stops sending and cancels what is in flight (each gets its `client_abort` record,
 // and the report of what ran is printed, after the records file took its last lines); a second ends the process
-// at once, losing the records still queued for the file (loadgen/bench/records-file.ts).
-
+// at once, losing the records still queued for the file (loadgen/bench/records-file.ts). Below it, the wait for
+// the first SIGINT or SIGTERM of the commands that listen until stopped (sim, the demo).
 import { EXIT_INTERRUPTED } from './exit-codes.js';
 
 function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
@@ -34,4 +34,17 @@ export async function untilStopped<T>(work: (signal: AbortSignal) => Promise<T>)
   } finally {
     release();
   }
+}
+
+/** Resolves on the first SIGINT or SIGTERM, so long-running commands can close cleanly and flush what they hold. */
+export function waitForShutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
 }
