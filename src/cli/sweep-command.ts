@@ -6,7 +6,7 @@ import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
 import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/sweep-load.js';
 import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
-import type { OptionSpec } from '../shared/option-schema.js';
+import type { OptionSpec, OptionValues, ParsedCommandLine } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
 import { defineCommand } from './command.js';
@@ -19,7 +19,7 @@ const BENCH_ONLY_SPECS: readonly OptionSpec[] = BENCH_ONLY_OPTIONS;
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** sweep's own flags; it takes bench's too, but for those that bound or gate one run. */
-export const SWEEP_OWN_OPTIONS: readonly OptionSpec[] = [
+export const SWEEP_OWN_OPTIONS = [
   {
     name: 'rates',
     type: 'string',
@@ -71,9 +71,9 @@ export const SWEEP_OWN_OPTIONS: readonly OptionSpec[] = [
     valueName: 'N',
     help: 'With --slo: bisections of the bracket between the last level that held and the first that broke',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-export const SWEEP_OPTIONS: readonly OptionSpec[] = [
+export const SWEEP_OPTIONS = [
   ...SWEEP_OWN_OPTIONS,
   ...BENCH_SPECS.filter((o) => o !== RATE_OPTION && o.name !== 'smoke' && !BENCH_ONLY_SPECS.includes(o)).map(
     (o) =>
@@ -105,11 +105,11 @@ function slosFrom(value: unknown): Threshold[] {
  * concurrency level sets --max-concurrency itself.
  */
 function sweptParameter(
-  commandLine: { options: Record<string, unknown>; given: ReadonlySet<string> },
+  commandLine: ParsedCommandLine<OptionValues<typeof SWEEP_OPTIONS>>,
   hasSlos: boolean,
   hasRates: boolean,
 ): { parameter: SweepParameter; concurrencies: number[] | undefined } {
-  const search = String(commandLine.options['search'] ?? 'rate');
+  const search = commandLine.options['search'];
   if (search !== 'rate' && search !== 'concurrency')
     throw new UsageError(`--search takes rate or concurrency (got '${search}')`);
   const listed = commandLine.options['concurrencies'];
@@ -145,7 +145,7 @@ export const sweepCommand = defineCommand({
   details:
     'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json. Exit status: 0 done, 1 failed to run, 2 usage, 4 a level stopped by --stop-on-saturation or --max-error-rate (no level after it ran), 130 interrupted.',
   async run(commandLine) {
-    const ratesText = String(commandLine.options['rates'] ?? 'auto');
+    const ratesText = commandLine.options['rates'];
     let rates: number[] | undefined;
     try {
       rates = ratesText === 'auto' ? undefined : parseRates(ratesText);
@@ -167,15 +167,15 @@ export const sweepCommand = defineCommand({
       settings,
       plan: {
         rates,
-        steps: Number(commandLine.options['steps'] ?? DEFAULT_STEPS),
-        levelSeconds: typeof levelSeconds === 'number' ? levelSeconds : undefined,
+        steps: commandLine.options['steps'],
+        levelSeconds,
         ...(concurrencies === undefined ? {} : { concurrencies }),
         ...(slos.length === 0
           ? {}
           : {
               slos,
               search: parameter,
-              sloBisections: Number(commandLine.options['slo-bisections'] ?? DEFAULT_SLO_BISECTIONS),
+              sloBisections: commandLine.options['slo-bisections'],
             }),
       },
       flagNotes,

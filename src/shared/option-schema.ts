@@ -61,14 +61,24 @@ type AlwaysSet<S extends OptionSpec> = S extends { readonly default: string | nu
     ? true
     : false;
 
-/** The typed values of a command's flags, by flag name, inferred from its specs (declared `as const`). */
-export type OptionValues<Specs extends readonly OptionSpec[]> = OptionSpec extends Specs[number]
+/** The name a spec's value is typed under: none for an accepted-only flag, or one whose name is any string. */
+type TypedName<S extends OptionSpec> = S extends { readonly acceptedOnly: true }
+  ? never
+  : string extends S['name']
+    ? never
+    : S['name'];
+
+/**
+ * The typed values of a command's flags, by flag name, inferred from its specs (declared `as const`, or written
+ * inside defineCommand). Specs typed only as OptionSpec (a list built at run time) add their values untyped.
+ */
+export type OptionValues<Specs extends readonly OptionSpec[]> = (OptionSpec extends Specs[number]
   ? Record<string, OptionValue>
-  : {
-      -readonly [S in Specs[number] as S extends { readonly acceptedOnly: true }
-        ? never
-        : S['name']]: AlwaysSet<S> extends true ? ValueOf<S> : ValueOf<S> | undefined;
-    };
+  : unknown) & {
+  -readonly [S in Specs[number] as TypedName<S>]: AlwaysSet<S> extends true
+    ? ValueOf<S>
+    : ValueOf<S> | undefined;
+};
 
 export type OptionValue = string | number | boolean | string[] | undefined;
 
