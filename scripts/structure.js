@@ -6,7 +6,7 @@
 //   - import circles: strongly connected groups of files that import each other, type-only imports included;
 //   - imports against the layers (LAYERS below; test/structure/layers.test.ts fails on any, and on a circle);
 //   - imports from a lower loadgen folder back up into loadgen/bench/ (only sweep/ and shards/ sit above it);
-//   - files naming each optional feature of bench (by the identifiers that carry it);
+//   - files naming each optional feature of bench (by the identifiers that carry it), anywhere and in code only;
 //   - lines of option and settings plumbing (the files whose name says options, settings or config);
 //   - files under 40 lines;
 //   - files that read a protocol's token usage out of an answer, and for each protocol the ones its descriptor
@@ -157,6 +157,15 @@ const FEATURE_NAMES = {
   'early stop': /earlyStop|EarlyStop|early_stop|stopOnSaturation/,
 };
 
+// A comment that names a feature (why a stream outcome exists, which flag a figure serves) does not have to change
+// with the feature; code does. Both counts are printed: everywhere, and in code only (comments removed, strings
+// kept: a JSON key or a flag name in a string is code that changes with the feature).
+const COMMENT = /\/\*[\s\S]*?\*\/|(^|[^:'"`\\])\/\/[^\n]*/g;
+
+function withoutComments(text) {
+  return text.replace(COMMENT, (_match, before) => before ?? '');
+}
+
 /** Files whose name says they turn flags, config files or defaults into settings. */
 const PLUMBING_FILE = /(option|settings|config)[^/]*\.ts$/;
 
@@ -244,8 +253,10 @@ export function structureFigures(repoRoot = root) {
   const files = [...graph.keys()];
   const lineCount = (file) => texts.get(file).split('\n').length - (texts.get(file).endsWith('\n') ? 1 : 0);
   const features = {};
+  const featuresInCode = {};
   for (const [feature, pattern] of Object.entries(FEATURE_NAMES)) {
     features[feature] = files.filter((file) => pattern.test(texts.get(file))).length;
+    featuresInCode[feature] = files.filter((file) => pattern.test(withoutComments(texts.get(file)))).length;
   }
   const usageReaders = files.filter((file) => ANSWER_READERS.test(file) && USAGE_READ.test(texts.get(file)));
   const plumbing = files.filter((file) => PLUMBING_FILE.test(file) && !file.startsWith('src/sim/protocols/'));
@@ -255,6 +266,7 @@ export function structureFigures(repoRoot = root) {
     layerViolations: layerViolations(graph),
     importsUpIntoBench: importsUpIntoBench(graph),
     filesNamingFeature: features,
+    filesNamingFeatureInCode: featuresInCode,
     optionPlumbing: {
       lines: plumbing.reduce((sum, file) => sum + lineCount(file), 0),
       files: plumbing,
@@ -280,7 +292,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === normalize(process.argv
     console.log(`imports up into loadgen/bench/        ${figures.importsUpIntoBench.length}`);
     for (const edge of figures.importsUpIntoBench) console.log(`  ${edge}`);
     for (const [feature, count] of Object.entries(figures.filesNamingFeature)) {
-      console.log(`files naming ${feature.padEnd(25)}${count}`);
+      const inCode = figures.filesNamingFeatureInCode[feature];
+      console.log(`files naming ${feature.padEnd(25)}${String(count).padEnd(4)}(in code: ${inCode})`);
     }
     console.log(
       `option and settings plumbing         ${figures.optionPlumbing.lines} lines in ${figures.optionPlumbing.files.length} files`,
