@@ -71,10 +71,12 @@ export interface RequestRecord extends ExchangeFigures {
   generatedTextLength: number;
   /** The generated text itself, kept only when detailed results are saved. */
   generatedText?: string;
-  /** `--multi-turn`: the session (the dataset's conversation id) this turn belongs to. */
+  /** `--multi-turn` and agent replay: the session (the dataset's conversation or the trace's session id). */
   sessionId?: string;
-  /** `--multi-turn`: the turn's number in its session, from 1. */
+  /** `--multi-turn` and agent replay: the turn's number in its session, from 1 (a trace's turn 0 is turn 1). */
   turn?: number;
+  /** Agent replay (loadgen/agent/): the turn as the trace recorded it, and what the replay expected of it. */
+  agent?: AgentTurnFields;
   /**
    * The tokenmeter gateway's version, from the header it adds to every answer (src/shared/package-version.ts);
    * absent when the answer came straight from the upstream, or when no answer arrived.
@@ -88,6 +90,24 @@ export interface RequestRecord extends ExchangeFigures {
    * Absent without the receiver or when no span joined within the wait.
    */
   server?: ServerSegments;
+}
+
+/** An agent replay's turn (docs/metrics.md, "Agent sessions"). */
+export interface AgentTurnFields {
+  /** The recorded prompt length (the trace's input_length), which the replayed prompt was sized to reach. */
+  readonly recordedPromptTokens: number;
+  /** The recorded output length (the trace's output_length): the request's max tokens. */
+  readonly recordedOutputTokens: number;
+  /** Prompt tokens a prefix cache should hold, by the trace's block ids: leading ids an earlier request sent. */
+  readonly expectedCachedTokens: number;
+  /** The wait before this turn: the recorded one times the replay's time scale, ms; 0 for turn 1. */
+  readonly plannedWaitMs: number;
+  /** From the previous answer's end to this send, as it happened, ms; null for turn 1. */
+  readonly waitedMs: number | null;
+  /** Tool calls the answer asked for (read from its body). */
+  readonly toolCalls: number;
+  /** The turn started its conversation afresh (its first turn, or after the capture's agent compacted it). */
+  readonly fresh: boolean;
 }
 
 /**

@@ -11,6 +11,7 @@
 // partOf(result.parts, yourFeature) where another part of the code needs it.
 
 import type { JsonValue } from '../../src/shared/json-object.js';
+import { agentSessionsFeature } from '../agent/agent-feature.js';
 import { breakdownFeature } from '../breakdown/breakdown-feature.js';
 import { cancellationFeature } from '../cancellation/cancellation-feature.js';
 import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
@@ -41,6 +42,7 @@ export const BENCH_FEATURES: readonly RegisteredFeature[] = [
     ...(s.gatewayRecords === undefined ? {} : { gatewayRecords: s.gatewayRecords }),
   })),
   register(sessionsFeature, (s) => s.sessions),
+  register(agentSessionsFeature, (s) => s.agent),
   register(serverMetricsFeature, (s) => s.serverMetrics ?? undefined),
   register(gpuFeature, (s) => s.gpuMetrics ?? undefined),
   register(earlyStopFeature, (s) => (stopsEarly(s.earlyStop) ? s.earlyStop : undefined)),

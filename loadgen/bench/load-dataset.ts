@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { recordsFilesAt } from '../../src/measure/record-files.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
 import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
+import { loadAgenticTrace } from '../agent/agentic-dataset.js';
 import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
 import { sampleJsonl } from '../datasets/jsonl-dataset.js';
 import { samplePrefixRepetition } from '../datasets/prefix-repetition-dataset.js';
@@ -14,6 +15,7 @@ import { withSharedSystemPrompt } from '../datasets/shared-system-prompt.js';
 import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
 import { type SessionSpan, sampleShareGptSessions } from '../datasets/sharegpt-sessions.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
+import type { AgentSession } from '../traces/agent-sessions.js';
 import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
 import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
 import { sampleMooncakeTrace } from '../traces/mooncake-trace.js';
@@ -29,6 +31,8 @@ export const DATASET_NAMES = [
   'custom',
   'records',
   'mooncake',
+  'agentic',
+  'aiperf_sessions',
   'burstgpt',
   'timed_trace',
 ] as const;
@@ -67,6 +71,8 @@ export interface DatasetSettings {
   readonly traceBlockTokens?: number;
   /** --multi-turn: ShareGPT conversations as sessions, each with at most this many turns (Infinity: all). */
   readonly sessionTurns?: number;
+  /** agentic: exactly this many sessions, the trace's repeated if it has fewer (a sweep level's). */
+  readonly agentSessions?: number;
   /** Records replays: the endpoint family requests go to; recorded bodies of other endpoints are skipped. */
   readonly endpointFamily?: EndpointFamily;
   /** timed_trace: vLLM's --timed-trace-* flags, and --self-timed (false: its timestamps are not the schedule). */
@@ -81,6 +87,13 @@ export interface TimedTraceSettings {
 }
 
 export interface LoadedDataset extends SampledDataset {
+  /** --dataset-name agentic: the sessions whose turns `requests` are (session after session). */
+  readonly agentSessions?: readonly AgentSession[];
+  /** agentic: each session's recorded start divided by --replay-speed (the engine's schedule, not the requests');
+   *  null when the trace has no start times. */
+  readonly agentStartsMs?: readonly number[] | null;
+  /** agentic: tokens per hash id block. */
+  readonly agentBlockTokens?: number;
   /** --multi-turn: how `requests` (every turn, session after session) group into sessions. */
   readonly sessions?: readonly SessionSpan[];
   /** Only for replays: the recorded schedule. */
@@ -114,6 +127,8 @@ const NEED_A_PATH: ReadonlySet<DatasetName> = new Set([
   'custom',
   'records',
   'mooncake',
+  'agentic',
+  'aiperf_sessions',
   'burstgpt',
   'timed_trace',
 ]);
@@ -136,6 +151,10 @@ const FILE_SHAPES: Readonly<Partial<Record<DatasetName, string>>> = {
   custom: 'one JSON object per line, {"prompt": ...}',
   records: RECORDS_FILE_SHAPE,
   mooncake: MOONCAKE_SHAPE,
+  agentic:
+    'an agentic trace (JSON lines of {"session_id", "turn", "timestamp", "wait_ms", "input_length", ...})',
+  aiperf_sessions:
+    'an AIPerf Mooncake trace (JSON lines of {"session_id", "input_length", "output_length", ...})',
   burstgpt: BURSTGPT_SHAPE,
   timed_trace: TIMED_TRACE_SHAPE,
 };
@@ -262,6 +281,27 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
         notes: replay.notes,
         recordedOffsetsMs: replay.offsetsMs,
         description: `${mooncake ? 'Mooncake' : 'BurstGPT'} trace ${path}`,
+      };
+    }
+    case 'agentic':
+    case 'aiperf_sessions': {
+      const path = needPath(settings);
+      const trace = await loadAgenticTrace({
+        path,
+        format: settings.name === 'agentic' ? 'tokenmeter' : 'aiperf',
+        ...(settings.traceBlockTokens === undefined ? {} : { blockTokens: settings.traceBlockTokens }),
+        speed: settings.replaySpeed,
+        ...(settings.agentSessions === undefined
+          ? { maxSessions: settings.numPrompts }
+          : { sessions: settings.agentSessions }),
+      });
+      return {
+        requests: trace.requests,
+        notes: trace.notes,
+        agentSessions: trace.sessions,
+        agentStartsMs: trace.offsetsMs,
+        agentBlockTokens: trace.blockTokens,
+        description: `${settings.name === 'agentic' ? 'agentic' : 'AIPerf session'} trace ${path} (${trace.sessions.length} sessions)`,
       };
     }
     case 'timed_trace': {

@@ -25,6 +25,7 @@ import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
+import { type AgentRun, agentRunOf } from './agent-run.js';
 import { aggregateRun, type BenchRunResult, type RunOutput } from './aggregate.js';
 import { clientSpanSink } from './client-spans.js';
 import { BENCH_FEATURES } from './features.js';
@@ -71,7 +72,9 @@ async function chooseEngine(
   startAtMs: number | undefined,
   stopSending: AbortSignal,
   sessions: SessionEngineInput | undefined,
+  agent: AgentRun | undefined,
 ): Promise<Engine> {
+  if (agent !== undefined) return agent.engine;
   if (sessions !== undefined) return createSessionEngine(sessions.pacing, sessions.counts);
   if (settings.engine === 'closed-loop') {
     const { createClosedLoopEngine } = await import('../engine/closed-loop-engine.js');
@@ -203,6 +206,7 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
   const tokenizer = input.tokenizer ?? (await loadTokenizer(settings.tokenizer));
   const dataset = input.dataset ?? (await loadDataset(settings.dataset, tokenizer));
   const sessions = sessionEngineInput(settings, dataset, input.model);
+  const agent = agentRunOf(settings, dataset, input.model, tokenizer);
   const lora = settings.lora;
   const models =
     lora === undefined
@@ -320,7 +324,8 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     const context = {
       origin: settings.target.origin,
-      dueMs: settings.engine === 'closed-loop' || sessions !== undefined ? [] : offsetsMs,
+      dueMs:
+        settings.engine === 'closed-loop' || sessions !== undefined || agent !== undefined ? [] : offsetsMs,
       t0Ms: startAtMs ?? performance.now(),
       stopRun: () => {
         stopSending.abort();
@@ -352,6 +357,7 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
       startAtMs,
       stopSending.signal,
       sessions,
+      agent,
     );
     const watching = running.filter(({ run }) => run.onRecord !== undefined);
     result = await engine.run({
@@ -398,6 +404,8 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
       turnsPlanned: requests.length,
       ...sessions.counts,
     });
+  if (agent !== undefined)
+    seen.set(sessionsFeature, { sessions: agent.sessions, turnsPlanned: requests.length, ...agent.counts });
   const interruption = interruptionOf(interruptedAt, records, requests.length);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
   return {

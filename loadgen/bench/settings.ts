@@ -3,6 +3,7 @@
 
 import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
+import type { AgentSettings } from '../agent/agent-settings.js';
 import type { RampUp } from '../arrivals.js';
 import type { CancellationSettings } from '../cancellation/cancellation-plan.js';
 import type { CostSettings } from '../cost/cost-settings.js';
@@ -127,6 +128,8 @@ export interface BenchSettings {
   readonly appendResult?: boolean;
   /** --multi-turn: conversations replayed as sessions (loadgen/engine/session-engine.ts). */
   readonly sessions?: SessionSettings;
+  /** --dataset-name agentic: how the trace's sessions start, and in which protocol (loadgen/agent/). */
+  readonly agent?: AgentSettings;
   /** --request-cancellation-rate / -delay: requests cancelled on purpose (loadgen/cancellation/). */
   readonly cancellation?: CancellationSettings;
 }

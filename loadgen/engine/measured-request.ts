@@ -65,6 +65,11 @@ export interface MeasuredRequestOptions {
    * exchange starts this clock (the closed loop's autocannon never calls onRequestStart, and refuses the flag).
    */
   readonly cancelAfterMs?: number;
+  /**
+   * Keep up to this many bytes of a 2xx answer's body (answerBody()), for a caller that reads more than the text:
+   * the agent replay carries the answer's tool calls into the next turn. Absent: none kept.
+   */
+  readonly keepAnswerBytes?: number;
 }
 
 export class MeasuredRequest {
@@ -114,7 +119,10 @@ export class MeasuredRequest {
       keepText: true,
       removeUsageOnlyEvents: false,
       // The start of the body, kept for failures (the whole of it is not needed, and could be huge).
-      keepBodyBytes: () => options.errorBodyBytes,
+      keepBodyBytes: (status) =>
+        options.keepAnswerBytes !== undefined && status >= 200 && status < 300
+          ? Math.max(options.keepAnswerBytes, options.errorBodyBytes)
+          : options.errorBodyBytes,
       onSettled: (exchange) => this.#settled(exchange),
       ...(options.cancelAfterMs === undefined
         ? {}
@@ -147,6 +155,11 @@ export class MeasuredRequest {
   /** The answer's text passed the most a request keeps (kept-text.ts): the rest is not read. */
   get stoppedReading(): boolean {
     return this.exchange.meter?.textCut === true;
+  }
+
+  /** The answer's body as received, up to keepAnswerBytes (empty when none was asked for). */
+  answerBody(): string {
+    return this.#options.keepAnswerBytes === undefined ? '' : this.exchange.keptBody().toString('utf8');
   }
 
   get finished(): boolean {
@@ -256,7 +269,7 @@ export class MeasuredRequest {
     this.#options.tokenizer.count(text, { addSpecialTokens: false });
 
   #bodyText(exchange: MeteredHandler): string {
-    return exchange.keptBody().toString('utf8');
+    return exchange.keptBody().subarray(0, this.#options.errorBodyBytes).toString('utf8');
   }
 
   #finish(

@@ -7,6 +7,7 @@
 // prints the table before the summary is written, as for a single run.
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { withSessionCount } from '../bench/agent-run.js';
 import type { BenchRunResult } from '../bench/aggregate.js';
 import { runChecks } from '../bench/aggregate.js';
 import type { LoadedDataset } from '../bench/load-dataset.js';
@@ -50,6 +51,9 @@ import {
   type ThroughputProbe,
 } from './sweep-summary.js';
 import { formatSweepTable } from './sweep-table.js';
+
+/** A sessions level runs this many sessions per session in flight, so each seat runs several one after another. */
+const SESSIONS_PER_SEAT = 3;
 
 export interface SweepInput {
   readonly settings: BenchSettings;
@@ -107,7 +111,9 @@ async function run(
   const p = input.prepared;
   const { earlyStop, ...rest } = { ...input.settings, ...changes };
   const settings: BenchSettings = watched && earlyStop !== undefined ? { ...rest, earlyStop } : rest;
-  const dataset = cycled(p.dataset, count);
+  // An agentic trace's level is counted in sessions; any other in requests.
+  const dataset =
+    p.dataset.agentSessions === undefined ? cycled(p.dataset, count) : withSessionCount(p.dataset, count);
   const description = describeRun(settings, p.modelId, p.tokenizer.name, new Date(), dataset.requests.length);
   const path = join(dir, resultFileName(description));
   const result = await runBench({
@@ -252,12 +258,18 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
   say(`sweep results: ${dir}`);
   const probes: SweepProbes = {};
   const parameter: SweepParameter =
-    input.concurrencies !== undefined || input.search === 'concurrency' ? 'concurrency' : 'rate';
+    input.search === 'sessions'
+      ? 'sessions'
+      : input.concurrencies !== undefined || input.search === 'concurrency'
+        ? 'concurrency'
+        : 'rate';
   // The SLO search starts from the rate one user gets, and a concurrency level's length in requests comes from
   // the rate its seats would give at the latency of one request alone.
   const needsLatency =
     input.levelSeconds === undefined || input.slos !== undefined || parameter === 'concurrency';
-  if (needsLatency || input.rates === undefined) probes.synchronous = await synchronousProbe(input, dir);
+  // A sessions level is sized in sessions (SESSIONS_PER_SEAT each), not by one request's latency.
+  if (parameter !== 'sessions' && (needsLatency || input.rates === undefined))
+    probes.synchronous = await synchronousProbe(input, dir);
   const levelSeconds =
     input.levelSeconds ?? levelSecondsFromLatency(probes.synchronous?.medianLatencyMs ?? 0);
   let rates = input.rates;
@@ -267,23 +279,32 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     say(`levels: ${rates.join(', ')} req/s`);
   }
   const minRequests = input.prepared.dataset.requests.length;
-  say(`each level runs at least ${levelSeconds.toFixed(1)} s and ${minRequests} requests`);
+  say(
+    parameter === 'sessions'
+      ? `each level runs ${SESSIONS_PER_SEAT} sessions per session in flight`
+      : `each level runs at least ${levelSeconds.toFixed(1)} s and ${minRequests} requests`,
+  );
   const levels: SweepLevel[] = [];
   // Seats over the time one request takes alone: what N in flight complete at most while nothing queues, so a
   // concurrency level is never shorter than --level-seconds below the knee (above it, it runs longer).
   const seatRps = (n: number): number => (n * 1000) / Math.max(probes.synchronous?.medianLatencyMs ?? 0, 1);
   const runLevel = async (load: number) => {
-    const concurrency = parameter === 'concurrency' ? load : undefined;
-    const count = levelRequests(concurrency === undefined ? load : seatRps(load), levelSeconds, minRequests);
+    const sessions = parameter === 'sessions';
+    const concurrency = parameter === 'rate' ? undefined : load;
+    const count = sessions
+      ? SESSIONS_PER_SEAT * load
+      : levelRequests(concurrency === undefined ? load : seatRps(load), levelSeconds, minRequests);
     // Each level's requests get ids of their own (x-request-id), so a server's or gateway's records of two levels
     // never share one.
     const requestIdPrefix = `${settings.requestIdPrefix}L${levels.length}-`;
     const { result, file, description } = await run(
       input,
       dir,
-      concurrency === undefined
-        ? { requestRate: load, requestIdPrefix }
-        : { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: concurrency, requestIdPrefix },
+      sessions
+        ? { agent: { ...input.settings.agent, concurrentSessions: load }, requestIdPrefix }
+        : concurrency === undefined
+          ? { requestRate: load, requestIdPrefix }
+          : { requestRate: Number.POSITIVE_INFINITY, maxConcurrency: concurrency, requestIdPrefix },
       count,
       true,
     );
@@ -293,7 +314,7 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     const stop = partOf(result.parts, earlyStopFeature);
     say(
       stop === undefined
-        ? `${parameter} ${load}: ${count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`
+        ? `${parameter} ${load}: ${sessions ? `${count} sessions, ${result.records.length}` : count} requests, ${level.achievedRps.toFixed(2)} req/s achieved in the steady window, ${level.status} -> ${file}`
         : `${parameter} ${load}: stopped early at ${stop.atS.toFixed(1)} s by ${ruleFlag(stop.reason)} (${result.records.length} of ${count} requests sent): ${stop.message}; ${level.status} -> ${file}`,
     );
     return { result, level, description };
@@ -309,15 +330,15 @@ export async function runSweep(input: SweepInput): Promise<SweepOutcome> {
     say(`searching for the highest ${parameter} within ${slos.map((t) => t.text).join(', ')}`);
     capacity = await searchSloCapacity(
       slos,
-      parameter === 'concurrency'
-        ? concurrencySpace(1)
+      parameter !== 'rate'
+        ? concurrencySpace(1, parameter)
         : // A round start, so the levels' rates read well (9.07 -> 9.1).
           rateSpace(Number((probes.synchronous?.rps ?? 1).toPrecision(2))),
       input.sloBisections ?? DEFAULT_SLO_BISECTIONS,
       async (load) => {
         const { result, level, description } = await runLevel(load);
         // The SLOs are held against the level's steady window, as its other figures are: not its warm-up.
-        const window = steadyWindow(result.records, parameter === 'concurrency' ? 'sends' : 'schedule');
+        const window = steadyWindow(result.records, parameter === 'rate' ? 'schedule' : 'sends');
         const steady = { ...result, records: window.requests, durationMs: window.endMs - window.startMs };
         const checks = runChecks(steady, { ...settings, thresholds: slos, successFloor: false }, description);
         return { result: steady, windowStartMs: window.startMs, level, checks };

@@ -85,10 +85,13 @@ export function rateSpace(startRps: number): SearchSpace {
   };
 }
 
-/** Concurrencies: from `start` in flight, halved over whole numbers. */
-export function concurrencySpace(start: number): SearchSpace {
+/** Concurrencies (or sessions in flight): from `start`, halved over whole numbers. */
+export function concurrencySpace(
+  start: number,
+  parameter: 'concurrency' | 'sessions' = 'concurrency',
+): SearchSpace {
   return {
-    parameter: 'concurrency',
+    parameter,
     start,
     midpoint: (held, broke) => (broke - held > 1 ? Math.floor((held + broke) / 2) : null),
   };
@@ -244,7 +247,11 @@ function capacitySentence(
     // there points at less load.
     const fellBehind = broke?.level.status === 'fell-behind';
     const least =
-      parameter === 'concurrency' ? 'one request in flight' : "one user's rate, from the synchronous probe";
+      parameter === 'concurrency'
+        ? 'one request in flight'
+        : parameter === 'sessions'
+          ? 'one session at a time'
+          : "one user's rate, from the synchronous probe";
     const advice = fellBehind
       ? 'the server did not keep up even there'
       : 'a lower load does not make a lone request faster: loosen the SLOs or make the server faster';
@@ -256,16 +263,19 @@ function capacitySentence(
         `${f.slo.split(' ')[0]} ${f.value === null ? 'none' : Number(f.value.toFixed(3))}${intervalText(f.interval, 2)}`,
     )
     .join('; ');
+  const measured = `achieved ${achieved?.rps.toFixed(2) ?? '?'} req/s${intervalText(achieved?.interval ?? null, 2)}${at === '' ? '' : `; ${at}`}`;
   const heldText =
-    `Capacity ${within}: ${named(held.load)}, the highest ${parameter} tried where every SLO held (achieved ` +
-    `${achieved?.rps.toFixed(2) ?? '?'} req/s${intervalText(achieved?.interval ?? null, 2)}${at === '' ? '' : `; ${at}`})`;
+    parameter === 'sessions'
+      ? `This server holds ${held.load} concurrent session${held.load === 1 ? '' : 's'} of this trace ${within} (${measured})`
+      : `Capacity ${within}: ${named(held.load)}, the highest ${parameter} tried where every SLO held (${measured})`;
   if (broke === undefined) {
     return `${heldText}; no ${parameter} up to it broke an SLO: the limit is higher (sweep higher). ${tried}`;
   }
   const step = Number((broke.load - held.load).toFixed(3));
+  const seats = parameter === 'sessions' ? ' sessions' : '';
   const bracket =
-    parameter === 'concurrency' && step === 1
-      ? 'The limit is exactly there: one more in flight broke it'
-      : `The limit lies between them (one bisection step, ${parameter === 'concurrency' ? `${step} in flight` : named(step)})`;
+    parameter !== 'rate' && step === 1
+      ? `The limit is exactly there: one more${parameter === 'sessions' ? ' session' : ''} in flight broke it`
+      : `The limit lies between them (one bisection step, ${parameter === 'rate' ? named(step) : `${step}${seats} in flight`})`;
   return `${heldText}; at ${named(broke.load)} ${brokeFirst} broke first. ${bracket}. ${tried}`;
 }

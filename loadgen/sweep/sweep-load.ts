@@ -1,15 +1,18 @@
 // What a sweep level holds fixed: a request rate (open loop: requests due on a schedule, whether or not the server
 // keeps up) or a concurrency (every request due at once, at most N in flight: a request is sent when one finishes,
-// so the load is set by the seats and the offered rate is whatever the server completes). A sweep moves one of the
-// two; this names a level's value in either, for the progress lines, the table, the knee and the capacity.
+// so the load is set by the seats and the offered rate is whatever the server completes), or, replaying an agentic
+// trace, a number of sessions in flight (each runs its turns with their recorded waits; the next session starts
+// when one ends). A sweep moves one of them; this names a level's value in any, for the progress lines, the
+// table, the knee and the capacity.
 
-export type SweepParameter = 'rate' | 'concurrency';
+export type SweepParameter = 'rate' | 'concurrency' | 'sessions';
 
 /** The largest --concurrencies level: a bound on client-controlled input (sockets in flight). */
 export const MAX_CONCURRENCY_LEVEL = 4096;
 
-/** "2.5 req/s" or "concurrency 4". */
+/** "2.5 req/s", "concurrency 4" or "4 sessions". */
 export function loadText(parameter: SweepParameter, value: number): string {
+  if (parameter === 'sessions') return `${value} session${value === 1 ? '' : 's'}`;
   return parameter === 'concurrency' ? `concurrency ${value}` : `${Number(value.toFixed(3))} req/s`;
 }
 

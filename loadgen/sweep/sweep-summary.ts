@@ -131,7 +131,7 @@ function stoppedEarlyJson(stop: SweepStop) {
 function sloCapacityJson(capacity: SloCapacity) {
   const interval = (i: { low: number; high: number } | null) =>
     i === null ? null : { low: i.low, high: i.high };
-  const unit = capacity.parameter === 'rate' ? 'rps' : 'concurrency';
+  const unit = capacity.parameter === 'rate' ? 'rps' : capacity.parameter;
   return {
     slos: capacity.slos,
     searched: capacity.parameter,

@@ -9,6 +9,7 @@ import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import { BACKENDS } from '../protocols/backends.js';
 import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
+import { AGENT_OPTIONS } from './agent-options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';
 import { VLLM_ACCEPTED_ONLY_OPTIONS, VLLM_ONLY_DATASETS, VLLM_SERVE_OPTIONS } from './vllm-serve-options.js';
@@ -106,8 +107,10 @@ export const DATASET_OPTIONS = [
     help:
       "sharegpt (default: the bundled sample; vLLM's default is random), vLLM's other datasets named and refused; " +
       'sharegpt, random, prefix_repetition, jsonl (custom), records (replay a tokenmeter gateway records file), or a trace: ' +
-      'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids), burstgpt (its CSV) or ' +
-      "timed_trace (vLLM's: the same lines, timestamps in seconds, see --timed-trace-*)",
+      'mooncake (JSON lines with timestamp, input_length, output_length, hash_ids), burstgpt (its CSV), ' +
+      "timed_trace (vLLM's: the same lines, timestamps in seconds, see --timed-trace-*), " +
+      'agentic (agent sessions, as trace export --sessions writes them, replayed turn by turn) or ' +
+      "aiperf_sessions (AIPerf's Mooncake trace with session_id and delay)",
   },
   {
     name: 'dataset-path',
@@ -213,14 +216,14 @@ export const DATASET_OPTIONS = [
     min: 0.001,
     default: 1,
     valueName: 'X',
-    help: 'records, mooncake, burstgpt, timed_trace: replay X times faster than recorded (ignored with --request-rate, except by a self-timed timed_trace)',
+    help: 'records, mooncake, burstgpt, timed_trace, agentic, aiperf_sessions: replay X times faster than recorded (ignored with --request-rate, except by a self-timed timed_trace; agentic: waits between turns too)',
   },
   {
     name: 'trace-block-tokens',
     type: 'integer',
     min: 1,
     valueName: 'N',
-    help: "mooncake: tokens per hash id block (default 512, as in Mooncake's traces)",
+    help: "mooncake, aiperf_sessions: tokens per hash id block (default 512, as in Mooncake's traces)",
   },
   {
     name: 'shared-system-prompt-length',
@@ -621,6 +624,7 @@ export const BENCH_OPTIONS = [
   ...RUN_OPTIONS,
   ...BENCH_ONLY_OPTIONS,
   ...SESSION_OPTIONS,
+  ...AGENT_OPTIONS,
   ...SHARD_OPTIONS,
   ...VLLM_SERVE_OPTIONS,
   ...TIMED_TRACE_OPTIONS,

@@ -44,6 +44,7 @@ import {
 import { UsageError } from '../shared/user-facing-error.js';
 import { genAiSemconvVersion } from '../tracing/genai-semconv.js';
 import { resolveOtlpExport } from '../tracing/otlp-settings.js';
+import { agentSettingsOf } from './agent-options.js';
 import { costSettingsFrom } from './bench-cost-settings.js';
 import { BENCH_OPTIONS, type BenchValues } from './bench-options.js';
 import {
@@ -343,6 +344,13 @@ export function benchSettingsFrom(
     duration: o['duration'] !== undefined,
     protocol: target.protocol,
   });
+  const agent = agentSettingsOf(o, {
+    datasetName,
+    requestRate,
+    sharded,
+    duration: o['duration'] !== undefined,
+    multiTurn: sessions !== undefined,
+  });
   const duration = durationBound(o, {
     smoke,
     engine,
@@ -436,6 +444,7 @@ export function benchSettingsFrom(
     genAiSemconv: genAiSemconvVersion(env),
     ...sharding.settings,
     ...(sessions === undefined ? {} : { sessions }),
+    ...(agent === undefined ? {} : { agent }),
     ...cancellationOf(o, engine),
     warmups: vllm.warmups,
     ...(vllm.probeRequestRate > 0 ? { probeRequestRate: vllm.probeRequestRate } : {}),

@@ -60,7 +60,7 @@ export const SWEEP_OWN_OPTIONS = [
     type: 'string',
     default: 'rate',
     valueName: 'WHAT',
-    help: 'With --slo: rate = the highest request rate; concurrency = the highest --max-concurrency at rate inf',
+    help: 'With --slo: rate = the highest request rate; concurrency = the highest --max-concurrency at rate inf; sessions = the most agent sessions in flight (--dataset-name agentic)',
   },
   {
     name: 'slo-bisections',
@@ -110,8 +110,26 @@ function sweptParameter(
   hasRates: boolean,
 ): { parameter: SweepParameter; concurrencies: number[] | undefined } {
   const search = commandLine.options['search'];
-  if (search !== 'rate' && search !== 'concurrency')
-    throw new UsageError(`--search takes rate or concurrency (got '${search}')`);
+  if (search !== 'rate' && search !== 'concurrency' && search !== 'sessions')
+    throw new UsageError(`--search takes rate, concurrency or sessions (got '${search}')`);
+  const agentic = ['agentic', 'aiperf_sessions'].includes(String(commandLine.options['dataset-name']));
+  if (search === 'sessions' && !agentic)
+    throw new UsageError(
+      '--search sessions replays agent sessions: give --dataset-name agentic (or aiperf_sessions) --dataset-path TRACE',
+    );
+  if (agentic && search !== 'sessions')
+    throw new UsageError(
+      'an agentic trace is swept by its sessions in flight: give --slo EXPR --search sessions',
+    );
+  if (search === 'sessions') {
+    if (!hasSlos)
+      throw new UsageError(
+        '--search sessions needs --slo EXPR (it searches for the most sessions within it)',
+      );
+    if (commandLine.options['concurrencies'] !== undefined || hasRates)
+      throw new UsageError('--search sessions finds its own levels: leave out --rates and --concurrencies');
+    return { parameter: 'sessions', concurrencies: undefined };
+  }
   const listed = commandLine.options['concurrencies'];
   let concurrencies: number[] | undefined;
   try {
@@ -139,6 +157,7 @@ export const sweepCommand = defineCommand({
   usage: [
     'sweep --base-url URL [--rates 1,2,4,8 | --rates auto --steps 5 | --concurrencies 1,2,4,8] [bench flags]',
     "sweep --base-url URL --slo 'ttft_p99 < 500ms' [--search rate | --search concurrency] [bench flags]",
+    "sweep --base-url URL --dataset-name agentic --dataset-path TRACE --slo 'ttft_p99 < 500ms' --search sessions",
   ],
   options: SWEEP_OPTIONS,
   allowPositionals: true,
