@@ -1,5 +1,6 @@
 // `tokenmeter bench --dataset-name agentic` as a user runs it, against the simulator: the report's Agent sessions
-// section and the sessions table (TTFT by turn), the result JSON's new keys beside vLLM's unchanged ones; bad input
+// section and the sessions table (TTFT by turn), the result JSON's new keys beside vLLM's unchanged ones, the HTML
+// page's Agent sessions section; bad input
 // (missing or contradictory fields, turns of one session that overlap, a tool call the client never answered)
 // refused in one line with exit 1 before anything is sent; and a server that fails turns mid-session: every turn
 // sent has its record, and the turns after a failed one are counted as not sent, so nothing is lost.
@@ -67,10 +68,21 @@ test('bench replays an agentic trace and answers in agent terms', async () => {
       'agentic.json',
       '--records-file',
       join(dir, 'records.jsonl'),
+      '--html',
+      join(dir, 'agentic.html'),
     ],
     cleanEnv(),
   );
   assert.equal(result.code, 0, result.stderr);
+  const page = readFileSync(join(dir, 'agentic.html'), 'utf8');
+  assert.match(
+    page,
+    /<h2>Agent sessions<\/h2>.*<caption>Per session<\/caption>.*<th>Tool calls answered<\/th><td>18<\/td>/s,
+  );
+  assert.match(
+    page,
+    /<caption>TTFT by turn \(ms, p50 \/ p99\)<\/caption><tbody><tr><th>Turn 1 \(9\/9 ok\)<\/th>/,
+  );
   assert.match(result.stdout + result.stderr, /dataset: agentic trace .*\(9 sessions\), 27 requests/);
   assert.match(result.stdout, /-+ Agent sessions -+\nSessions \(completed \/ replayed\):\s+9 \/ 9\n/);
   assert.match(result.stdout, /Turns per session \(mean \/ max\):\s+3\.00 \/ 3\n/);

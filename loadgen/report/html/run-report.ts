@@ -11,6 +11,7 @@ import { interruptionNote } from '../interruption.js';
 import { stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
+import { agentPanel } from './agent-panel.js';
 import { breakdownOverTimeChart, hasSegmentData, waterfallChart } from './breakdown-charts.js';
 import { escapeHtml } from './escape.js';
 import { gpuPanel } from './gpu-panel.js';
@@ -46,6 +47,7 @@ export function renderRunReport(data: RunReportData): string {
   const splits = breakdownFromResult(result);
   const server = serverCharts(serverMetricsFromResult(result), records);
   const gpus = gpuPanel(result);
+  const agent = agentPanel(result);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
     stringField(result, 'model_id'),
@@ -83,6 +85,7 @@ export function renderRunReport(data: RunReportData): string {
                 : `<p class="message">${escapeHtml(NO_SEGMENTS)}</p>`,
             ),
           ]),
+      ...(agent === null ? [] : [section('Agent sessions', agent)]),
       section('Charts', charts),
       ...(server.length === 0
         ? []
