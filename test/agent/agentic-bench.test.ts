@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
+import { runCli } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';
 import { writeTrace } from './helpers/agent-fixtures.js';
@@ -197,4 +198,59 @@ test('turns a failing server refused end their sessions: every sent turn recorde
       !lines.some((r) => r.sessionId === f.sessionId && r.turn > f.turn),
       `${f.sessionId} ended at its failure`,
     );
+});
+
+test('an AIPerf session trace replays on --session-rate, and without one says its sessions have no start', async () => {
+  const dir = scratchDir();
+  // Three sessions of two turns, a 10 ms delay before each second turn; no timestamps, no protocol, no tool counts.
+  const lines = [0, 1, 2].flatMap((s) => [
+    { session_id: `a${s}`, input_length: 600, output_length: 8, hash_ids: [1, 100 + s] },
+    { session_id: `a${s}`, delay: 10, input_length: 900, output_length: 8, hash_ids: [1, 100 + s] },
+  ]);
+  const trace = traceFile(dir, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  const args = [
+    '--base-url',
+    sim.url,
+    '--dataset-name',
+    'aiperf_sessions',
+    '--dataset-path',
+    trace,
+    '--ignore-eos',
+  ];
+  const none = join(dir, 'none.jsonl');
+  const refused = await bench([...args, '--records-file', none], cleanEnv());
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(existsSync(none), false, 'nothing sent, no records');
+  // After the run's header lines, before anything is sent.
+  assert.match(
+    refused.stderr.trim().split('\n').pop() as string,
+    /^tokenmeter bench: \S+trace\.jsonl: its sessions have no start times: start them with --session-rate or --concurrent-sessions$/,
+  );
+  const result = await bench([...args, '--session-rate', '20', '--no-records'], cleanEnv());
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /Sessions \(completed \/ replayed\):\s+3 \/ 3\n/);
+});
+
+test('sweep --search sessions and agentic traces are refused where they mean nothing, exit 2', async () => {
+  const dir = scratchDir();
+  const trace = traceFile(dir, writeTrace({ ...SHAPE, sessions: 2 }));
+  const cases: [string[], RegExp][] = [
+    [
+      ['--slo', 'ttft_p99 < 1s', '--search', 'sessions'],
+      /--search sessions replays agent sessions: give --dataset-name agentic/,
+    ],
+    [
+      ['--dataset-name', 'agentic', '--dataset-path', trace, '--slo', 'ttft_p99 < 1s'],
+      /an agentic trace is swept by its sessions in flight/,
+    ],
+    [
+      ['--dataset-name', 'agentic', '--dataset-path', trace, '--search', 'sessions'],
+      /--search sessions needs --slo EXPR/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const result = await runCli(['sweep', '--base-url', sim.url, ...args], cleanEnv());
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
 });
