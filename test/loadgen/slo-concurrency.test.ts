@@ -195,6 +195,9 @@ test('flag combinations a concurrency sweep cannot mean are refused with exit 2'
   );
   await refused(['--concurrencies', '0,2'], /--concurrencies takes whole numbers from 1 to 4096/);
   await refused(['--concurrencies', '1.5'], /--concurrencies takes whole numbers/);
-  await refused(['--slo', 'ttft_p99 < 1s', '--search', 'tokens'], /--search takes rate, concurrency or sessions/);
+  await refused(
+    ['--slo', 'ttft_p99 < 1s', '--search', 'tokens'],
+    /--search takes rate, concurrency or sessions/,
+  );
   await refused(['--search', 'rate'], /--search says what --slo moves/);
 });
