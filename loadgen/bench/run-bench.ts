@@ -405,7 +405,12 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
       ...sessions.counts,
     });
   if (agent !== undefined)
-    seen.set(sessionsFeature, { sessions: agent.sessions, turnsPlanned: requests.length, ...agent.counts });
+    seen.set(sessionsFeature, {
+      sessions: agent.sessions,
+      turnsPlanned: requests.length,
+      ...agent.counts,
+      from: 'agentic trace',
+    });
   const interruption = interruptionOf(interruptedAt, records, requests.length);
   const probed = probeRecords === undefined ? undefined : probeStats(probeRecords);
   return {

@@ -63,6 +63,8 @@ export interface SessionCounts {
 export interface SessionRunCounts extends SessionCounts {
   readonly sessions: number;
   readonly turnsPlanned: number;
+  /** What the sessions were: --multi-turn's conversations (absent) or an agentic trace's sessions. */
+  readonly from?: 'agentic trace';
 }
 
 export function createSessionEngine(pacing: SessionPacing, counts: SessionCounts): Engine {

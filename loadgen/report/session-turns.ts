@@ -72,7 +72,7 @@ function ms(value: number): string {
 export function formatSessionsSection(turns: readonly TurnFigures[], counts: SessionRunCounts): string[] {
   const notSent = counts.notSentAfterFailure + counts.notSentAfterCancel + counts.notSentStopped;
   const lines = [
-    centre(' Sessions (--multi-turn) ', 50, '-'),
+    centre(` Sessions (${counts.from ?? '--multi-turn'}) `, 50, '-'),
     `${padRight('Sessions:', 40)} ${counts.sessions}`,
     `${padRight('Turns sent / planned:', 40)} ${counts.turnsPlanned - notSent} / ${counts.turnsPlanned}`,
   ];

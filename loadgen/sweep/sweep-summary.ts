@@ -126,7 +126,8 @@ function stoppedEarlyJson(stop: SweepStop) {
 
 /**
  * --slo: the capacity, its bracket and intervals, and every level tried with each SLO's value there. The load's
- * keys name its unit: capacity_rps and a trial's rate, or capacity_concurrency and a trial's concurrency.
+ * keys name its unit: capacity_rps and a trial's rate, capacity_concurrency and a trial's concurrency, or
+ * capacity_sessions and a trial's sessions in flight.
  */
 function sloCapacityJson(capacity: SloCapacity) {
   const interval = (i: { low: number; high: number } | null) =>
@@ -174,8 +175,14 @@ export function sweepSummaryJson(
     num_prompts_per_level: context.promptsPerLevel,
     level_seconds: context.levelSeconds,
     max_concurrency: context.maxConcurrency,
-    // What the levels moved: their request rate, or their concurrency at an unbounded rate.
-    swept: levels.some((l) => l.concurrency !== undefined) ? 'concurrency' : 'rate',
+    // What the levels moved: their request rate, their concurrency at an unbounded rate, or (an SLO search over
+    // an agentic trace) the sessions in flight.
+    swept:
+      capacity?.parameter === 'sessions'
+        ? 'sessions'
+        : levels.some((l) => l.concurrency !== undefined)
+          ? 'concurrency'
+          : 'rate',
     goodput: context.goodput,
     probes,
     levels: levels.map(levelJson),

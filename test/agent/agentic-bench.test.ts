@@ -88,6 +88,7 @@ test('bench replays an agentic trace and answers in agent terms', async () => {
   assert.match(result.stdout, /-+ Agent sessions -+\nSessions \(completed \/ replayed\):\s+9 \/ 9\n/);
   assert.match(result.stdout, /Turns per session \(mean \/ max\):\s+3\.00 \/ 3\n/);
   assert.match(result.stdout, /Tool calls answered:\s+18\n/);
+  assert.match(result.stdout, /-+ Sessions \(agentic trace\) -+\n/);
   assert.match(result.stdout, /Turn {2}ok\/sent.*\n +1 +9\/9 .*\n +2 +9\/9 .*\n +3 +9\/9 /);
   const saved = JSON.parse(readFileSync(join(dir, 'agentic.json'), 'utf8'));
   assert.equal(saved.completed, 27);

@@ -76,6 +76,7 @@ test('sweep --search sessions finds how many sessions hold the SLO, and a bench 
   const capacity = Number(held[1]);
   assert.ok(capacity >= 1, `capacity ${capacity}`);
   const summary = JSON.parse(readFileSync(join(dir, 'sweep', 'sweep-summary.json'), 'utf8'));
+  assert.equal(summary.swept, 'sessions');
   assert.equal(summary.slo_capacity.searched, 'sessions');
   assert.equal(summary.slo_capacity.capacity_sessions, capacity);
 
