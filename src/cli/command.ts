@@ -1,3 +1,5 @@
+// What every `tokenmeter <command>` is: the Command interface main.ts runs, and defineCommand, which gives a
+// command's run its flags' values typed from its own option specs.
 import {
   type OptionSpec,
   type OptionValues,

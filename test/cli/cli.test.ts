@@ -1,3 +1,4 @@
+// The CLI as a user meets it: --version, every command's --help, and a mistake's one line with exit status 2.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// tokenmeter print-config: a snippet for every client, /v1 where that client needs it, exit 2 for an unknown one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CLIENT_NAMES } from '../../src/client-config/client-snippets.js';

@@ -1,3 +1,4 @@
+// tokenmeter compare through the CLI: the table, --json, --html, and the exit statuses of its mistakes.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// compare-runs: deltas, percentages and the better side of a hand-checked pair, and the text table's layout.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareRuns } from '../../loadgen/compare/compare-runs.js';

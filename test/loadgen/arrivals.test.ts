@@ -1,3 +1,4 @@
+// The arrival schedule: gamma gaps by burstiness, seeded and never going backwards, rate inf at t = 0.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { arrivalSchedule } from '../../loadgen/arrivals.js';

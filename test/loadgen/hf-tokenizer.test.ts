@@ -1,3 +1,4 @@
+// Tokenizers: a Hugging Face tokenizer.json counts as the Python tokenizer does; the built-in rule; bad paths.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,3 +1,4 @@
+// The streaming JSON array splitter: every element at any read size, oversized elements, a file cut short.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

@@ -1,3 +1,4 @@
+// numpy's statistics reproduced: linear percentiles, mean, population std, median, pairwise summation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mean, median, percentile, percentiles, std, sum } from '../../loadgen/metrics/numpy-stats.js';

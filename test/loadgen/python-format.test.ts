@@ -1,3 +1,4 @@
+// Python's number formatting reproduced for vLLM's summary: {:.2f}, str(float), padding and centring.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

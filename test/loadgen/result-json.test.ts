@@ -1,3 +1,4 @@
+// The result JSON: vLLM's file name and keys (ms summaries, seconds in arrays), our extras under "tokenmeter".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extraMetrics } from '../../loadgen/metrics/extra-metrics.js';

@@ -1,3 +1,4 @@
+// The ShareGPT reader: malformed entries skipped and counted at any read size; the bundled sample is clean.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

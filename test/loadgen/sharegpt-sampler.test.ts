@@ -1,3 +1,4 @@
+// The ShareGPT sampler: vLLM's length rules, --num-prompts, the seed, and oversampling when too few pass.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

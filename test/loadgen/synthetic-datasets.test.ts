@@ -1,3 +1,4 @@
+// The random and JSONL datasets: exact or ranged seeded lengths; JSONL prompts, malformed lines reported.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

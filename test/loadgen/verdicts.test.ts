@@ -1,3 +1,4 @@
+// The verdicts: failures with their bodies and hints, the TTFT spread and long prompts, lag against the cap.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extraMetrics } from '../../loadgen/metrics/extra-metrics.js';

@@ -1,3 +1,4 @@
+// vLLM's metrics from records: a hand-computed run, goodput and its SLOs, all-failed runs reporting zeros.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

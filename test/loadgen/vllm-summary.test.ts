@@ -1,3 +1,4 @@
+// vLLM's summary block byte for byte, and its optional rows and sections following the flags.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { extraMetrics } from '../../loadgen/metrics/extra-metrics.js';

@@ -1,3 +1,4 @@
+// The meter's gap bucket counts equal prom-client's for the same gaps, at the bounds and their neighbours.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';

@@ -1,3 +1,4 @@
+// The output token counter: counted in pieces, the total is the whole text's estimate, wherever it is cut.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OutputTokenCounter } from '../../src/measure/output-token-counter.js';

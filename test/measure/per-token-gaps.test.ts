@@ -1,3 +1,4 @@
+// Per-token gaps: a gap before a chunk of k tokens is k gaps of g / k; chunks without tokens add none.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { perTokenGaps } from '../../src/measure/stream-figures.js';

@@ -1,3 +1,4 @@
+// Stream figures as vLLM defines them (TTFT, last token, TPOT, ITL) against hand-computed values.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { streamFigures } from '../../src/measure/stream-figures.js';

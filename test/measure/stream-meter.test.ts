@@ -1,3 +1,4 @@
+// StreamMeter on a recorded chat stream: role-only deltas, the usage chunk and [DONE] are never content.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { streamFigures } from '../../src/measure/stream-figures.js';

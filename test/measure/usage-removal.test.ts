@@ -1,3 +1,4 @@
+// The usage-only chunk the gateway asked for is measured and removed; every other byte passes unchanged.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StreamMeter } from '../../src/measure/stream-meter.js';

@@ -1,3 +1,4 @@
+// Each protocol's non-streamed answer reader: usage, finish reason, estimates, and errors inside a 200.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PROTOCOLS, protocolByName } from '../../src/protocols/index.js';

@@ -1,3 +1,4 @@
+// The chat stream classifier: what is content (text, reasoning, refusal, tool arguments) and what is not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiChatClassifier } from '../../src/protocols/openai-chat/stream-classifier.js';

@@ -1,3 +1,4 @@
+// The completions stream classifier: choices[].text is content; the rest is read as for chat.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openAiCompletionsClassifier } from '../../src/protocols/openai-completions/stream-classifier.js';

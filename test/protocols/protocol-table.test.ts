@@ -1,3 +1,4 @@
+// The protocol table: one folder and one frozen descriptor per protocol, unique endpoints and families.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// The HTML reports escape everything from the data and forbid scripts and fetches in the page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadRun } from '../../loadgen/compare/run-records.js';

@@ -1,3 +1,4 @@
+// The run report page: its charts, verdicts from saved records, and a result saved without --save-detailed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../loadgen/record.js';

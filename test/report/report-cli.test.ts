@@ -1,3 +1,4 @@
+// tokenmeter report through the CLI: a run, a sweep or a comparison page by its input; its mistakes' statuses.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

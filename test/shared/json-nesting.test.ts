@@ -1,3 +1,4 @@
+// The JSON scanners' nesting bound: counted exactly, brackets inside strings not counted.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/shared/json-bytes.js';

@@ -1,3 +1,4 @@
+// The built-in token estimate counts words, punctuation, CJK characters and emoji as documented.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { estimateTokens } from '../../src/shared/token-estimate.js';

@@ -1,3 +1,4 @@
+// The simulator's Anthropic Messages: stream events and usage, non-streamed messages, its error formats.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';

@@ -1,3 +1,5 @@
+// The simulator's faults: error rates and bodies, 429 with Retry-After, streams cut or stalled, errors inside a
+// 200.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';

@@ -1,3 +1,4 @@
+// The simulator's generation parameters: max tokens, ignore_eos, stop strings and their finish reasons.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { estimateTokens } from '../../src/shared/token-estimate.js';

@@ -1,3 +1,4 @@
+// The simulator's /metrics under vLLM's names, and its ground truth at /sim/stats and /sim/truth/:id.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request } from 'undici';

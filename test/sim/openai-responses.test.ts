@@ -1,3 +1,4 @@
+// The simulator's OpenAI Responses: stream events, response.incomplete, non-streamed responses, errors.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';

@@ -1,3 +1,4 @@
+// The simulator's request errors: a missing or wrong key, an unknown model, malformed JSON.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';

@@ -1,3 +1,4 @@
+// The simulator's chat wire format: role delta, content deltas, finish chunk, usage chunk only when asked, [DONE].
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';

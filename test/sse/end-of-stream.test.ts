@@ -1,3 +1,4 @@
+// The SSE parser at the end of a stream: a final event without its blank line, endedMidEvent, bytes after end().
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseParser } from '../../src/sse/sse-parser.js';

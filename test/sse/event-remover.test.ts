@@ -1,3 +1,4 @@
+// The SSE event remover: the usage-only event removed at every split point, everything else byte-identical.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseEventRemover } from '../../src/sse/event-remover.js';

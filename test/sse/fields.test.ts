@@ -1,3 +1,4 @@
+// SSE fields: the one optional space after data:, several data lines joined, comment lines skipped.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bytes, collectEvents } from './collect-events.js';

@@ -1,3 +1,4 @@
+// SSE line ends: LF, CRLF and lone CR, a CRLF split between two chunks counted once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseParser } from '../../src/sse/sse-parser.js';

@@ -1,3 +1,4 @@
+// The SSE parser's bound: an event over maxEventBytes skipped whole, parsing resumed at the next one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseParser } from '../../src/sse/sse-parser.js';

@@ -1,3 +1,4 @@
+// The SSE parser on a recorded chat stream: the same events whole, split at every point, or byte by byte.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { byteByByte, collectEvents } from './collect-events.js';
