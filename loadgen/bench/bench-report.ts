@@ -146,10 +146,7 @@ interface IntendedLatency {
   e2el: MetricStats;
 }
 
-function intendedLatency(
-  records: readonly RequestRecord[],
-  percentiles: readonly number[],
-): IntendedLatency {
+function intendedLatency(records: readonly RequestRecord[], percentiles: readonly number[]): IntendedLatency {
   const ttfts: number[] = [];
   const e2els: number[] = [];
   for (const r of records) {
