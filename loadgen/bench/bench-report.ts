@@ -6,7 +6,7 @@ import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatCostReport } from '../cost/cost-report.js';
 import { compareWithGateway, type GatewayComparison, readGatewayRecords } from '../gateway-timings.js';
-import { type MetricStats, metricStats } from '../metrics/metric-stats.js';
+import { type MetricStats, metricStats } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { interruptionLine } from '../report/interruption.js';

@@ -4,7 +4,7 @@
 
 import { recordsFilesAt } from '../../src/measure/record-files.js';
 import { type Backend, backendProtocol, requestHeaders } from '../../src/protocols/backends.js';
-import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { checkInputFile, type LoadedDataset, loadDataset, RECORDS_FILE_SHAPE } from './load-dataset.js';
 import { discoverModel } from './model-discovery.js';

@@ -22,7 +22,7 @@ import { sessionsFeature } from '../report/session-turns.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
-import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
 import { aggregateRun, type BenchRunResult, type RunOutput } from './aggregate.js';
