@@ -16,7 +16,7 @@ import { sampleRandom } from '../loadgen/datasets/random-dataset.js';
 import { createOpenLoopEngine } from '../loadgen/engine/open-loop-engine.js';
 import { percentile } from '../loadgen/metrics/numpy-stats.js';
 import { type RequestRecord, scheduleLagMs } from '../loadgen/record.js';
-import { builtinTokenizer } from '../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../loadgen/tokenizer/tokenizer.js';
 import { spawnSimulator } from './helpers/spawn-simulator.js';
 
 const { values } = parseArgs({

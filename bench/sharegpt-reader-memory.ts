@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ShareGptReader } from '../loadgen/datasets/sharegpt-reader.js';
 import { sampleShareGpt } from '../loadgen/datasets/sharegpt-sampler.js';
-import { builtinTokenizer } from '../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../loadgen/tokenizer/tokenizer.js';
 import { SeededRandom } from '../src/shared/random.js';
 
 const WORDS =

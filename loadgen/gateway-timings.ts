@@ -9,7 +9,7 @@ import { readRecordsText } from '../src/measure/record-files.js';
 import { parseRecordLines } from '../src/measure/record-lines.js';
 import { fileErrorReason } from '../src/shared/regular-file.js';
 import { UserFacingError } from '../src/shared/user-facing-error.js';
-import { type MetricStats, metricStats } from './metrics/metric-stats.js';
+import { type MetricStats, metricStats } from './metrics/numpy-stats.js';
 import type { RequestRecord } from './record.js';
 
 /** The fields used here; a records file from another version of the gateway may have more. */

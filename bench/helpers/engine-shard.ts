@@ -10,7 +10,7 @@ import { sampleRandom } from '../../loadgen/datasets/random-dataset.js';
 import { createOpenLoopEngine } from '../../loadgen/engine/open-loop-engine.js';
 import { scheduleLagMs } from '../../loadgen/record.js';
 import { takeShard } from '../../loadgen/shards/shard-spec.js';
-import { builtinTokenizer } from '../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../loadgen/tokenizer/tokenizer.js';
 
 export interface ShardJob {
   readonly url: string;

@@ -3,7 +3,7 @@
 // that protocol's key header), the bodies' extra fields as the run's flags give them, and the sessions' starts:
 // recorded, at --session-rate, or --concurrent-sessions in flight.
 
-import { BACKEND_OF_FAMILY, backendProtocol } from '../../src/protocols/backends.js';
+import { BACKEND_OF_FAMILY, backendProtocol, requestHeaders } from '../../src/protocols/backends.js';
 import { type ProtocolName, protocolByName } from '../../src/protocols/index.js';
 import { AgentReplay } from '../agent/agent-replay.js';
 import { needsSessionStarts, turnRequests } from '../agent/agentic-dataset.js';
@@ -16,7 +16,6 @@ import type { SessionCounts } from '../engine/session-engine.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { type AgentApi, DEFAULT_AGENT_BLOCK_TOKENS } from '../traces/agent-sessions.js';
 import type { LoadedDataset } from './load-dataset.js';
-import { requestHeaders } from './request-headers.js';
 import type { BenchSettings } from './settings.js';
 
 const FAMILY_OF_API: Readonly<Record<AgentApi, 'chat' | 'responses' | 'messages' | 'completions'>> = {

@@ -6,7 +6,8 @@ import { type OtlpExportSettings, shownTracesUrl } from '../../src/tracing/otlp-
 import type { SpanExportCounts } from '../../src/tracing/span-export.js';
 import { formatCostReport } from '../cost/cost-report.js';
 import { compareWithGateway, type GatewayComparison, readGatewayRecords } from '../gateway-timings.js';
-import type { MetricStats } from '../metrics/metric-stats.js';
+import { type MetricStats, metricStats } from '../metrics/numpy-stats.js';
+import type { RequestRecord } from '../record.js';
 import { formatExtraSummary } from '../report/extra-summary.js';
 import { interruptionLine } from '../report/interruption.js';
 import { centre, padRight } from '../report/python-format.js';
@@ -14,7 +15,6 @@ import { formatVerdicts } from '../report/verdicts.js';
 import { floatRow, formatVllmSummary } from '../report/vllm-summary.js';
 import { type BenchRunResult, vllmSectionsOf } from './aggregate.js';
 import { featureLines, featureText } from './features.js';
-import { intendedLatency } from './intended-latency.js';
 import { recordsLostLine } from './records-file.js';
 import type { BenchSettings, DurationBound } from './settings.js';
 
@@ -133,4 +133,27 @@ export function loadgenSummaryFor(result: BenchRunResult, settings: BenchSetting
           settings.metricPercentiles,
         );
   return formatBenchReport(result, settings, gateway);
+}
+
+// ---- Latency from the intended send time ----
+// Latency measured from when the schedule wanted each request sent, beside vLLM's (from the actual send). When
+// the client queued a request (--max-concurrency) or sent it late, the user still waited from the intended
+// moment; this is the coordinated-omission-free figure (Gil Tene), and the gap between the two says how much
+// the client side added.
+
+interface IntendedLatency {
+  ttft: MetricStats;
+  e2el: MetricStats;
+}
+
+function intendedLatency(records: readonly RequestRecord[], percentiles: readonly number[]): IntendedLatency {
+  const ttfts: number[] = [];
+  const e2els: number[] = [];
+  for (const r of records) {
+    if (r.outcome !== 'ok' || r.sentAtMs === null) continue;
+    const delay = r.sentAtMs - r.intendedOffsetMs;
+    if (r.ttftMs !== null) ttfts.push(r.ttftMs + delay);
+    if (r.lastTokenMs !== null) e2els.push(r.lastTokenMs + delay);
+  }
+  return { ttft: metricStats(ttfts, percentiles), e2el: metricStats(e2els, percentiles) };
 }

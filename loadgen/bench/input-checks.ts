@@ -3,9 +3,8 @@
 // which asks this of a command or config, and bench say the same sentence).
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { BUILTIN_TOKENIZER_NAME } from '../tokenizer/builtin-tokenizer.js';
 import { locateTokenizer } from '../tokenizer/hf-tokenizer.js';
-
+import { BUILTIN_TOKENIZER_NAME } from '../tokenizer/tokenizer.js';
 import { checkDatasetFiles, DATASET_NAMES, type DatasetName } from './load-dataset.js';
 
 export interface BenchFiles {

@@ -1,9 +1,12 @@
 // --dataset-name and its flags -> the requests to send. Without --dataset-path, ShareGPT means the bundled
 // sample (loadgen/data/sharegpt-sample.json), so a first run needs no download.
 
+import type { Stats } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordsFilesAt } from '../../src/measure/record-files.js';
 import type { EndpointFamily } from '../../src/protocols/index.js';
+import { checkRegularFile, fileErrorReason, NotRegularFileError } from '../../src/shared/regular-file.js';
 import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadAgenticTrace } from '../agent/agentic-dataset.js';
 import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
@@ -20,7 +23,6 @@ import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
 import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
 import { sampleMooncakeTrace } from '../traces/mooncake-trace.js';
 import { sampleTimedTrace, TIMED_TRACE_DEFAULTS, type TimedTraceLabels } from '../traces/timed-trace.js';
-import { checkInputFile } from './input-file.js';
 import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = [
@@ -320,4 +322,40 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
       };
     }
   }
+}
+
+// ---- Input files, checked before anything is sent ----
+// A file a run reads (--dataset-path, --gateway-records), checked before anything is sent: a typo, a folder, a
+// file this user cannot read or an empty file is one line that names the flag and says what was expected, not an
+// ENOENT stack from the stream that would have read it.
+
+/**
+ * Throws a UserFacingError unless `path` is a file this process can read, and not empty unless `mayBeEmpty` (a
+ * gateway's records file exists from the gateway's start, empty until its first request ends, and is read when
+ * the run is over).
+ */
+export async function checkInputFile(
+  flag: string,
+  path: string,
+  whatItHolds: string,
+  mayBeEmpty = false,
+): Promise<void> {
+  const named = `${flag} ${path}`;
+  let stats: Stats;
+  try {
+    stats = await checkRegularFile(path);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) {
+      const what = error.isFolder ? ' is a folder: name the file in it' : `: ${error.message}`;
+      throw new UserFacingError(`${named}${what}`, { cause: error });
+    }
+    // The article's bench_config.json is a settings file: named here, it was meant for --config.
+    const hint =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' && /config/i.test(basename(path))
+        ? '; a settings file goes to --config'
+        : '';
+    throw new UserFacingError(`${named}: ${fileErrorReason(error)}${hint}`, { cause: error });
+  }
+  if (stats.size === 0 && !mayBeEmpty)
+    throw new UserFacingError(`${named} is empty: expected ${whatItHolds}`);
 }

@@ -55,7 +55,7 @@ export async function discoverModel(
         hintForUpstreamStatus(response.statusCode, {
           path,
           errorText: text,
-          // The lookup carries the run's key header (request-headers.ts): the backend's protocol's.
+          // The lookup carries the run's key header (requestHeaders in src/protocols/backends.ts): its protocol's.
           keyHeader: keyHeaderShown(backendProtocol(target.backend).auth),
           ...(keySource ? { keySource } : {}),
         }) ?? fix;

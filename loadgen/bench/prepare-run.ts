@@ -3,14 +3,11 @@
 // settle the model, tokenizer and dataset. Nothing is printed here; each line goes to the caller's `say`.
 
 import { recordsFilesAt } from '../../src/measure/record-files.js';
-import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import { type Backend, backendProtocol, requestHeaders } from '../../src/protocols/backends.js';
+import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
-import { backendWarnings } from './backend-notes.js';
-import { checkInputFile } from './input-file.js';
-import { type LoadedDataset, loadDataset, RECORDS_FILE_SHAPE } from './load-dataset.js';
+import { checkInputFile, type LoadedDataset, loadDataset, RECORDS_FILE_SHAPE } from './load-dataset.js';
 import { discoverModel } from './model-discovery.js';
-import { proxyNotes } from './proxy-env.js';
-import { requestHeaders } from './request-headers.js';
 import type { BenchSettings } from './settings.js';
 
 /** One line for the user (the CLI writes it to stderr). */
@@ -64,4 +61,49 @@ export async function prepareRun(
   say(`dataset: ${dataset.description}, ${dataset.requests.length} requests`);
   for (const note of dataset.notes) say(`note: ${note}`);
   return { modelId, sentModel: settings.servedModelName ?? modelId, tokenizer, dataset };
+}
+
+// ---- What the backend cannot do of what was asked ----
+// What the chosen backend cannot do of what was asked, said once before the run (not per request), so that the
+// numbers are read for what they are.
+
+interface NotedPayload {
+  readonly ignoreEos: boolean;
+}
+
+function backendWarnings(backend: Backend, payload: NotedPayload): string[] {
+  const warnings: string[] = [];
+  if (payload.ignoreEos && !backendProtocol(backend).hasIgnoreEos) {
+    // ignore_eos is vLLM's extension of OpenAI's bodies; these protocols have no way to forbid an early stop.
+    warnings.push(
+      `--ignore-eos has no equivalent in --backend ${backend} and is not sent: output lengths are the model's own ` +
+        '(the requested length is only a ceiling), so output token counts, TPOT and throughput are not comparable ' +
+        'with an ignore_eos run. A vLLM server may accept it through --extra-body \'{"ignore_eos": true}\'.',
+    );
+  }
+  return warnings;
+}
+
+// ---- Proxy variables ----
+// Proxy variables left over in the shell are a classic cause of "local proxy failed" with Python tools, which
+// honour them. tokenmeter bench connects directly and ignores them; it says so, so that a user comparing with
+// another tool knows one of the two went through a proxy. Credentials in the values are masked.
+
+const PROXY_VARIABLES = ['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy'];
+
+function mask(value: string): string {
+  return value.replace(/\/\/[^/@]*@/, '//***@');
+}
+
+/** One line per proxy variable set, in any letter case. */
+function proxyNotes(env: NodeJS.ProcessEnv): string[] {
+  const notes: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value === '' || !PROXY_VARIABLES.includes(name.toLowerCase())) continue;
+    notes.push(
+      `${name}=${mask(value)} is set: tokenmeter connects directly and ignores it (Python tools such as vLLM's ` +
+        'benchmark would use it; unset it if you compare the two)',
+    );
+  }
+  return notes;
 }

@@ -3,7 +3,7 @@
 // aggregate.ts makes the figures of them. The bench and sweep commands and the demo call runBench and decide what
 // to show.
 
-import { backendProtocol } from '../../src/protocols/backends.js';
+import { backendProtocol, requestHeaders } from '../../src/protocols/backends.js';
 import { keyHeaderShown } from '../../src/protocols/index.js';
 import type { SpanExport } from '../../src/tracing/span-export.js';
 import { arrivalSchedule } from '../arrivals.js';
@@ -22,7 +22,7 @@ import { sessionsFeature } from '../report/session-turns.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
 import { shardOfRun } from '../shards/shard-of-run.js';
 import { startTimeMs } from '../shards/start-instant.js';
-import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
 import { type AgentRun, agentRunOf } from './agent-run.js';
@@ -35,7 +35,6 @@ import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { PROBE_OUTPUT_TOKENS, PROBE_PROMPT, ProbeLoop, probeStats } from './probe-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
-import { requestHeaders } from './request-headers.js';
 import { RunSpanReceiver } from './run-span-receiver.js';
 import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';

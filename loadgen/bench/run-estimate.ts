@@ -4,7 +4,7 @@
 
 import { calibrateOnSmoke, estimateRun, type RunEstimate, type SmokeCalibration } from '../cost/estimate.js';
 import type { RequestRecord } from '../record.js';
-import { loadTokenizer } from '../tokenizer/load-tokenizer.js';
+import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import type { LoadedDataset } from './load-dataset.js';
 import { loadDataset } from './load-dataset.js';

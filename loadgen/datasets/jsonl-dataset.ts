@@ -8,13 +8,12 @@
 
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
-import { jsonObjectOfLine } from './json-line.js';
-import { oversample } from './oversample.js';
-import type { SampledDataset, SampleRequest } from './sample-request.js';
+import { oversample, type SampledDataset, type SampleRequest } from './sample-request.js';
 
 export const DEFAULT_JSONL_OUTPUT_TOKENS = 256;
 const MAX_REASONS = 5;

@@ -11,16 +11,15 @@
 // The vocabulary is tokenmeter's common words, one token each under the built-in tokenizer, so with it the
 // prompts, lengths and order are exactly those vLLM's code gives for a tokenizer of that vocabulary
 // (test/loadgen/vllm-schedule.test.ts). With a model's tokenizer vLLM draws ids over that tokenizer's
-// vocabulary instead; here prefix and suffix are each fitted to their length (loadgen/datasets/fit-to-tokens.ts),
-// so prompts of one prefix still begin with the same text.
+// vocabulary instead; here prefix and suffix are each fitted to their length (fitToTokens in
+// loadgen/datasets/text-of-length.ts), so prompts of one prefix still begin with the same text.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { NumpyRandomState } from '../vllm-random/numpy-random-state.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
-import { COMMON_WORDS } from './common-words.js';
-import { fitToTokens } from './fit-to-tokens.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
+import { COMMON_WORDS, fitToTokens } from './text-of-length.js';
 
 export interface PrefixRepetitionOptions {
   numPrompts: number;

@@ -4,19 +4,19 @@
 // is a single value), then every vocabulary offset, then the shared prefix's `prefixLen` token ids. Request i's
 // prompt is the prefix followed by vocabulary entries offset + i, offset + i + 1, ... (wrapping round).
 //
-// The vocabulary is tokenmeter's common words (loadgen/datasets/common-words.ts), one token each under the
-// built-in tokenizer, so with it the lengths, offsets, prefix and prompt text are exactly those vLLM's code
-// gives for a tokenizer of that vocabulary (test/loadgen/vllm-schedule.test.ts). vLLM builds prompts from the
-// model tokenizer's own ids instead, so with a real tokenizer the lengths are still vLLM's but the offsets are
-// drawn over 220 entries rather than the model's vocabulary, and the text differs; where a word is not one token
-// there, words are added or dropped at the end until the count is right, as vLLM re-encodes and pads.
+// The vocabulary is tokenmeter's common words (COMMON_WORDS in loadgen/datasets/text-of-length.ts), one token
+// each under the built-in tokenizer, so with it the lengths, offsets, prefix and prompt text are exactly
+// those vLLM's code gives for a tokenizer of that vocabulary (test/loadgen/vllm-schedule.test.ts). vLLM
+// builds prompts from the model tokenizer's own ids instead, so with a real tokenizer the lengths are still
+// vLLM's but the offsets are drawn over 220 entries rather than the model's vocabulary, and the text differs;
+// where a word is not one token there, words are added or dropped at the end until the count is right, as
+// vLLM re-encodes and pads.
 
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { NumpyGenerator } from '../vllm-random/numpy-generator.js';
-import { COMMON_WORDS } from './common-words.js';
-import { fitToTokens } from './fit-to-tokens.js';
 import type { SampledDataset, SampleRequest } from './sample-request.js';
+import { COMMON_WORDS, fitToTokens } from './text-of-length.js';
 
 export interface RandomDatasetOptions {
   numPrompts: number;

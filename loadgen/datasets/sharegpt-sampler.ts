@@ -16,8 +16,7 @@ import { openRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { PythonRandom } from '../vllm-random/python-random.js';
-import { oversample } from './oversample.js';
-import type { SampledDataset, SampleRequest } from './sample-request.js';
+import { oversample, type SampledDataset, type SampleRequest } from './sample-request.js';
 import {
   isLengthRejection,
   LENGTH_REJECTIONS,

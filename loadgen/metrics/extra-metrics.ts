@@ -14,7 +14,7 @@
 import { type Outcome, PLANNED_CANCEL } from '../../src/measure/outcome.js';
 import { perTokenGaps } from '../../src/measure/stream-figures.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';
-import { type MetricStats, metricStats } from './metric-stats.js';
+import { type MetricStats, metricStats } from './numpy-stats.js';
 
 export interface FailureKind {
   count: number;

@@ -11,7 +11,7 @@
 
 import { inputTokens, type RequestRecord } from '../record.js';
 import type { GoodputSlos, LatencyMetric, QueueMetric } from './metric-options.js';
-import { type MetricStats, metricStats } from './metric-stats.js';
+import { type MetricStats, metricStats } from './numpy-stats.js';
 import { peaks } from './peaks.js';
 
 export interface VllmMetricsOptions {

@@ -1,7 +1,7 @@
 // Our extra figures, printed after vLLM's block in the same row format so the eye reads them the same way.
 
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
-import type { MetricStats } from '../metrics/metric-stats.js';
+import type { MetricStats } from '../metrics/numpy-stats.js';
 import { centre, padRight, percentileWord } from './python-format.js';
 import { floatRow, intRow } from './vllm-summary.js';
 

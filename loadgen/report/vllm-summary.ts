@@ -7,7 +7,7 @@
 
 import type { GpuMetricsRun } from '../gpu-metrics/gpu-tracks.js';
 import type { PercentileMetric } from '../metrics/metric-options.js';
-import type { MetricStats } from '../metrics/metric-stats.js';
+import type { MetricStats } from '../metrics/numpy-stats.js';
 import type { VllmMetrics } from '../metrics/vllm-metrics.js';
 import type { SpecDecodeStats } from '../server-metrics/spec-decode.js';
 import { centre, fixed2, padRight, percentileWord } from './python-format.js';

@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import type { CountOptions, Tokenizer } from './tokenizer.js';
+import { BUILTIN_TOKENIZER_NAME, builtinTokenizer, type CountOptions, type Tokenizer } from './tokenizer.js';
 
 const TOKENIZER_FILE = 'tokenizer.json';
 const CONFIG_FILE = 'tokenizer_config.json';
@@ -97,4 +97,13 @@ export async function loadHuggingFaceTokenizer(spec: string): Promise<Tokenizer>
     encode,
     count: (text, options) => encode(text, options).length,
   };
+}
+
+// ---- Choosing the tokenizer from --tokenizer ----
+// Chooses the tokenizer from `--tokenizer`: none (or "builtin") gives the built-in estimate rule, anything else
+// is a local Hugging Face tokenizer folder or file.
+
+export async function loadTokenizer(spec: string | undefined): Promise<Tokenizer> {
+  if (spec === undefined || spec === '' || spec === BUILTIN_TOKENIZER_NAME) return builtinTokenizer;
+  return loadHuggingFaceTokenizer(spec);
 }

@@ -19,8 +19,8 @@
 // after the previous one arrived (its answer ended after that); a session id that is not printable ASCII is
 // refused as garbage. The result is agent-sessions.ts's AgentTrace.
 import { validSessionId } from '../../src/gateway/sessions/sessions.js';
+import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
-import { jsonObjectOfLine } from '../datasets/json-line.js';
 import {
   AGENT_APIS,
   type AgentApi,

@@ -17,7 +17,7 @@
 // Session ids follow tokenmeter's rule (1 to 128 printable ASCII characters). The format says nothing of the
 // protocol or of tool calls: those are null in the result, agent-sessions.ts's AgentTrace.
 import { validSessionId } from '../../src/gateway/sessions/sessions.js';
-import { jsonObjectOfLine } from '../datasets/json-line.js';
+import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import {
   type AgentTrace,
   AgentTraceError,

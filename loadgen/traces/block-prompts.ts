@@ -5,7 +5,7 @@
 // vocabularies), so a block of N words is about N tokens for any tokenizer and exactly N for the built-in one.
 
 import { hashSeed, SeededRandom } from '../../src/shared/random.js';
-import { COMMON_WORDS } from '../datasets/common-words.js';
+import { COMMON_WORDS } from '../datasets/text-of-length.js';
 
 /** Mooncake's traces hash prompts in blocks of 512 tokens. */
 export const DEFAULT_TRACE_BLOCK_TOKENS = 512;

@@ -7,9 +7,9 @@
 
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import { hashSeed } from '../../src/shared/random.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
-import { jsonObjectOfLine } from '../datasets/json-line.js';
 import type { SampledDataset, SampleRequest } from '../datasets/sample-request.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import { blockPrompt } from './block-prompts.js';

@@ -6,6 +6,7 @@
 import {
   type EndpointFamily,
   type KnownProtocol,
+  keyHeader,
   PROTOCOLS,
   type ProtocolName,
   protocolByName,
@@ -80,4 +81,28 @@ const FAMILY_PATTERNS: ReadonlyArray<readonly [EndpointFamily, RegExp]> = [...PR
 /** The family a path belongs to by its last segments, or undefined for a custom path (e.g. /generate). */
 export function endpointFamily(path: string): EndpointFamily | undefined {
   return FAMILY_PATTERNS.find(([, pattern]) => pattern.test(path))?.[0];
+}
+
+// ---- A backend's request headers ----
+// The headers every request of a run carries, in the backend's own form: `Authorization: Bearer KEY` for the
+// OpenAI protocols, `x-api-key: KEY` plus `anthropic-version` for Anthropic's (which answers 401 to a bearer
+// token). Used for the run and for the /v1/models lookup before it, so both authenticate alike.
+
+/** content-type, the protocol's version header, then --header (may override those), then the key. */
+export function requestHeaders(
+  backend: Backend,
+  key: string | undefined,
+  extra: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const auth = backendProtocol(backend).auth;
+  const { versionHeader } = auth;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(versionHeader === null ? {} : { [versionHeader.name]: versionHeader.value }),
+    ...extra,
+  };
+  if (key === undefined) return headers;
+  const { name, value } = keyHeader(auth, key);
+  headers[name] = value;
+  return headers;
 }

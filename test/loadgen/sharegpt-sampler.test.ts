@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { lengthRejection } from '../../loadgen/datasets/sharegpt-length-rules.js';
 import { sampleShareGpt } from '../../loadgen/datasets/sharegpt-sampler.js';
-import { builtinTokenizer } from '../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../loadgen/tokenizer/tokenizer.js';
 
 // Hand-checked fixture. Under the built-in rule one word is one token, so `words(n)` is exactly n tokens.
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');

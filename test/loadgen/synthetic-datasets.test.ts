@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { sampleJsonl } from '../../loadgen/datasets/jsonl-dataset.js';
 import { lengthRange, sampleRandom } from '../../loadgen/datasets/random-dataset.js';
-import { builtinTokenizer } from '../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../loadgen/tokenizer/tokenizer.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-datasets-'));

@@ -17,7 +17,7 @@ import { samplePrefixRepetition } from '../../loadgen/datasets/prefix-repetition
 import { randomDraws, sampleRandom } from '../../loadgen/datasets/random-dataset.js';
 import type { SampledDataset } from '../../loadgen/datasets/sample-request.js';
 import { sampleShareGpt } from '../../loadgen/datasets/sharegpt-sampler.js';
-import { builtinTokenizer } from '../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../loadgen/tokenizer/tokenizer.js';
 import { PythonRandom } from '../../loadgen/vllm-random/python-random.js';
 
 interface Schedule {

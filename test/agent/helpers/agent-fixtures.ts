@@ -8,7 +8,7 @@ import { createAgentSessionEngine } from '../../../loadgen/engine/agent-session-
 import type { EngineTarget } from '../../../loadgen/engine/engine.js';
 import type { SessionCounts } from '../../../loadgen/engine/session-engine.js';
 import type { RequestRecord } from '../../../loadgen/record.js';
-import { builtinTokenizer } from '../../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../../loadgen/tokenizer/tokenizer.js';
 import type { AgentApi } from '../../../loadgen/traces/agent-sessions.js';
 import { parseAgenticTrace } from '../../../loadgen/traces/agentic-trace.js';
 import { estimateTokens } from '../../../src/shared/token-estimate.js';

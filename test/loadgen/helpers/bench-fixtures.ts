@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { buildPayload } from '../../../loadgen/bench/payload.js';
 import type { Engine, PreparedRequest } from '../../../loadgen/engine/engine.js';
 import type { RequestRecord } from '../../../loadgen/record.js';
-import { builtinTokenizer } from '../../../loadgen/tokenizer/builtin-tokenizer.js';
+import { builtinTokenizer } from '../../../loadgen/tokenizer/tokenizer.js';
 import { DEFAULT_MODEL_NAME } from '../../../src/sim/config.js';
 
 /** No jitter, no prefill cost, no batching slowdown: every gap is exactly what is configured. */
