@@ -44,7 +44,14 @@ export const AGENTIC_DATASETS: readonly string[] = ['agentic', 'aiperf_sessions'
 /** The agentic flags' settings; undefined for any other dataset (whose use of the flags is then refused). */
 export function agentSettingsOf(
   o: OptionValues<typeof AGENT_OPTIONS>,
-  run: { datasetName: string; requestRate: number; sharded: boolean; duration: boolean; multiTurn: boolean },
+  run: {
+    datasetName: string;
+    requestRate: number;
+    sharded: boolean;
+    duration: boolean;
+    multiTurn: boolean;
+    cancellation: boolean;
+  },
 ): AgentSettings | undefined {
   const given = AGENT_OPTIONS.map((spec) => spec.name).filter((name) => o[name] !== undefined);
   if (!AGENTIC_DATASETS.includes(run.datasetName)) {
@@ -60,6 +67,7 @@ export function agentSettingsOf(
   if (run.sharded) refuse('cannot be split across shards or workers yet: run it in one process');
   if (run.duration) refuse('is bounded by its sessions, not by time: drop --duration');
   if (run.multiTurn) refuse('replays its own sessions: drop --multi-turn');
+  if (run.cancellation) refuse('does not cancel turns yet: drop --request-cancellation-rate');
   const rate = o['session-rate'];
   const concurrent = o['concurrent-sessions'];
   if (rate !== undefined && concurrent !== undefined)

@@ -350,6 +350,7 @@ export function benchSettingsFrom(
     sharded,
     duration: o['duration'] !== undefined,
     multiTurn: sessions !== undefined,
+    cancellation: o['request-cancellation-rate'] !== undefined,
   });
   const duration = durationBound(o, {
     smoke,

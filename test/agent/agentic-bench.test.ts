@@ -232,7 +232,7 @@ test('an AIPerf session trace replays on --session-rate, and without one says it
   assert.match(result.stdout, /Sessions \(completed \/ replayed\):\s+3 \/ 3\n/);
 });
 
-test('sweep --search sessions and agentic traces are refused where they mean nothing, exit 2', async () => {
+test('sweep --search sessions, agentic traces and flags a replay cannot honour are refused, exit 2', async () => {
   const dir = scratchDir();
   const trace = traceFile(dir, writeTrace({ ...SHAPE, sessions: 2 }));
   const cases: [string[], RegExp][] = [
@@ -254,4 +254,23 @@ test('sweep --search sessions and agentic traces are refused where they mean not
     assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, message);
   }
+  const bench = await runCli(
+    [
+      'bench',
+      '--base-url',
+      sim.url,
+      '--dataset-name',
+      'agentic',
+      '--dataset-path',
+      trace,
+      '--request-cancellation-rate',
+      '10',
+    ],
+    cleanEnv(),
+  );
+  assert.equal(bench.code, 2, bench.stderr);
+  assert.match(
+    bench.stderr,
+    /--dataset-name agentic does not cancel turns yet: drop --request-cancellation-rate/,
+  );
 });
