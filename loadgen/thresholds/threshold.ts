@@ -20,7 +20,7 @@ export interface Threshold {
   readonly limit: number;
 }
 
-const FORM = /^\s*([A-Za-z0-9_.]+)\s*([<>=!]+)\s*(\S+(?:\s+\S+)?)\s*$/;
+const FORM = /^\s*([A-Za-z0-9_.:]+)\s*([<>=!]+)\s*(\S+(?:\s+\S+)?)\s*$/;
 const EXAMPLE = "e.g. 'ttft_p99 < 500ms', 'success_rate >= 0.99', 'output_throughput >= 200'";
 
 /** The limit in the metric's unit, or a sentence saying what was expected instead. */
@@ -53,12 +53,16 @@ export function parseThreshold(text: string): Threshold {
   const wrong = (why: string): UsageError => new UsageError(`--threshold '${text}': ${why}`);
   const match = FORM.exec(text);
   if (match === null) throw wrong(`write METRIC OP VALUE, ${EXAMPLE}`);
-  const [, name = '', operator = '', limitText = ''] = match;
+  const [, written = '', operator = '', limitText = ''] = match;
+  // `ttft:p99` is how SLOs are often written (and how vLLM's --goodput names its metrics): the same as `ttft_p99`.
+  const name = written.replace(':', '_');
   const metric = thresholdMetric(name.toLowerCase());
   if (metric === undefined) {
     const near = nearestNames(name.toLowerCase(), thresholdMetricNames());
     const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : '';
-    throw wrong(`unknown metric '${name}' (the names are the result JSON's; see docs/loadgen.md).${hint}`);
+    throw wrong(
+      `unknown metric '${written}' (the names are the result JSON's; see docs/loadgen-reference.md).${hint}`,
+    );
   }
   if (!(COMPARISONS as readonly string[]).includes(operator))
     throw wrong(`'${operator}' is not a comparison: use <, <=, > or >=`);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseThreshold } from '../../loadgen/thresholds/threshold.js';
 import { thresholdMetricNames } from '../../loadgen/thresholds/threshold-metrics.js';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_THRESHOLD_FAILED } from '../../src/cli/exit-codes.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
@@ -186,3 +187,11 @@ test('every metric name a threshold can use reads a value from the run', async (
 function regexpLiteral(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test("a percentile written with a colon ('ttft:p99 <= 2s', the issue's and vLLM's --goodput spelling) is ttft_p99", () => {
+  const colon = parseThreshold('ttft:p99 <= 2s');
+  assert.equal(colon.metric.name, 'ttft_p99');
+  assert.equal(colon.limit, 2000);
+  assert.equal(colon.text, 'ttft_p99 <= 2s');
+  assert.throws(() => parseThreshold('ttft:p99x <= 2s'), /unknown metric 'ttft:p99x'/);
+});
