@@ -462,6 +462,69 @@ export interface ConfigField {
   readonly check?: (value: never) => string | undefined;
 }
 
+/**
+ * A field that carries, in its type only, the type of its value (`V`) and whether the document must hold it
+ * (`R`): what the constructors below return, so that a document's values are typed from its schema (DocValues).
+ */
+export interface Field<K extends string = string, V = unknown, R extends boolean = boolean>
+  extends ConfigField {
+  readonly key: K;
+  readonly value?: V;
+  readonly mustHave?: R;
+}
+
+type FieldOptions = Pick<ConfigField, 'default' | 'check' | 'shape'>;
+
+/** The typed values of a section's fields: a required field always there, the others optional. */
+export type DocValues<F extends readonly Field[]> = {
+  readonly [X in F[number] as X extends Field<infer K, unknown, true> ? K : never]: NonNullable<X['value']>;
+} & {
+  readonly [X in F[number] as X extends Field<infer K, unknown, false> ? K : never]?: NonNullable<X['value']>;
+};
+
+/** The constructors, one per type: the value's type follows from which one made the field. */
+function made<K extends string, V>(key: K, type: FieldType, help: string, more: object): Field<K, V, false> {
+  return { key, type, help, ...more };
+}
+export const stringField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, string>(key, 'string', help, options);
+export const booleanField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, boolean>(key, 'boolean', help, options);
+export const numberField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, number>(key, 'number', help, options);
+export const sectionField = <K extends string, const F extends readonly Field[]>(
+  key: K,
+  help: string,
+  fields: F,
+  options: FieldOptions = {},
+) => made<K, DocValues<F>>(key, 'section', help, { ...options, fields });
+export const listField = <K extends string, I extends Field>(
+  key: K,
+  help: string,
+  item: I,
+  options: FieldOptions = {},
+) => made<K, readonly NonNullable<I['value']>[]>(key, 'list', help, { ...options, item });
+export const mapField = <K extends string, I extends Field>(
+  key: K,
+  help: string,
+  item: I,
+  options: FieldOptions = {},
+) => made<K, Readonly<Record<string, NonNullable<I['value']>>>>(key, 'map', help, { ...options, item });
+/** A value its check alone describes (a union, a number with a message of its own): its type given, `V`. */
+export const checkedField =
+  <V>() =>
+  <K extends string>(
+    key: K,
+    help: string,
+    check: (value: unknown) => string | undefined,
+    options: FieldOptions & Pick<ConfigField, 'fields' | 'item'> = {},
+  ) =>
+    made<K, V>(key, 'any', help, { ...options, check });
+/** The field, which the document must hold: `message` says so when it does not. */
+export function required<K extends string, V>(field: Field<K, V, false>, message: string): Field<K, V, true> {
+  return { ...field, required: message, mustHave: true };
+}
+
 /** A document's field is refused with its path: `config upstreams[1].timeouts.idleMs must be ...`. */
 function refuseField(path: string, message: string): never {
   throw new UserFacingError(`config ${path} ${message}`);

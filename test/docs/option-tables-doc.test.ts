@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { blockInPage, OPTION_TABLES, tableBlock } from '../../src/cli/option-tables.js';
 import { SERVE_OPTIONS } from '../../src/cli/serve-command.js';
 import { SIM_OPTIONS } from '../../src/cli/sim-command.js';
-import { GATEWAY_CONFIG } from '../../src/gateway/config/config-validate.js';
+import { GATEWAY_CONFIG } from '../../src/gateway/config/config.js';
 import { type ConfigField, configKey, type OptionSpec } from '../../src/shared/option-schema.js';
 
 for (const table of OPTION_TABLES) {
