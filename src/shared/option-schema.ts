@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { flexibleArgv } from './flexible-argv.js';
-import { parseJsonText } from './json-object.js';
+import { isJsonObject, parseJsonText } from './json-object.js';
 import { nearestNames } from './nearest-names.js';
 import { fileErrorReason, readRegularFileSync } from './regular-file.js';
 import { UsageError, UserFacingError } from './user-facing-error.js';
@@ -434,4 +434,157 @@ export function markdownOptionTable(specs: readonly OptionSpec[]): string {
       `| \`${flagText(spec)}\` | ${spec.name === 'config' ? '' : `\`${configKey(spec)}\``} | ${cell(helpText(spec))} |`,
   );
   return ['| Flag | Config key | What it does |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
+// ---- nested config documents -----------------------------------------------------------------------------------
+
+/**
+ * What one field of a nested config document holds: a `number` is finite and at least 0; a section is an object
+ * of its own fields; a list's and a map's values are each its `item`; `any` is checked by its `check` alone.
+ */
+export type FieldType = 'string' | 'boolean' | 'number' | 'section' | 'list' | 'map' | 'any';
+
+export interface ConfigField {
+  readonly key: string;
+  readonly type: FieldType;
+  readonly help: string;
+  /** The value when the document has none, as the docs state it; fields with no value of their own have none. */
+  readonly default?: string | number | boolean;
+  /** What the message says when the field is absent ("is missing ..."); absent, the field is optional. */
+  readonly required?: string;
+  /** A section's fields (for `any`, those of a value that is an object). */
+  readonly fields?: readonly ConfigField[];
+  /** Each value of a list or a map. */
+  readonly item?: ConfigField;
+  /** How a section, list or map of the wrong type is described: "must be <shape>". */
+  readonly shape?: string;
+  /** A check beyond the type: what follows "<field>" in the message when the value will not do, else undefined. */
+  readonly check?: (value: never) => string | undefined;
+}
+
+/**
+ * A field that carries, in its type only, the type of its value (`V`) and whether the document must hold it
+ * (`R`): what the constructors below return, so that a document's values are typed from its schema (DocValues).
+ */
+export interface Field<K extends string = string, V = unknown, R extends boolean = boolean>
+  extends ConfigField {
+  readonly key: K;
+  readonly value?: V;
+  readonly mustHave?: R;
+}
+
+type FieldOptions = Pick<ConfigField, 'default' | 'check' | 'shape'>;
+
+/** The typed values of a section's fields: a required field always there, the others optional. */
+export type DocValues<F extends readonly Field[]> = {
+  readonly [X in F[number] as X extends Field<infer K, unknown, true> ? K : never]: NonNullable<X['value']>;
+} & {
+  readonly [X in F[number] as X extends Field<infer K, unknown, false> ? K : never]?: NonNullable<X['value']>;
+};
+
+/** The constructors, one per type: the value's type follows from which one made the field. */
+function made<K extends string, V>(key: K, type: FieldType, help: string, more: object): Field<K, V, false> {
+  return { key, type, help, ...more };
+}
+export const stringField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, string>(key, 'string', help, options);
+export const booleanField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, boolean>(key, 'boolean', help, options);
+export const numberField = <K extends string>(key: K, help: string, options: FieldOptions = {}) =>
+  made<K, number>(key, 'number', help, options);
+export const sectionField = <K extends string, const F extends readonly Field[]>(
+  key: K,
+  help: string,
+  fields: F,
+  options: FieldOptions = {},
+) => made<K, DocValues<F>>(key, 'section', help, { ...options, fields });
+export const listField = <K extends string, I extends Field>(
+  key: K,
+  help: string,
+  item: I,
+  options: FieldOptions = {},
+) => made<K, readonly NonNullable<I['value']>[]>(key, 'list', help, { ...options, item });
+export const mapField = <K extends string, I extends Field>(
+  key: K,
+  help: string,
+  item: I,
+  options: FieldOptions = {},
+) => made<K, Readonly<Record<string, NonNullable<I['value']>>>>(key, 'map', help, { ...options, item });
+/** A value its check alone describes (a union, a number with a message of its own): its type given, `V`. */
+export const checkedField =
+  <V>() =>
+  <K extends string>(
+    key: K,
+    help: string,
+    check: (value: unknown) => string | undefined,
+    options: FieldOptions & Pick<ConfigField, 'fields' | 'item'> = {},
+  ) =>
+    made<K, V>(key, 'any', help, { ...options, check });
+/** The field, which the document must hold: `message` says so when it does not. */
+export function required<K extends string, V>(field: Field<K, V, false>, message: string): Field<K, V, true> {
+  return { ...field, required: message, mustHave: true };
+}
+
+/** A document's field is refused with its path: `config upstreams[1].timeouts.idleMs must be ...`. */
+function refuseField(path: string, message: string): never {
+  throw new UserFacingError(`config ${path} ${message}`);
+}
+
+/** Keys a section does not know, refused with the one meant (same letters first, then the nearest). */
+function checkKnownKeys(value: Record<string, unknown>, fields: readonly ConfigField[], path: string): void {
+  const known = fields.map((f) => f.key);
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const sameLetters = known.filter((k) => k.toLowerCase() === key.toLowerCase());
+    const near = sameLetters.length > 0 ? sameLetters : nearestNames(key, known);
+    const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : ` (known: ${known.join(', ')})`;
+    refuseField(path === '' ? key : `${path}.${key}`, `is not a known setting${hint}`);
+  }
+}
+
+/** The type's own message for a value of another type, else undefined. */
+function typeProblem(field: ConfigField, value: unknown): string | undefined {
+  const got = `(got ${JSON.stringify(value)})`;
+  switch (field.type) {
+    case 'string':
+      if (typeof value !== 'string') return `must be a string ${got}`;
+      return value === '' ? 'must not be empty' : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `must be a boolean ${got}`;
+    case 'number':
+      if (typeof value !== 'number') return `must be a number ${got}`;
+      return Number.isFinite(value) && value >= 0 ? undefined : `must be a number >= 0 ${got}`;
+    case 'section':
+    case 'map':
+      return isJsonObject(value) ? undefined : `must be ${field.shape ?? 'an object'}`;
+    case 'list':
+      return Array.isArray(value) ? undefined : `must be ${field.shape ?? 'an array'}`;
+    case 'any':
+      return undefined;
+  }
+}
+
+/** Checks one field's value at `path` (and every field under it); the first problem is refused, naming it. */
+export function checkField(field: ConfigField, value: unknown, path: string): void {
+  if (value === undefined) {
+    if (field.required !== undefined) refuseField(path, field.required);
+    return;
+  }
+  const problem =
+    typeProblem(field, value) ??
+    (field.check as ((value: unknown) => string | undefined) | undefined)?.(value);
+  if (problem !== undefined) refuseField(path, problem);
+  if (field.fields !== undefined && isJsonObject(value)) {
+    checkKnownKeys(value, field.fields, path);
+    for (const inner of field.fields)
+      checkField(inner, value[inner.key], path === '' ? inner.key : `${path}.${inner.key}`);
+  }
+  const item = field.item;
+  if (item === undefined) return;
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => {
+      checkField(item, v, `${path}[${i}]`);
+    });
+  } else if (isJsonObject(value))
+    for (const [key, v] of Object.entries(value)) checkField(item, v, `${path}.${key}`);
 }

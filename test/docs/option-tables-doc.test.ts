@@ -1,14 +1,16 @@
 // The docs' flag tables against the option schemas: each page holds every table src/cli/option-tables.ts names,
 // between its markers, exactly as the schema writes it (a flag, default or help line changed in the code without
-// `node scripts/option-tables.js` fails here, naming the table); and the hand-written tables of the simulator's and
-// the gateway's flags name the schema's flags, config fields or variables, and defaults.
+// `node scripts/option-tables.js` fails here, naming the table); the hand-written tables of the simulator's and
+// the gateway's flags name the schema's flags, config fields or variables, and defaults; and the tables of the
+// gateway's config file name its document schema's fields and defaults.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { blockInPage, OPTION_TABLES, tableBlock } from '../../src/cli/option-tables.js';
 import { SERVE_OPTIONS } from '../../src/cli/serve-command.js';
 import { SIM_OPTIONS } from '../../src/cli/sim-command.js';
-import { configKey, type OptionSpec } from '../../src/shared/option-schema.js';
+import { GATEWAY_CONFIG } from '../../src/gateway/config/config.js';
+import { type ConfigField, configKey, type OptionSpec } from '../../src/shared/option-schema.js';
 
 for (const table of OPTION_TABLES) {
   test(`${table.doc} holds the ${table.name} flag table its schema writes`, () => {
@@ -78,4 +80,77 @@ test("docs/simulator.md's flag table states the simulator schema's flags, config
 
 test("docs/configuration.md's flag table states the gateway schema's flags, variables and defaults", () => {
   holdsFacts('docs/configuration.md', '## Command line', SERVE_OPTIONS, 'env');
+});
+
+/** The rows of the first table under `heading` (up to the next heading) whose first cell is one `field`. */
+function fieldRows(doc: string, heading: string): string[][] {
+  const page = readFileSync(new URL(`../../../${doc}`, import.meta.url), 'utf8');
+  const from = page.indexOf(`\n${heading}\n`);
+  assert.ok(from >= 0, `${doc} has the section ${heading}`);
+  const next = page.indexOf('\n#', from + heading.length + 2);
+  return page
+    .slice(from, next < 0 ? undefined : next)
+    .split('\n')
+    .filter((line) => /^\| `[\w.]+` \|/.test(line))
+    .map((line) =>
+      line
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((cell, i) => (i === 0 ? cell.trim().slice(1, -1) : cell.trim())),
+    );
+}
+
+/** The fields of the section at `path` in the gateway's document (`upstreams`: each upstream's). */
+function sectionAt(path: readonly string[]): readonly ConfigField[] {
+  let field: ConfigField | undefined = GATEWAY_CONFIG;
+  for (const key of path) {
+    const inner: ConfigField | undefined = field?.fields?.find((f) => f.key === key);
+    field = inner?.item ?? inner;
+  }
+  return field?.fields ?? [];
+}
+
+/** Each field under `fields` by its dotted key, a section's own fields included. */
+function byKey(fields: readonly ConfigField[], prefix = ''): Map<string, ConfigField> {
+  return new Map(
+    fields.flatMap((f) => [
+      [`${prefix}${f.key}`, f] as const,
+      ...(f.type === 'section' ? byKey(f.fields ?? [], `${prefix}${f.key}.`) : []),
+    ]),
+  );
+}
+
+/**
+ * A table of the config file's fields names every field of its section (sections' own rows optional) and no
+ * other, and states each default the schema has, in backquotes in its second column.
+ */
+function holdsFields(heading: string, path: readonly string[]): void {
+  const fields = byKey(sectionAt(path));
+  const rows = fieldRows('docs/configuration.md', heading);
+  const named = rows.map((row) => row[0] ?? '');
+  const where = `docs/configuration.md ${heading}`;
+  assert.deepEqual(
+    named.filter((key) => !fields.has(key)),
+    [],
+    `${where}: fields the schema does not have`,
+  );
+  assert.deepEqual(
+    [...fields].filter(([key, f]) => f.type !== 'section' && !named.includes(key)).map(([key]) => key),
+    [],
+    `${where}: fields the table leaves out`,
+  );
+  for (const [key, value] of rows) {
+    const stated = fields.get(key ?? '')?.default;
+    if (stated === undefined) continue;
+    assert.ok(
+      (value ?? '').includes(`\`${String(stated)}\``),
+      `${where}: ${key}'s default is ${String(stated)} (the page says ${value})`,
+    );
+  }
+}
+
+test("docs/configuration.md's tables of the config file state the document schema's fields and defaults", () => {
+  holdsFields('### Top level', []);
+  holdsFields('### Upstreams', ['upstreams']);
+  holdsFields('### Mirroring', ['upstreams', 'models', 'mirror']);
 });
