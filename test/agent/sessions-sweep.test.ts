@@ -1,8 +1,10 @@
 // `sweep --slo ... --search sessions` (issue 28): the most concurrent sessions of an agentic trace a server holds
 // within a TTFT SLO, with its interval, and a bench at that many sessions holds the SLO. The simulator serves 4
-// sequences at a time, each answer about 400 ms long, and the trace's turns follow each other without a wait, so
+// sequences at a time, each answer about 800 ms long, and the trace's turns follow each other without a wait, so
 // N sessions are N requests in flight: past 4 a turn's first token waits a whole answer. The SLO (TTFT p99 within
-// 250 ms) holds up to 4 and breaks above by a margin wider than this loaded machine's stalls.
+// 500 ms) holds up to 4 and breaks above. Its margin below: a first token takes 20 ms, and the worst client-side
+// stall seen on the shared 2-core box (load average 10, several test runs at once) put one p99 at 410 ms; a
+// 250 ms SLO over 400 ms answers failed there once.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,13 +20,13 @@ let sim: RunningSimulator;
 before(async () => {
   sim = await startSimulator({
     seed: 12,
-    timing: { ...exactTiming(20, 10), maxNumSeqs: 4, eosMedianTokens: 100_000 },
+    timing: { ...exactTiming(20, 20), maxNumSeqs: 4, eosMedianTokens: 100_000 },
     tools: { callRate: 0.5, maxToolTurns: 100 },
   });
 });
 after(() => sim.close());
 
-const SLO = 'ttft_p99 <= 250ms';
+const SLO = 'ttft_p99 <= 500ms';
 
 test('sweep --search sessions finds how many sessions hold the SLO, and a bench there holds it', async () => {
   const dir = scratchDir();
@@ -69,7 +71,7 @@ test('sweep --search sessions finds how many sessions hold the SLO, and a bench 
   );
   assert.equal(sweep.code, 0, sweep.stderr);
   const held =
-    /This server holds (\d+) concurrent sessions? of this trace within ttft_p99 <= 250ms \(achieved [\d.]+ req\/s, 95% CI [\d.]+-[\d.]+; ttft_p99 [\d.]+, 95% CI [\d.]+-[\d.]+\)/.exec(
+    /This server holds (\d+) concurrent sessions? of this trace within ttft_p99 <= 500ms \(achieved [\d.]+ req\/s, 95% CI [\d.]+-[\d.]+; ttft_p99 [\d.]+, 95% CI [\d.]+-[\d.]+\)/.exec(
       sweep.stdout,
     );
   assert.ok(held !== null, sweep.stdout);
@@ -99,5 +101,5 @@ test('sweep --search sessions finds how many sessions hold the SLO, and a bench 
   );
   assert.equal(bench.code, 0, `a bench at ${capacity} sessions kept the SLO: ${bench.stdout.slice(-1500)}`);
   const result = JSON.parse(readFileSync(join(dir, 'at-capacity.json'), 'utf8'));
-  assert.ok(result.p99_ttft_ms <= 250, `p99 TTFT ${result.p99_ttft_ms} ms at ${capacity} sessions`);
+  assert.ok(result.p99_ttft_ms <= 500, `p99 TTFT ${result.p99_ttft_ms} ms at ${capacity} sessions`);
 });
