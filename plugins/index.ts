@@ -32,7 +32,7 @@ import { SessionTable } from '../src/gateway/sessions/sessions.js';
 import { gatewaySpanSink } from '../src/gateway/spans/gateway-span.js';
 import { registerSpanReceiverMetrics } from '../src/gateway/spans/span-receiver-metrics.js';
 import { SpanReceiving } from '../src/gateway/spans/span-receiving.js';
-import { deepFreeze } from '../src/shared/deep-freeze.js';
+import { deepFreeze } from '../src/shared/json-object.js';
 import { RecordsWriter } from '../src/shared/records-writer.js';
 import { shownTracesUrl } from '../src/tracing/otlp-settings.js';
 import type { SpanExport } from '../src/tracing/span-export.js';

@@ -25,7 +25,7 @@ export interface RecordsFileCounts {
   readonly lostBy: Readonly<Record<LostReason, number>>;
   /**
    * A file operation on it never returned (a hung mount): the process cannot end by itself
-   * (src/shared/parked-exit.ts).
+   * (endDespiteParkedWrite in src/shared/records-writer.ts).
    */
   readonly stuck: boolean;
   readonly firstError?: string;

@@ -20,7 +20,7 @@ import { interruptionOf } from '../report/interruption.js';
 import { pythonFloatStr } from '../report/python-format.js';
 import { sessionsFeature } from '../report/session-turns.js';
 import type { ServerSample } from '../server-metrics/server-scraper.js';
-import { shardOfRun } from '../shards/shard-of-run.js';
+import { shardOfRun } from '../shards/shard-spec.js';
 import { startTimeMs } from '../shards/start-instant.js';
 import { loadTokenizer } from '../tokenizer/hf-tokenizer.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';

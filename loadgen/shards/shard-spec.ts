@@ -4,6 +4,7 @@
 // each shard's rate is the total over N. A --max-concurrency cap is the whole run's, split as evenly as it goes.
 
 import { UsageError } from '../../src/shared/user-facing-error.js';
+import type { PreparedRequest } from '../engine/engine.js';
 
 export interface ShardSpec {
   /** 0-based: the first shard is 0/N. */
@@ -82,4 +83,29 @@ export function checkConcurrencySplit(
 /** `I/N`, as the result file and the merged report show it. */
 export function shardText(shard: ShardSpec): string {
   return `${shard.index}/${shard.count}`;
+}
+
+// ---- A shard's part of a prepared run ----
+// A shard's part of a prepared run: its requests and their intended times (positions I, I+N... of the whole
+// schedule, offsets unchanged so every shard shares one t = 0), and its share of --max-concurrency. Without a
+// shard, the run as it is.
+
+export interface ShardOfRun {
+  readonly requests: PreparedRequest[];
+  readonly offsetsMs: number[];
+  readonly maxConcurrency: number | undefined;
+}
+
+export function shardOfRun(
+  requests: PreparedRequest[],
+  offsetsMs: number[],
+  settings: { readonly shard?: ShardSpec; readonly maxConcurrency?: number },
+): ShardOfRun {
+  const { shard, maxConcurrency } = settings;
+  if (shard === undefined) return { requests, offsetsMs, maxConcurrency };
+  return {
+    requests: takeShard(requests, shard),
+    offsetsMs: takeShard(offsetsMs, shard),
+    maxConcurrency: maxConcurrency === undefined ? undefined : concurrencyShare(maxConcurrency, shard),
+  };
 }

@@ -4,6 +4,7 @@
 // between the last level that kept up and the first that fell behind; when the levels cannot show that, the
 // sentence says "not enough data" and why, instead of guessing.
 
+import { diagnoseServer, type ServerBound } from '../server-metrics/server-verdict.js';
 import { followEvidence, type SweepLevel } from './sweep-level.js';
 
 export type KneeFinding = 'knee' | 'past-knee' | 'no-knee' | 'not-enough-data' | 'no-levels';
@@ -98,4 +99,34 @@ export function findKnee(levels: readonly SweepLevel[]): Knee {
     `No knee: the server kept up with every ${one} up to ${rps(lastGood)}, ${followEvidence(lastGood)}; ` +
       `sweep higher ${many} to find it.`,
   );
+}
+
+// ---- Why the knee is where it is ----
+// Why the knee is where it is, when the levels read the server's metrics: the first level that fell behind (or
+// the lowest, past the knee) diagnosed by loadgen/server-metrics/server-verdict.ts, beside the last level that
+// kept up, so the sentence shows what changed across the knee and names the vLLM setting to move it.
+
+export interface KneeCause {
+  readonly bound: ServerBound;
+  readonly sentence: string;
+}
+
+// The offered rate, whichever parameter the sweep moved (the diagnosis is of what the server was sent).
+const offeredText = (rate: number): string => `${rate.toFixed(2)} req/s`;
+
+export function kneeCause(knee: Knee): KneeCause | null {
+  const bad = knee.firstBad;
+  if (bad?.server == null) return null;
+  const diagnosis = diagnoseServer(bad.server, bad.clientTtft ?? null);
+  const good = knee.lastGood?.server;
+  const below =
+    good == null || knee.lastGood === undefined
+      ? ''
+      : ` At ${offeredText(knee.lastGood.offeredRps)} KV cache usage peaked at ${
+          good.peakKvUsage === null ? 'an unexported level' : `${(good.peakKvUsage * 100).toFixed(1)}%`
+        }, with ${good.preemptions ?? 0} preemptions and at most ${good.maxWaiting ?? 0} requests waiting.`;
+  return {
+    bound: diagnosis.bound,
+    sentence: `Why: at ${offeredText(bad.offeredRps)}, where it fell behind, the server was ${diagnosis.sentence}.${below}`,
+  };
 }

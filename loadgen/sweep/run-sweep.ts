@@ -25,8 +25,7 @@ import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { formatResultDate, type RunDescription, resultFileName } from '../report/result-json.js';
 import { sweepFromSummary } from '../report/sweep-data.js';
 import type { Threshold } from '../thresholds/threshold.js';
-import { findKnee, type Knee } from './knee.js';
-import { kneeCause } from './knee-cause.js';
+import { findKnee, type Knee, kneeCause } from './knee.js';
 import {
   concurrencySpace,
   DEFAULT_SLO_BISECTIONS,
@@ -36,11 +35,12 @@ import {
 } from './slo-search.js';
 import { steadyWindow } from './steady-window.js';
 import { type SweepLevel, sweepLevel } from './sweep-level.js';
-import { loadText, type SweepParameter } from './sweep-load.js';
 import {
   levelRequests,
   levelSecondsFromLatency,
+  loadText,
   ratesFromProbes,
+  type SweepParameter,
   SYNC_PROBE_REQUESTS,
 } from './sweep-rates.js';
 import {

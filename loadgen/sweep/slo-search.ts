@@ -21,7 +21,7 @@ import { requestValues, type SampleName, windowSums } from '../compare/request-s
 import type { ThresholdCheck } from '../thresholds/check-thresholds.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { SweepLevel } from './sweep-level.js';
-import { loadText, type SweepParameter } from './sweep-load.js';
+import { loadText, type SweepParameter } from './sweep-rates.js';
 
 /** Bisections after the bracket is found unless --slo-bisections says otherwise. */
 export const DEFAULT_SLO_BISECTIONS = 4;

@@ -2,11 +2,10 @@
 // that `tokenmeter report sweep-summary.json` (and anyone's script) reads the same figures the table printed.
 import type { EarlyStop } from '../early-stop/early-stop.js';
 import { earlyStopJson } from '../early-stop/early-stop-feature.js';
-import type { Knee } from './knee.js';
-import { kneeCause } from './knee-cause.js';
+import { type Knee, kneeCause } from './knee.js';
 import type { SloCapacity } from './slo-search.js';
 import type { SweepLevel } from './sweep-level.js';
-import type { SweepParameter } from './sweep-load.js';
+import type { SweepParameter } from './sweep-rates.js';
 
 // What the sweep found besides its levels, summarised here and returned by run-sweep.ts.
 

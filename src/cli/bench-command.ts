@@ -4,7 +4,7 @@
 
 import { stopReasonOf } from '../../loadgen/bench/features.js';
 import type { BenchRunOutcome } from '../../loadgen/bench/save-result.js';
-import { endDespiteParkedWrite } from '../shared/parked-exit.js';
+import { endDespiteParkedWrite } from '../shared/records-writer.js';
 import { BENCH_OPTIONS } from './bench-options.js';
 import { defineCommand } from './command.js';
 import {
@@ -74,7 +74,8 @@ export const benchCommand = defineCommand({
     const status = exitStatus(ran.outcome);
     const { recordsCounts, recordsPath } = ran.outcome.result;
     if (recordsCounts?.stuck === true) {
-      // parked-exit.ts is imported up front: loading a module now would read a file through the parked threadpool.
+      // endDespiteParkedWrite (records-writer.ts) is imported up front: loading a module now would read a file
+      // through the parked threadpool.
       say(
         `records file ${recordsPath ?? ''}: a file operation on it never returned (a hung mount?); ${recordsCounts.lost} records lost; ending without waiting for it (by SIGTERM, status 143, instead of ${status})`,
       );

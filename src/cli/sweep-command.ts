@@ -3,8 +3,13 @@
 // and picks the exit status.
 
 import { DEFAULT_SLO_BISECTIONS } from '../../loadgen/sweep/slo-search.js';
-import { parseConcurrencies, type SweepParameter } from '../../loadgen/sweep/sweep-load.js';
-import { DEFAULT_STEPS, LEVEL_LATENCIES, parseRates } from '../../loadgen/sweep/sweep-rates.js';
+import {
+  DEFAULT_STEPS,
+  LEVEL_LATENCIES,
+  parseConcurrencies,
+  parseRates,
+  type SweepParameter,
+} from '../../loadgen/sweep/sweep-rates.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
 import type { OptionSpec, OptionValues, ParsedCommandLine } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';

@@ -39,8 +39,8 @@ export interface ExchangeFigures {
   readonly promptTokens: number | null;
   /**
    * Of the prompt tokens, those the upstream read from its prompt cache, as its usage says
-   * (`prompt_tokens_details.cached_tokens` and the other protocols' equivalents: src/protocols/<protocol>/usage.ts);
-   * null when it does not say. Absent from load generator records written before it.
+   * (`prompt_tokens_details.cached_tokens` and the other protocols' equivalents: each one's usage reader in
+   * src/protocols/<protocol>/); null when it does not say. Absent from load generator records written before it.
    */
   readonly cachedPromptTokens?: number | null;
   readonly outputTokens: number | null;

@@ -1,5 +1,5 @@
-// The shape of every protocol's usage reader. Each protocol reads its `usage` object in one function (its folder's
-// usage.ts), and both its stream classifier and its non-streamed answer reader call that function, so a streamed
+// The shape of every protocol's usage reader. Each protocol reads its `usage` object in one function (in its
+// folder), and both its stream classifier and its non-streamed answer reader call that function, so a streamed
 // answer and the same answer sent whole are counted alike. Every usage object first passes the plausibility gate
 // (src/measure/reported-usage.ts); one holding a count no answer can have is not read at all.
 //

@@ -1,5 +1,6 @@
 // JSON values and the narrowing of parsed JSON without `any`: upstream bodies, result files and config files are
 // untrusted and any field may be missing or mistyped. The one place these types and the object test are defined.
+// Below: a JSON line read as an object, and a value frozen throughout.
 
 /** What JSON.parse can return, and what a result file's writers build. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonValueObject;
@@ -66,4 +67,17 @@ export function jsonObjectOfLine(text: string): Record<string, unknown> | string
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
   return value as Record<string, unknown>;
+}
+
+// ---- Freezing a value throughout ----
+// Freezes a plain value and everything it holds (objects and arrays), so that what is handed around cannot be
+// changed by whoever holds it: the gateway's configuration once resolved, and each finished request's record as
+// its sinks receive it. A frozen part is taken as frozen throughout, so shared parts are walked once.
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

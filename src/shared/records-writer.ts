@@ -42,9 +42,11 @@
 // Not sonic-boom (pino's destination, v4): after a short write it writes the rest from the middle of the line; if
 // that fails (ENOSPC) it emits 'error' with the partial line left in the file, keeps the unwritten tail to append
 // later, and says nothing of which records were lost. Its maxLength drop is by bytes, which fits; the rest does not.
+
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { type Logger, symbols } from 'pino';
 
 /** Bytes of serialized lines held in memory (queued or being written) before new records are dropped. */
 export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
@@ -180,7 +182,7 @@ export class RecordsWriter<T = unknown> {
   /**
    * True when close() gave up on a file operation that never returned (a write, or the stat or open before one,
    * on a hung mount): it still holds a libuv threadpool thread, and Node's exit joins those threads, so the process
-   * cannot end by itself (src/shared/parked-exit.ts ends it).
+   * cannot end by itself (endDespiteParkedWrite, at the end of this file, ends it).
    */
   get writeStuck(): boolean {
     return this.#abandoned && this.#pump !== null;
@@ -498,4 +500,32 @@ async function endOfLastWholeLine(file: FileHandle, stats: Stats): Promise<numbe
     end = start;
   }
   return 0;
+}
+
+// ---- Ending a process a parked file operation keeps alive ----
+// Ends a process that a file operation the OS never returns would keep alive: a records write (or the stat before
+// one) on a hung network mount. Such an operation holds one of libuv's threadpool threads, and both the end of the
+// event loop and process.exit() wait for it (libuv joins its threads on exit). A signal's default action does
+// not wait: the process ends as one killed by SIGTERM (status 143 to a shell, and a clean stop to systemd and
+// Kubernetes, which sent it). What the file did not take was counted lost and said in the log before this runs:
+// flushLogSync, at the end, writes that log out first.
+
+/** `flush` writes out what the process still has to say, on this thread (its log's batch, say). */
+export function endDespiteParkedWrite(flush: () => void): void {
+  flush();
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, 'SIGTERM');
+}
+
+// Writes what a pino logger's destination still holds now, on this thread. Its batched writes otherwise go
+// through libuv's threadpool, which a parked file operation may be holding (above).
+export function flushLogSync(logger: Logger): void {
+  const destination = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
+    | { flushSync?: () => void }
+    | undefined;
+  try {
+    destination?.flushSync?.();
+  } catch {
+    // Not ready, or destroyed: nothing more can be said.
+  }
 }

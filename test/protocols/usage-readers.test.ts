@@ -1,6 +1,6 @@
 // One usage reader per protocol: a streamed answer and the same answer sent whole give the same counts. Each
 // protocol's stream classifier and its non-streamed answer reader call the one reader in the protocol's folder
-// (src/protocols/<protocol>/usage.ts); this holds them to it, first on hand-written answers that carry every count
+// (src/protocols/<protocol>/); this holds them to it, first on hand-written answers that carry every count
 // (cached prompt tokens, reasoning tokens), then end to end: the simulator, reasoning, behind the gateway, asked the
 // same question streamed and not, and the two records compared. Before the readers were one, a non-streamed
 // answer's record had reasoningTokens null where the streamed one had the upstream's count (docs/metrics.md,

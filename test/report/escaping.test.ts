@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadRun } from '../../loadgen/compare/run-records.js';
-import { escapeHtml, show } from '../../loadgen/report/html/escape.js';
+import { escapeHtml, show } from '../../loadgen/report/html/page.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { HOSTILE_BODY, HOSTILE_MODEL, hostedRun, localRun } from './helpers/report-fixtures.js';
 

@@ -6,7 +6,7 @@
 
 import type { RequestBreakdown } from '../../breakdown/request-breakdown.js';
 import { SEGMENT_NAMES, SEGMENTS, type SegmentName, segmentLabel } from '../../breakdown/segments.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml } from './page.js';
 import { linearScale, px, tickLabel } from './scale.js';
 
 /** Okabe-Ito's eight, one per segment; grey for the unattributed time. */

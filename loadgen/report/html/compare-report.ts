@@ -10,8 +10,7 @@ import { percentile } from '../../metrics/numpy-stats.js';
 import type { RequestRecord } from '../../record.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { comparisonTable, runLegend } from './compare-table.js';
-import { escapeHtml } from './escape.js';
-import { renderPage, section, verdictList } from './page.js';
+import { escapeHtml, renderPage, section, verdictList } from './page.js';
 import { cdfPoints, histogram, okRecords, pooledGaps, tokensPerSecond, ttftOverTime } from './run-series.js';
 import { type ChartSpec, renderChart, type Series } from './svg-chart.js';
 

@@ -13,7 +13,7 @@ import {
   recordsText,
   targetText,
 } from '../../compare/format-comparison.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml } from './page.js';
 import { colourOf } from './svg-chart.js';
 
 function cells(row: ComparisonRow): string {

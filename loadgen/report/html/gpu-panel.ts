@@ -5,8 +5,7 @@ import type { JsonValueObject } from '../../../src/shared/json-object.js';
 import { gpuMetricsFromResult } from '../../gpu-metrics/gpu-metrics-json.js';
 import { summarizeGpus } from '../../gpu-metrics/gpu-summary.js';
 import { numberField } from '../result-fields.js';
-import { escapeHtml } from './escape.js';
-import { keyValueTable } from './page.js';
+import { escapeHtml, keyValueTable } from './page.js';
 
 const fixed = (value: number | null, places: number): string | null =>
   value === null ? null : value.toFixed(places);

@@ -3,7 +3,6 @@
 // artefact, and a hostile string in a result file can neither run nor phone home.
 
 import type { Verdict } from '../verdicts.js';
-import { escapeHtml, show } from './escape.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -87,4 +86,29 @@ export function verdictList(list: readonly Verdict[], incompleteNote?: string): 
       : list.map((v) => `<li data-kind="${escapeHtml(v.kind)}">${escapeHtml(v.message)}</li>`);
   const note = incompleteNote === undefined ? '' : `<p class="message">${escapeHtml(incompleteNote)}</p>`;
   return `<ul class="verdicts">${items.join('')}</ul>${note}`;
+}
+
+// ---- Escaping every string from a result file ----
+// Every string that comes from a result file (model names, labels, metadata, error bodies) reaches the page
+// through these two functions only. Escaping the five characters below is enough for both text and
+// double-quoted attribute values in HTML and inline SVG; the page runs no script, so nothing is ever parsed
+// as code even if a value looks like some.
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text for an element's content or a double-quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch] ?? ch);
+}
+
+/** Any value from data, stringified then escaped (null and undefined print as an em dash). */
+export function show(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return escapeHtml(String(value));
 }

@@ -4,8 +4,7 @@
 import { CONFIDENCE } from '../../compare/bootstrap.js';
 import { pairsSummary, sideNames } from '../../compare/format-pairs.js';
 import type { MirrorPair, PairedComparison, PairedFigure } from '../../compare/mirror-pairs.js';
-import { escapeHtml } from './escape.js';
-import { renderPage, section } from './page.js';
+import { escapeHtml, renderPage, section } from './page.js';
 import { cdfPoints } from './run-series.js';
 import { type ChartSpec, renderChart } from './svg-chart.js';
 

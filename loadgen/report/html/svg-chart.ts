@@ -3,7 +3,7 @@
 // bars, and optional vertical markers (the sweep's knee). Every data mark carries class "mark" so a test can
 // tell a drawn chart from an empty one; a chart with no data is one line saying so, with no axes.
 
-import { escapeHtml } from './escape.js';
+import { escapeHtml } from './page.js';
 import { linearScale, px, tickLabel } from './scale.js';
 
 export type SeriesKind = 'line' | 'step' | 'points' | 'bars';

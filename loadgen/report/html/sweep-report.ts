@@ -13,8 +13,7 @@ import {
   type SweepReportLevel,
   sweepAxis,
 } from '../sweep-data.js';
-import { escapeHtml } from './escape.js';
-import { keyValueTable, renderPage, section } from './page.js';
+import { escapeHtml, keyValueTable, renderPage, section } from './page.js';
 import { paretoChart } from './pareto-chart.js';
 import { type ChartSpec, type Marker, type Point, renderChart } from './svg-chart.js';
 

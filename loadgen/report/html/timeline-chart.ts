@@ -6,7 +6,7 @@
 
 import { isJsonObject, type JsonValueObject } from '../../../src/shared/json-object.js';
 import type { RequestRecord } from '../../record.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml } from './page.js';
 import { linearScale, px, tickLabel } from './scale.js';
 
 /** vLLM's defaults (ms). */

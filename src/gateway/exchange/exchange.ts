@@ -11,7 +11,7 @@ import type { Dispatcher } from 'undici';
 import { type ExchangeSink, MeteredHandler, UNCONTROLLED } from '../../measure/metered-handler.js';
 import { TOTAL_TIMEOUT_CODE } from '../../measure/network-failure.js';
 import { type KnownProtocol, keyHeader, type UpstreamAuth, upstreamAuthOf } from '../../protocols/index.js';
-import { deepFreeze } from '../../shared/deep-freeze.js';
+import { deepFreeze } from '../../shared/json-object.js';
 import { traceparentOf } from '../../shared/trace-context.js';
 import type { ResolvedUpstream } from '../config/config-resolve.js';
 import type { RequestMeasurement } from '../records/measurement.js';

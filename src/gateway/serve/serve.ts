@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerRecordsPath } from '../../measure/record-files.js';
-import { endDespiteParkedWrite, flushLogSync } from '../../shared/parked-exit.js';
+import { endDespiteParkedWrite, flushLogSync } from '../../shared/records-writer.js';
 import { UsageError } from '../../shared/user-facing-error.js';
 import { shownTracesUrl } from '../../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../../tracing/receiver/span-receiver.js';

@@ -4,8 +4,7 @@
 import { isJsonObject, stringField } from '../../shared/json-object.js';
 import { estimateFromText, jsonAnswerReader, readUsage, requireList } from '../json-answer.js';
 import { defineProtocol, streamOnly, userContent } from '../protocol.js';
-import { anthropicMessagesClassifier } from './stream-classifier.js';
-import { readMessagesUsage } from './usage.js';
+import { anthropicMessagesClassifier, readMessagesUsage } from './stream-classifier.js';
 
 /** 2023-06-01 is the version Anthropic's SDKs and Claude Code send. */
 const ANTHROPIC_VERSION = '2023-06-01';

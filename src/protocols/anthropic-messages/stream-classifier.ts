@@ -14,6 +14,7 @@ import {
   UNPARSEABLE_FACTS,
 } from '../../measure/answer-facts.js';
 import {
+  countField,
   field,
   isJsonObject,
   type JsonObject,
@@ -36,8 +37,7 @@ import {
   whole,
   withScan,
 } from '../event-scan.js';
-import { addUsageFacts } from '../usage.js';
-import { readMessagesUsage } from './usage.js';
+import { addUsageFacts, type UsageReader, usageReader } from '../usage.js';
 
 const DELTA_TEXT_FIELDS: Readonly<Record<string, string>> = {
   text_delta: 'text',
@@ -151,3 +151,21 @@ function errorMessageOf(data: JsonObject, raw: string): string {
   const message = isJsonObject(error) ? stringField(error, 'message') : '';
   return message === '' ? errorJsonText(error ?? data, raw) : capErrorMessage(message);
 }
+
+// ---- The usage reader ----
+// Anthropic Messages' usage reader, the one both read streamed (message_start's and message_delta's halves) and
+// non-streamed answers with. Its `input_tokens` excludes the prompt tokens read from or written to the cache, which
+// it reports beside it: all three are prompt tokens (cache writes priced at the input price here, although
+// Anthropic charges them more), and the cache reads are the cached ones. `output_tokens` includes thinking, which
+// it does not count apart.
+
+export const readMessagesUsage: UsageReader = usageReader((usage) => {
+  const input = countField(usage, 'input_tokens');
+  const cacheRead = countField(usage, 'cache_read_input_tokens');
+  const cacheWrite = countField(usage, 'cache_creation_input_tokens');
+  return {
+    promptTokens: input === undefined ? undefined : input + (cacheRead ?? 0) + (cacheWrite ?? 0),
+    cachedPromptTokens: cacheRead,
+    outputTokens: countField(usage, 'output_tokens'),
+  };
+});

@@ -1,11 +1,12 @@
-// What OpenAI chat and completions share besides their stream (choices-stream.ts) and usage (usage.ts): the stream
-// tail of their bodies (usage on request, vLLM's ignore_eos) and the reading of a non-streamed answer (`choices`).
+// What OpenAI chat and completions share besides their stream (choices-stream.ts): their usage reader (below),
+// the stream tail of their bodies (usage on request, vLLM's ignore_eos) and the reading of a non-streamed answer
+// (`choices`).
 
 import type { JsonAnswerFacts } from '../../measure/answer-facts.js';
-import { field, isJsonObject, type JsonObject, stringField } from '../../shared/json-object.js';
+import { countField, field, isJsonObject, type JsonObject, stringField } from '../../shared/json-object.js';
 import { estimateFromText, readUsage, requireList } from '../json-answer.js';
 import type { Body, BodyOptions } from '../protocol.js';
-import { readChoicesUsage } from './usage.js';
+import { detailCount, type UsageReader, usageReader } from '../usage.js';
 
 /** OpenAI's stream tail: the usage chunk on request (on every chunk with continuousUsage), and vLLM's ignore_eos. */
 export function openAiStreamFields(options: BodyOptions): Body {
@@ -45,3 +46,16 @@ export function readOpenAiAnswer(answer: JsonObject, facts: JsonAnswerFacts): vo
   facts.toolCalls = toolCalls;
   estimateFromText(facts, text);
 }
+
+// ---- The usage reader ----
+// OpenAI chat completions' and completions' usage reader, the one both read streamed (the usage chunk, or vLLM's
+// running usage on every chunk) and non-streamed answers with: `prompt_tokens` (cached ones included, counted in
+// `prompt_tokens_details.cached_tokens`), `completion_tokens` (reasoning included, counted in
+// `completion_tokens_details.reasoning_tokens`).
+
+export const readChoicesUsage: UsageReader = usageReader((usage) => ({
+  promptTokens: countField(usage, 'prompt_tokens'),
+  cachedPromptTokens: detailCount(usage, 'prompt_tokens_details', 'cached_tokens'),
+  outputTokens: countField(usage, 'completion_tokens'),
+  reasoningTokens: detailCount(usage, 'completion_tokens_details', 'reasoning_tokens'),
+}));

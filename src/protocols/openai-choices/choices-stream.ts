@@ -1,5 +1,5 @@
 // What OpenAI chat completions and completions streams share: `data: [DONE]`, the usage-only chunk
-// (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set, read by usage.ts), `finish_reason`,
+// (`choices: []` plus `usage`, sent when `stream_options.include_usage` is set, read by answer.ts's reader), `finish_reason`,
 // and errors sent inside an HTTP 200 stream. Each protocol's stream classifier supplies only how to read generated
 // text out of one choice.
 
@@ -33,7 +33,7 @@ import {
   whole,
 } from '../event-scan.js';
 import { addUsageFacts } from '../usage.js';
-import { readChoicesUsage } from './usage.js';
+import { readChoicesUsage } from './answer.js';
 
 /** The generated text of one element of `choices`: its answer (content, refusal, tool calls) and its reasoning. */
 export interface ChoiceText {

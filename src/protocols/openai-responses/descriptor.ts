@@ -4,8 +4,11 @@
 import { field, isJsonObject, stringField } from '../../shared/json-object.js';
 import { jsonAnswerReader, readUsage, requireList } from '../json-answer.js';
 import { BEARER_AUTH, defineProtocol, streamOnly, userContent } from '../protocol.js';
-import { CLIENT_TOOL_CALL_ITEMS, openAiResponsesClassifier } from './stream-classifier.js';
-import { readResponsesUsage } from './usage.js';
+import {
+  CLIENT_TOOL_CALL_ITEMS,
+  openAiResponsesClassifier,
+  readResponsesUsage,
+} from './stream-classifier.js';
 
 export const openAiResponses = defineProtocol({
   name: 'openai-responses',

@@ -13,6 +13,7 @@ import {
   UNPARSEABLE_FACTS,
 } from '../../measure/answer-facts.js';
 import {
+  countField,
   field,
   isJsonObject,
   type JsonObject,
@@ -35,8 +36,7 @@ import {
   whole,
   withScan,
 } from '../event-scan.js';
-import { addUsageFacts } from '../usage.js';
-import { readResponsesUsage } from './usage.js';
+import { addUsageFacts, detailCount, type UsageReader, usageReader } from '../usage.js';
 
 /** The reasoning deltas: the model's reasoning (or its summary), streamed before the answer. */
 const REASONING_DELTAS: ReadonlySet<string> = new Set([
@@ -139,3 +139,15 @@ function failed(response: unknown): EventFacts {
   const message = isJsonObject(error) ? stringField(error as JsonObject, 'message') : '';
   return { done: true, errorMessage: capErrorMessage(message || 'response.failed') };
 }
+
+// ---- The usage reader ----
+// OpenAI Responses' usage reader, the one both read streamed (`response.completed` and `response.incomplete`) and
+// non-streamed answers with: `input_tokens` (cached ones included, counted in `input_tokens_details.cached_tokens`),
+// `output_tokens` (reasoning included, counted in `output_tokens_details.reasoning_tokens`).
+
+export const readResponsesUsage: UsageReader = usageReader((usage) => ({
+  promptTokens: countField(usage, 'input_tokens'),
+  cachedPromptTokens: detailCount(usage, 'input_tokens_details', 'cached_tokens'),
+  outputTokens: countField(usage, 'output_tokens'),
+  reasoningTokens: detailCount(usage, 'output_tokens_details', 'reasoning_tokens'),
+}));
