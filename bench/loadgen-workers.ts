@@ -1,7 +1,7 @@
 // How fast the load generator sends with 1 and 2 workers, and whether a worker is better a process or a thread:
 // the schedule lag (p50, p99) at each open-loop rate, against nginx serving a fixed one-token SSE answer
 // (bench/helpers/sse-nginx.ts), so the generator is what is measured; the highest rate with p99 under 2 ms is the
-// one it holds. (Concurrent streams are measured through the real CLI, `bench --workers`: docs/loadgen.md.)
+// one it holds. (Concurrent streams are measured through the real CLI, `bench --workers`: docs/loadgen-reference.md.)
 // Each worker runs bench/helpers/engine-shard.ts on its shard of one seeded schedule (arrivals I, I+N, ...), all
 // starting at one instant, exactly as `bench --workers N` and `--shard I/N` split a run.
 //
@@ -12,7 +12,7 @@
 // counted (JIT and the pool's first connections), so the figures are the steady rate's.
 //
 // --nginx-cpu pins nginx to that core (taskset); the workers are left to the scheduler. On a 2-core box nginx and
-// the workers share the cores: see docs/loadgen.md for what that allows.
+// the workers share the cores: see docs/loadgen-reference.md for what that allows.
 import { type ChildProcess, fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -4,8 +4,8 @@
 // they all anchor t = 0 there. Workers run in their own process group, so a Ctrl-C reaches them once, through
 // the parent, and each still writes the record of what it ran.
 //
-// Processes, not worker threads. Both were measured with bench/loadgen-workers.ts (docs/loadgen.md, "Sharded
-// runs"): on the shared 2-core box neither held a rate the other could not, the differences were inside the
+// Processes, not worker threads. Both were measured with bench/loadgen-workers.ts (docs/loadgen-reference.md,
+// "Workers"): on the shared 2-core box neither held a rate the other could not, the differences were inside the
 // run-to-run spread. Processes then win on what was not in doubt: a worker is the very CLI a shard on another
 // machine runs (one code path, tested once), its heap and garbage collection are its own, a crash takes only it
 // down, and taskset can pin it to a core.

@@ -6,7 +6,7 @@
 // vLLM's exponential ramp's send times 1e-12 ms off (Node 24's `**` rounded all 500 test arguments correctly,
 // its Math.log did not). Correctly rounded, these agree with glibc's wherever glibc's
 // are themselves correct (all but about 0.1% of arguments); the rest cannot be reproduced short of glibc's own
-// tables (docs/loadgen.md gives the bound).
+// tables (docs/loadgen-reference.md gives the bound).
 
 /** 2**27 + 1: Veltkamp's splitter, halving a double's 53 bits so that products of halves are exact. */
 const SPLITTER = 134217729;

@@ -1,6 +1,6 @@
 // The flags of `tokenmeter bench` (and, minus the rate, of `tokenmeter sweep`): vLLM's benchmark_serving.py
 // flags under the same names and defaults, so pasted command lines work, then ours. Differences from vLLM are
-// listed in docs/loadgen.md.
+// listed in docs/loadgen-reference.md.
 
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';

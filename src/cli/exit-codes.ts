@@ -1,4 +1,4 @@
-// The CLI's exit statuses, stated once (docs/loadgen.md lists them for scripts and CI). 2 for a usage mistake and
+// The CLI's exit statuses, stated once (docs/loadgen-reference.md lists them for scripts and CI). 2 for a usage mistake and
 // 1 for a failed run are what vLLM's benchmark_serving.py gives (argparse, an uncaught exception); 130 is the
 // shell's 128 + SIGINT; 99 for a crossed threshold is k6's, which CI scripts gating on thresholds already know.
 // Other outcomes a script must tell apart take numbers of their own, never one of these.

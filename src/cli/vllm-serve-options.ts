@@ -2,7 +2,7 @@
 // datasets/datasets.py) that bench did not have before, grouped here so that every one of vLLM's flags is
 // accepted. Those that change the run are read in vllm-serve-settings.ts; those that need what tokenmeter does
 // not have (vLLM's server internals, its plots, datasets we do not ship) are accepted with one line saying what
-// they would do and that they did not (ACCEPTED_ONLY). docs/loadgen.md's flag table lists them all.
+// they would do and that they did not (ACCEPTED_ONLY). docs/loadgen-reference.md's flag table lists them all.
 
 import { LORA_ASSIGNMENTS } from '../../loadgen/bench/lora-modules.js';
 import type { OptionSpec } from '../shared/option-schema.js';

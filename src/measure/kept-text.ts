@@ -6,7 +6,7 @@
 /**
  * Most characters of generated text kept per request: 4 Mi (about a million tokens at 4 characters a token, several
  * times the longest answer a model is asked for today; 4 to 8 MB of memory). Past it the text is no longer kept and
- * the load generator stops reading the answer (docs/loadgen.md, "Bounds"). Also below the longest run of letters
+ * the load generator stops reading the answer (docs/metrics.md, "The load generator's record"). Also below the longest run of letters
  * the built-in token estimate's pattern can scan (about 8 Mi characters overflow its stack).
  */
 export const MAX_KEPT_TEXT_CHARS = 4 * 1024 * 1024;

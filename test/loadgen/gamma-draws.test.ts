@@ -3,7 +3,7 @@
 // (fixtures/vllm-009e6d4a/gamma-draws.json, written by Debian's numpy 1.24.2 on glibc 2.36): each of numpy's
 // draws is rebuilt exactly from ours and the low 4 bits it kept (the nearest bit pattern with those bits), the
 // SHA-256 of each seed's rebuilt draws proving them numpy's; then the draws that differ are counted and measured
-// in ulp. The bound held here is the one docs/loadgen.md gives ("vLLM's seeded schedule").
+// in ulp. The bound held here is the one docs/loadgen-reference.md gives ("The bound").
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
