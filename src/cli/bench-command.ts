@@ -41,7 +41,7 @@ export const benchCommand = defineCommand({
   options: BENCH_OPTIONS,
   allowPositionals: true,
   details:
-    'Flags, metrics and engines: docs/loadgen.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 4 stopped by --stop-on-saturation or --max-error-rate, 99 a --threshold failed, 130 interrupted.',
+    'Tasks: docs/loadgen.md; every flag, definition and exit status: docs/loadgen-reference.md. Exit status: 0 ok, 1 failed (under 90% succeeded, or smoke failed), 2 usage, 3 stopped by --max-cost or --max-total-tokens, 4 stopped by --stop-on-saturation or --max-error-rate, 99 a --threshold failed, 130 interrupted.',
   async run(commandLine) {
     // The engines (undici, autocannon) and tokenizers load on use, so --help and other commands start fast.
     const { trimV8ForLoadGeneration } = await import('../../loadgen/engine/v8-footprint.js');

@@ -167,7 +167,7 @@ export const sweepCommand = defineCommand({
   options: SWEEP_OPTIONS,
   allowPositionals: true,
   details:
-    'Table columns and the knee rule: docs/loadgen.md. Results: one vLLM JSON + records per level, and sweep-summary.json. Exit status: 0 done, 1 failed to run, 2 usage, 4 a level stopped by --stop-on-saturation or --max-error-rate (no level after it ran), 130 interrupted.',
+    'How to sweep: docs/loadgen.md; table columns and the knee rule: docs/loadgen-reference.md. Results: one vLLM JSON + records per level, and sweep-summary.json. Exit status: 0 done, 1 failed to run, 2 usage, 4 a level stopped by --stop-on-saturation or --max-error-rate (no level after it ran), 130 interrupted.',
   async run(commandLine) {
     const ratesText = commandLine.options['rates'];
     let rates: number[] | undefined;
