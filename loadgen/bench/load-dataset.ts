@@ -9,21 +9,11 @@ import type { EndpointFamily } from '../../src/protocols/index.js';
 import { checkRegularFile, fileErrorReason, NotRegularFileError } from '../../src/shared/regular-file.js';
 import { UsageError, UserFacingError } from '../../src/shared/user-facing-error.js';
 import { loadAgenticTrace } from '../agent/agentic-dataset.js';
-import { NotAJsonArrayError } from '../datasets/json-array-splitter.js';
-import { sampleJsonl } from '../datasets/jsonl-dataset.js';
-import { samplePrefixRepetition } from '../datasets/prefix-repetition-dataset.js';
-import { sampleRandom } from '../datasets/random-dataset.js';
 import type { SampledDataset } from '../datasets/sample-request.js';
-import { withSharedSystemPrompt } from '../datasets/shared-system-prompt.js';
-import { sampleShareGpt } from '../datasets/sharegpt-sampler.js';
-import { type SessionSpan, sampleShareGptSessions } from '../datasets/sharegpt-sessions.js';
+import type { SessionSpan } from '../datasets/sharegpt-sessions.js';
 import type { Tokenizer } from '../tokenizer/tokenizer.js';
 import type { AgentSession } from '../traces/agent-sessions.js';
-import { DEFAULT_TRACE_BLOCK_TOKENS } from '../traces/block-prompts.js';
-import { sampleBurstGptTrace } from '../traces/burstgpt-trace.js';
-import { sampleMooncakeTrace } from '../traces/mooncake-trace.js';
 import { sampleTimedTrace, TIMED_TRACE_DEFAULTS, type TimedTraceLabels } from '../traces/timed-trace.js';
-import { sampleGatewayRecords } from './records-dataset.js';
 
 export const DATASET_NAMES = [
   'sharegpt',
@@ -175,9 +165,12 @@ export async function checkDatasetFiles(settings: Pick<DatasetSettings, 'name' |
 export async function loadDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
   const dataset = await loadNamedDataset(settings, tokenizer);
   const tokens = settings.sharedSystemPromptTokens ?? 0;
-  return tokens > 0 ? withSharedSystemPrompt(dataset, { tokens, seed: settings.seed, tokenizer }) : dataset;
+  if (tokens === 0) return dataset;
+  const { withSharedSystemPrompt } = await import('../datasets/shared-system-prompt.js');
+  return withSharedSystemPrompt(dataset, { tokens, seed: settings.seed, tokenizer });
 }
 
+// Each dataset's reader is loaded when a run names it: a run reads one, and the others' modules cost start-up time.
 async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer): Promise<LoadedDataset> {
   await checkDatasetFiles(settings);
   const common = { numPrompts: settings.numPrompts, seed: settings.seed, tokenizer };
@@ -187,6 +180,7 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
       await checkInputFile('--dataset-path', path, SHAREGPT_SHAPE);
       const which = settings.path === undefined ? 'the bundled ShareGPT-format sample' : `ShareGPT ${path}`;
       if (settings.sessionTurns !== undefined) {
+        const { sampleShareGptSessions } = await import('../datasets/sharegpt-sessions.js');
         const sessions = await sampleShareGptSessions({
           ...common,
           path,
@@ -195,6 +189,8 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
         });
         return { ...sessions, description: `${which}, as multi-turn sessions` };
       }
+      const { sampleShareGpt } = await import('../datasets/sharegpt-sampler.js');
+      const { NotAJsonArrayError } = await import('../datasets/json-array-splitter.js');
       const sample = await sampleShareGpt({
         ...common,
         path,
@@ -210,6 +206,7 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
       return { ...sample, description: which };
     }
     case 'random': {
+      const { sampleRandom } = await import('../datasets/random-dataset.js');
       const sample = sampleRandom({
         ...common,
         ...(settings.randomInputLen === undefined ? {} : { inputLen: settings.randomInputLen }),
@@ -223,6 +220,7 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
       return { ...sample, description: 'random prompts' };
     }
     case 'prefix_repetition': {
+      const { samplePrefixRepetition } = await import('../datasets/prefix-repetition-dataset.js');
       const sample = samplePrefixRepetition({
         ...common,
         ...(settings.prefixRepetitionPrefixLen === undefined
@@ -244,6 +242,7 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
     case 'jsonl':
     case 'custom': {
       const path = needPath(settings);
+      const { sampleJsonl } = await import('../datasets/jsonl-dataset.js');
       const sample = await sampleJsonl({
         ...common,
         path,
@@ -254,6 +253,7 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
     }
     case 'records': {
       const path = needPath(settings);
+      const { sampleGatewayRecords } = await import('./records-dataset.js');
       const replay = await sampleGatewayRecords({
         ...common,
         path,
@@ -271,13 +271,16 @@ async function loadNamedDataset(settings: DatasetSettings, tokenizer: Tokenizer)
     case 'burstgpt': {
       const path = needPath(settings);
       const mooncake = settings.name === 'mooncake';
+      const { DEFAULT_TRACE_BLOCK_TOKENS } = await import('../traces/block-prompts.js');
       const options = {
         ...common,
         path,
         speed: settings.replaySpeed,
         blockTokens: settings.traceBlockTokens ?? DEFAULT_TRACE_BLOCK_TOKENS,
       };
-      const replay = mooncake ? await sampleMooncakeTrace(options) : await sampleBurstGptTrace(options);
+      const replay = mooncake
+        ? await (await import('../traces/mooncake-trace.js')).sampleMooncakeTrace(options)
+        : await (await import('../traces/burstgpt-trace.js')).sampleBurstGptTrace(options);
       return {
         requests: replay.requests,
         notes: replay.notes,

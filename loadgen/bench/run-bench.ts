@@ -35,7 +35,7 @@ import { cycleRequests, prepareRequests } from './prepare-requests.js';
 import { PROBE_OUTPUT_TOKENS, PROBE_PROMPT, ProbeLoop, probeStats } from './probe-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
-import { RunSpanReceiver } from './run-span-receiver.js';
+import type { RunSpanReceiver } from './run-span-receiver.js';
 import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
 import { waitUntilReady, warmUp } from './warm-up.js';
@@ -317,8 +317,11 @@ export async function runLoad(input: BenchRunInput): Promise<RunOutput> {
   let probeRecords: readonly RequestRecord[] | undefined;
   try {
     // With --span-receiver-port, each record waits for its server's span before it is accepted.
+    // Loaded only then: a plain run never reads OTLP.
     const joining =
-      settings.spanReceiver === undefined ? null : await RunSpanReceiver.start(settings.spanReceiver, accept);
+      settings.spanReceiver === undefined
+        ? null
+        : await (await import('./run-span-receiver.js')).RunSpanReceiver.start(settings.spanReceiver, accept);
     spanReceiver = joining;
     const startAtMs = settings.start === undefined ? undefined : await startTimeMs(settings.start);
     const context = {

@@ -9,7 +9,6 @@ import { packageVersion } from '../../src/shared/package-version.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { costResultJson } from '../cost/cost-report.js';
 import { TIMELINE_THRESHOLDS_KEY } from '../report/html/timeline-chart.js';
-import { writeHtmlReport } from '../report/html/write-html-report.js';
 import { interruptionKeys } from '../report/interruption.js';
 import {
   buildResultJson,
@@ -182,6 +181,8 @@ export async function saveHtmlReport(
     },
     vllmSectionsOf(result),
   );
+  // The page's renderers are loaded only for a page: a run without --html or --plot-timeline never needs them.
+  const { writeHtmlReport } = await import('../report/html/write-html-report.js');
   await writeHtmlReport('run', { result: json }, path);
 }
 

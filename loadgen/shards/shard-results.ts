@@ -13,10 +13,7 @@ import type { RequestRecord } from '../record.js';
 import { isResultJson, type LoadedResult, readJsonFile, readResultFile } from '../report/read-result-file.js';
 import { numberField, stringField, tokenmeterSection } from '../report/result-fields.js';
 import { readTarget } from '../report/run-target.js';
-import { parseShard, type ShardSpec } from './shard-spec.js';
-
-/** The result file's top-level key naming its shard, `I/N`. */
-export const SHARD_RESULT_KEY = 'shard';
+import { parseShard, SHARD_RESULT_KEY, type ShardSpec } from './shard-spec.js';
 
 export interface ShardRun {
   /** The result file it was read from. */

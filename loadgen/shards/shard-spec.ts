@@ -80,6 +80,9 @@ export function checkConcurrencySplit(
     );
 }
 
+/** The result file's top-level key naming its shard, `I/N` (shardText). */
+export const SHARD_RESULT_KEY = 'shard';
+
 /** `I/N`, as the result file and the merged report show it. */
 export function shardText(shard: ShardSpec): string {
   return `${shard.index}/${shard.count}`;

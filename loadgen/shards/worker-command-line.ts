@@ -12,7 +12,7 @@ import type { BenchRunOutcome } from '../bench/save-result.js';
 import type { BenchSettings } from '../bench/settings.js';
 import { hasLimits } from '../cost/cost-settings.js';
 import { checkConcurrencySplit } from './shard-spec.js';
-import { type WorkerFiles, workersRun } from './workers-run.js';
+import type { WorkerFiles } from './workers-run.js';
 
 /** One flag's value as the command line parsed it (a list flag's items, `Infinity` for `inf`). */
 export type FlagValue = string | number | boolean | readonly string[] | undefined;
@@ -132,6 +132,8 @@ export async function workersOutcome(
 ): Promise<BenchRunOutcome> {
   const { argsFor, env } = workerCommandLine(flags, count, settings, prepared, worker.env);
   const start = settings.start;
+  // The merge and the workers' processes are loaded only for a --workers run, which few runs are.
+  const { workersRun } = await import('./workers-run.js');
   return workersRun({
     settings,
     prepared,

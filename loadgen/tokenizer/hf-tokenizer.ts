@@ -4,7 +4,7 @@
 
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
+import type { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 import { BUILTIN_TOKENIZER_NAME, builtinTokenizer, type CountOptions, type Tokenizer } from './tokenizer.js';
@@ -81,9 +81,11 @@ export async function loadHuggingFaceTokenizer(spec: string): Promise<Tokenizer>
     readJson(file, 'tokenizer'),
     readConfigIfPresent(directory),
   ]);
+  // Loaded only here: a run on the built-in rule (the default) never needs the library.
+  const { Tokenizer: HfTokenizerClass } = await import('@huggingface/tokenizers');
   let tokenizer: HfTokenizer;
   try {
-    tokenizer = new HfTokenizer(tokenizerJson, config);
+    tokenizer = new HfTokenizerClass(tokenizerJson, config);
   } catch (error) {
     throw new UserFacingError(
       `--tokenizer ${spec}: ${file} could not be loaded (${error instanceof Error ? error.message : error}).`,

@@ -3,9 +3,9 @@
 // `tokenmeter merge` can tell the shards apart and see one missing.
 
 import type { EngineName } from '../../loadgen/bench/settings.js';
-import { SHARD_RESULT_KEY } from '../../loadgen/shards/shard-results.js';
 import {
   checkConcurrencySplit,
+  SHARD_RESULT_KEY,
   type ShardSpec,
   shardFromFlags,
   shardText,

@@ -46,7 +46,6 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { type Logger, symbols } from 'pino';
 
 /** Bytes of serialized lines held in memory (queued or being written) before new records are dropped. */
 export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
@@ -508,24 +507,12 @@ async function endOfLastWholeLine(file: FileHandle, stats: Stats): Promise<numbe
 // event loop and process.exit() wait for it (libuv joins its threads on exit). A signal's default action does
 // not wait: the process ends as one killed by SIGTERM (status 143 to a shell, and a clean stop to systemd and
 // Kubernetes, which sent it). What the file did not take was counted lost and said in the log before this runs:
-// flushLogSync, at the end, writes that log out first.
+// the gateway's flushLogSync (src/gateway/logs/logger.ts) writes that log out first. No logger is imported here:
+// bench writes its records through this file too, and pino is not one of its modules.
 
 /** `flush` writes out what the process still has to say, on this thread (its log's batch, say). */
 export function endDespiteParkedWrite(flush: () => void): void {
   flush();
   process.removeAllListeners('SIGTERM');
   process.kill(process.pid, 'SIGTERM');
-}
-
-// Writes what a pino logger's destination still holds now, on this thread. Its batched writes otherwise go
-// through libuv's threadpool, which a parked file operation may be holding (above).
-export function flushLogSync(logger: Logger): void {
-  const destination = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
-    | { flushSync?: () => void }
-    | undefined;
-  try {
-    destination?.flushSync?.();
-  } catch {
-    // Not ready, or destroyed: nothing more can be said.
-  }
 }

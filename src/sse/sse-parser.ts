@@ -49,11 +49,13 @@ const FIELD_ID = Uint8Array.of(0x69, 0x64);
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /**
- * The UTF-8 text of `line` from `start`. Lines are views of the pushed chunks, Buffers when the caller pushes
- * Buffers (undici and Node's sockets do): their own decoder then costs no view and no TextDecoder call per field.
+ * The UTF-8 text of `bytes` from `start` to `end`. Lines are ranges of the pushed chunks, Buffers when the caller
+ * pushes Buffers (undici and Node's sockets do): their own decoder then costs no view and no TextDecoder call.
  */
-function utf8(line: Uint8Array, start: number): string {
-  return Buffer.isBuffer(line) ? line.toString('utf8', start) : decoder.decode(line.subarray(start));
+function utf8(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.isBuffer(bytes)
+    ? bytes.toString('utf8', start, end)
+    : decoder.decode(bytes.subarray(start, end));
 }
 
 export class SseParser {
@@ -166,8 +168,12 @@ export class SseParser {
         const blank = lineEnd === pos && !this.#skippedPartial;
         this.#skippedPartial = false;
         if (blank) this.#skipping = false;
+      } else if (this.#lineParts.length === 0) {
+        // The common case: the whole line is in this chunk, read in place (no view of it is made).
+        this.#processLine(chunk, pos, lineEnd, chunkOffset + lineEnd + 1);
       } else {
-        this.#processLine(this.#completeLine(chunk.subarray(pos, lineEnd)), chunkOffset + lineEnd + 1);
+        const line = this.#joinLine(chunk.subarray(pos, lineEnd));
+        this.#processLine(line, 0, line.length, chunkOffset + lineEnd + 1);
       }
       pos = next;
       this.#lineStart = chunkOffset + next;
@@ -199,9 +205,8 @@ export class SseParser {
     }
   }
 
-  // Returns the whole line: the chunk's view itself in the common case, one join when it spanned several chunks.
-  #completeLine(tail: Uint8Array): Uint8Array {
-    if (this.#lineParts.length === 0) return tail;
+  // The whole line, when it spanned several chunks: the held parts and `tail`, joined once.
+  #joinLine(tail: Uint8Array): Uint8Array {
     const line = new Uint8Array(this.#lineBytes + tail.length);
     let at = 0;
     for (const part of this.#lineParts) {
@@ -214,48 +219,49 @@ export class SseParser {
     return line;
   }
 
-  #processLine(rawLine: Uint8Array, endOffset: number): void {
-    let line = rawLine;
+  // The line is bytes[from, end) (line end excluded): read where it lies, so a line costs no view object.
+  #processLine(bytes: Uint8Array, from: number, end: number, endOffset: number): void {
+    let start = from;
     if (this.#atStreamStart) {
       this.#atStreamStart = false;
-      if (line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf) line = line.subarray(3);
+      if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf)
+        start += 3;
     }
 
-    if (line.length === 0) {
+    if (start === end) {
       this.#dispatch(endOffset);
       return;
     }
-    if (line[0] === COLON) {
+    if (bytes[start] === COLON) {
       this.comments++;
-      this.lastComment = line.slice();
+      this.lastComment = bytes.slice(start, end);
       return;
     }
 
-    this.#eventBytes += line.length;
+    this.#eventBytes += end - start;
     if (this.#eventBytes > this.#maxEventBytes) {
       this.#overflow();
       return;
     }
     if (this.#eventStart === NO_POSITION) this.#eventStart = this.#lineStart;
 
-    let nameEnd = line.indexOf(COLON);
+    let nameEnd = bytes.indexOf(COLON, start);
     let valueStart = nameEnd + 1;
-    if (nameEnd === NO_POSITION) {
-      nameEnd = line.length;
-      valueStart = line.length;
-    } else if (line[valueStart] === SPACE) {
+    if (nameEnd === NO_POSITION || nameEnd >= end) {
+      nameEnd = end;
+      valueStart = end;
+    } else if (valueStart < end && bytes[valueStart] === SPACE) {
       valueStart++;
     }
-    const name = line.subarray(0, nameEnd);
 
-    if (sameBytes(name, FIELD_DATA)) {
-      const value = utf8(line, valueStart);
+    if (namedBy(bytes, start, nameEnd, FIELD_DATA)) {
+      const value = utf8(bytes, valueStart, end);
       this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
       this.#dataLines++;
-    } else if (sameBytes(name, FIELD_EVENT)) {
-      this.#type = utf8(line, valueStart);
-    } else if (sameBytes(name, FIELD_ID)) {
-      const value = utf8(line, valueStart);
+    } else if (namedBy(bytes, start, nameEnd, FIELD_EVENT)) {
+      this.#type = utf8(bytes, valueStart, end);
+    } else if (namedBy(bytes, start, nameEnd, FIELD_ID)) {
+      const value = utf8(bytes, valueStart, end);
       if (!value.includes('\0')) this.#lastId = value;
     }
     // `retry:` and unknown fields carry nothing a measuring proxy needs; they are ignored.
@@ -298,8 +304,9 @@ export class SseParser {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether bytes[start, end) is the field name `name`. */
+function namedBy(bytes: Uint8Array, start: number, end: number, name: Uint8Array): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (bytes[start + i] !== name[i]) return false;
   return true;
 }

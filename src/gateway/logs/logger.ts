@@ -4,7 +4,7 @@
 // per-request log line then costs a string, not a system call. The buffer is flushed when the gateway closes;
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
 // writer). The one line per finished request (requestLogSink) is at the end.
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino, symbols } from 'pino';
 import { CREDENTIAL_HEADERS } from '../exchange/hop-by-hop.js';
 import type { RecordSink } from '../records/record.js';
 import { prettyDestination } from './pretty-log.js';
@@ -94,4 +94,17 @@ export function requestLogSink(log: Logger): RecordSink {
       'request finished',
     );
   };
+}
+
+// Writes what a pino logger's destination still holds now, on this thread. Its batched writes otherwise go
+// through libuv's threadpool, which a parked file operation may be holding (endDespiteParkedWrite in src/shared/records-writer.ts).
+export function flushLogSync(logger: Logger): void {
+  const destination = (logger as unknown as Record<symbol, unknown>)[symbols.streamSym] as
+    | { flushSync?: () => void }
+    | undefined;
+  try {
+    destination?.flushSync?.();
+  } catch {
+    // Not ready, or destroyed: nothing more can be said.
+  }
 }

@@ -6,13 +6,14 @@ import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { workerRecordsPath } from '../../measure/record-files.js';
-import { endDespiteParkedWrite, flushLogSync } from '../../shared/records-writer.js';
+import { endDespiteParkedWrite } from '../../shared/records-writer.js';
 import { UsageError } from '../../shared/user-facing-error.js';
 import { shownTracesUrl } from '../../tracing/otlp-settings.js';
 import { TRACES_PATH } from '../../tracing/receiver/span-receiver.js';
 import { toWorker } from '../cluster/messages.js';
 import type { GatewayConfig } from '../config/config-resolve.js';
 import type { Gateway } from '../context.js';
+import { flushLogSync } from '../logs/logger.js';
 import type { MetricsSource } from '../metrics/metrics-page.js';
 
 /** plugins/index.ts's buildGateway, loaded by the caller when it is needed. */
