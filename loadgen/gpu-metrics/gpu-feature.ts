@@ -11,8 +11,14 @@ import { GpuSampling } from './gpu-sampling.js';
 import { formatGpuSection } from './gpu-section.js';
 import { type GpuMetricsRun, mergeGpuRuns } from './gpu-tracks.js';
 
-export const gpuFeature: RunFeature<GpuMetricsSettings, GpuMetricsRun> = {
+export const gpuFeature: RunFeature<
+  GpuMetricsSettings,
+  GpuMetricsRun,
+  GpuMetricsRun,
+  { readonly gpuMetrics?: GpuMetricsSettings | null }
+> = {
   name: 'gpu metrics',
+  settingsOf: (run) => run.gpuMetrics ?? undefined,
   async start(settings) {
     const sampling = await GpuSampling.start(settings);
     let onRunClock: ((runStartedAtMs: number) => GpuMetricsRun | undefined) | undefined;
