@@ -1,5 +1,5 @@
 // The contract between a bench run and each of its optional features: one module per feature implements
-// RunFeature, and the registry (loadgen/bench/features.ts) lists them. The
+// RunFeature, and the registry (loadgen/features.ts) lists them. The
 // run, the aggregation, the result JSON, the text report, the shard merge and the sweep iterate that list instead
 // of naming features, so adding a feature means one module and one line in the list.
 //

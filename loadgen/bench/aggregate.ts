@@ -59,7 +59,7 @@ export interface BenchRunResult extends Omit<RunOutput, 'seen'> {
   readonly metrics: VllmMetrics;
   readonly extra: ExtraMetrics;
   readonly verdicts: Verdict[];
-  /** Each feature's part of the figures (features.ts; read one with partOf). */
+  /** Each feature's part of the figures (loadgen/features.ts; read one with partOf). */
   readonly parts: FeatureParts;
 }
 

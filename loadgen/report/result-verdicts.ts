@@ -60,7 +60,7 @@ export function resultVerdicts(
     extra.total = (numberField(json, 'completed') ?? 0) + (numberField(json, 'failed') ?? 0);
     extra.successRate = successRate(json) ?? 0;
   }
-  // With what the features' parts (the server's metrics, the breakdown) attribute them to, as bench said it.
+  // With what the features' parts attribute them to, read back from the file, as bench said it after the run.
   const list = runVerdicts(records ?? [], extra, partsOfResult(json));
   return { list, complete: records !== null };
 }

@@ -1,4 +1,4 @@
-// The registry of bench's optional features (loadgen/bench/features.ts) against the contract of loadgen/feature.ts:
+// The registry of bench's optional features (loadgen/features.ts, as bench types it in loadgen/bench/features.ts) against the contract of loadgen/feature.ts:
 // each feature is named once, a feature the shard merge merges can also be read back from a shard's file, and a
 // part written to the result JSON reads back as the same keys (so merge, compare and report see what bench saved).
 
