@@ -90,6 +90,14 @@ export interface ReportContext {
 /** The places on the run's HTML page where features' sections go: before or after the run's own charts. */
 export type PageSlot = 'before-charts' | 'after-charts';
 
+/** What a page section may read beside the feature's part, from the saved result. */
+export interface PageContext {
+  /** The records the run's figures were computed on; null when the file has none (saved without detail). */
+  readonly records: readonly RequestRecord[] | null;
+  /** vLLM's total_output_tokens of the run (per-token figures divide by it). */
+  readonly outputTokens: number;
+}
+
 /** A section of the run's HTML page: its heading, and its body as HTML. */
 export interface PageSection {
   readonly heading: string;
@@ -125,9 +133,8 @@ export interface RunFeature<Settings, Part, Live = Part, RunSettings = unknown> 
   };
   readonly html?: {
     readonly slot: PageSlot;
-    /** Its section, given the records the run's figures were computed on (null when the file has none);
-     *  undefined when it has nothing to show. */
-    section(part: Part, records: readonly RequestRecord[] | null): PageSection | undefined;
+    /** Its section; undefined when it has nothing to show. */
+    section(part: Part, context: PageContext): PageSection | undefined;
   };
   /** Its share of vLLM's summary block and top-level keys, which vLLM places itself. */
   vllm?(part: Part): VllmRunSections;

@@ -7,6 +7,7 @@
 import type { RunFeature } from '../feature.js';
 import { gpuMetricsFromResult } from './gpu-metrics-json.js';
 import type { GpuMetricsSettings } from './gpu-metrics-settings.js';
+import { gpuPageSection } from './gpu-panel.js';
 import { GpuSampling } from './gpu-sampling.js';
 import { formatGpuSection } from './gpu-section.js';
 import { type GpuMetricsRun, mergeGpuRuns } from './gpu-tracks.js';
@@ -34,5 +35,6 @@ export const gpuFeature: RunFeature<
   // Its keys go with vLLM's energy keys, which vLLM places itself (the vllm hook below).
   json: { write: () => ({}), read: gpuMetricsFromResult },
   report: { slot: 'section', lines: (run, { outputTokens }) => formatGpuSection(run, outputTokens) },
+  html: { slot: 'after-charts', section: (run, { outputTokens }) => gpuPageSection(run, outputTokens) },
   vllm: (run) => ({ gpu: run }),
 };

@@ -329,7 +329,7 @@ export const serverMetricsFeature: RunFeature<
   },
   html: {
     slot: 'after-charts',
-    section: (part, records) =>
+    section: (part, { records }) =>
       part.run.available ? serverPageSection(part.run.series, part.run.summary, records) : undefined,
   },
   vllm: (part) => (part.specDecode === undefined ? {} : { specDecode: part.specDecode }),

@@ -1,19 +1,18 @@
 // The report of one run: what was run, the key figures, the verdicts, the features' sections before the charts
 // (where the time went, when the run was split into segments), the charts, then the features' sections after them
-// (the server's metrics), each from its part read back from the file (loadgen/features.ts). A file saved without
-// --save-detailed has only summary figures, so the page says which charts need the per-request arrays
+// (the server's metrics, the GPUs), each from its part read back from the file (loadgen/features.ts). A file saved
+// without --save-detailed has only summary figures, so the page says which charts need the per-request arrays
 // instead of drawing guesses from three percentiles.
 
 import type { JsonValueObject } from '../../../src/shared/json-object.js';
-import type { PageSlot } from '../../feature.js';
+import type { PageContext, PageSlot } from '../../feature.js';
 import { partsOfResult, RUN_FEATURES } from '../../features.js';
 import { withoutPlannedCancels } from '../../record.js';
 import { interruptionNote } from '../interruption.js';
-import { stringField } from '../result-fields.js';
+import { numberField, stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
 import { agentPanel } from './agent-panel.js';
-import { gpuPanel } from './gpu-panel.js';
 import { escapeHtml, keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
@@ -37,14 +36,14 @@ export function renderRunReport(data: RunReportData): string {
   const records = saved === null ? null : withoutPlannedCancels(saved);
   const verdicts = resultVerdicts(result, records);
   const parts = partsOfResult(result);
+  const context: PageContext = { records, outputTokens: numberField(result, 'total_output_tokens') ?? 0 };
   const featureSections = (slot: PageSlot): string[] =>
     RUN_FEATURES.flatMap((feature) => {
       const part = parts.get(feature);
       const shown =
-        part === undefined || feature.html?.slot !== slot ? undefined : feature.html.section(part, records);
+        part === undefined || feature.html?.slot !== slot ? undefined : feature.html.section(part, context);
       return shown === undefined ? [] : [section(shown.heading, shown.body)];
     });
-  const gpus = gpuPanel(result);
   const agent = agentPanel(result);
   const name = stringField(result, 'label') ?? stringField(result, 'model_id') ?? 'benchmark';
   const about = [
@@ -77,7 +76,6 @@ export function renderRunReport(data: RunReportData): string {
       ...(agent === null ? [] : [section('Agent sessions', agent)]),
       section('Charts', charts),
       ...featureSections('after-charts'),
-      ...(gpus === null ? [] : [section('GPU', gpus)]),
     ],
   });
 }
