@@ -1,9 +1,10 @@
 // The contract between a bench run and each of its optional features: one module per feature implements
-// RunFeature, and the registry (loadgen/bench/features.ts) lists them. The
+// RunFeature, and the registry (loadgen/features.ts) lists them. The
 // run, the aggregation, the result JSON, the text report, the shard merge and the sweep iterate that list instead
 // of naming features, so adding a feature means one module and one line in the list.
 //
-// A feature's life in a run, in the order the backbone calls it (every hook is optional):
+// A feature's life in a run, in the order the backbone calls it (every hook but settingsOf and aggregate is optional):
+//   settingsOf its settings out of the run's, undefined when the run does not use it.
 //   prepare   before the schedule is split into shards: may mark requests (a planned cancel's delay). Pure.
 //   start     before the first request is sent: may read beside the run (a scraper) and watch its records;
 //             returns a FeatureRun, whose stop() is awaited after the drain (or an error) and whose part(t0) is
@@ -15,13 +16,15 @@
 //   json      its keys under the result JSON's "tokenmeter" key, written, and its part read back from a saved
 //             result (merge, compare and report read old files through it).
 //   report    its lines in the text report, at a slot (a place the backbone's report leaves for features).
+//   html      its section of the run's HTML page, from its part read back from the saved result, at a slot.
 //   vllm      what it adds to vLLM's own summary block and top-level result keys (speculative decoding).
 //   stopReason why the feature stopped the run, when it did: a sweep level so stopped fell behind, and bench exits
 //             with its own status.
 //
 // Parts travel in FeatureParts, keyed by the feature; partOf(parts, feature) reads one back, typed. A feature's
-// settings are its own type; the registry says where they are in BenchSettings, so a feature module never imports
-// the bench's settings.
+// settings are its own type, which settingsOf takes out of the fields of the run's settings it names (RunSettings,
+// structurally), so a feature module never imports the bench's settings; bench's registry has the compiler check
+// BenchSettings against what each feature names.
 //
 // The run's records are the backbone's; a feature never holds them twice. Its part holds what its presenters need.
 
@@ -84,9 +87,29 @@ export interface ReportContext {
   readonly outputTokens: number;
 }
 
-export interface RunFeature<Settings, Part, Live = Part> {
+/** The places on the run's HTML page where features' sections go: before or after the run's own charts. */
+export type PageSlot = 'before-charts' | 'after-charts';
+
+/** What a page section may read beside the feature's part, from the saved result. */
+export interface PageContext {
+  /** The records the run's figures were computed on; null when the file has none (saved without detail). */
+  readonly records: readonly RequestRecord[] | null;
+  /** vLLM's total_output_tokens of the run (per-token figures divide by it). */
+  readonly outputTokens: number;
+}
+
+/** A section of the run's HTML page: its heading, and its body as HTML. */
+export interface PageSection {
+  readonly heading: string;
+  readonly body: string;
+}
+
+export interface RunFeature<Settings, Part, Live = Part, RunSettings = unknown> {
   /** Short, and unique among the features. */
   readonly name: string;
+  /** Its settings out of the run's; undefined when the run does not use it. A property rather than a method, so
+   *  that a run's settings lacking a field the feature names (or typing it otherwise) do not compile. */
+  readonly settingsOf: (run: RunSettings) => Settings | undefined;
   prepare?(requests: PreparedRequest[], settings: Settings, seed: number): PreparedRequest[];
   start?(settings: Settings, context: FeatureRunContext): Promise<FeatureRun<Live>>;
   /** The feature's part of a run's figures (pure); undefined when it has nothing to say. */
@@ -108,6 +131,11 @@ export interface RunFeature<Settings, Part, Live = Part> {
     readonly slot: ReportSlot;
     lines(part: Part, context: ReportContext): string[];
   };
+  readonly html?: {
+    readonly slot: PageSlot;
+    /** Its section; undefined when it has nothing to show. */
+    section(part: Part, context: PageContext): PageSection | undefined;
+  };
   /** Its share of vLLM's summary block and top-level keys, which vLLM places itself. */
   vllm?(part: Part): VllmRunSections;
   /** When this feature stopped the run because its answer was known: why, in words (a sweep level so stopped fell
@@ -117,7 +145,7 @@ export interface RunFeature<Settings, Part, Live = Part> {
 
 /** A feature of unknown types, as the registry holds them. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds features of every settings and part type.
-export type AnyRunFeature = RunFeature<any, any, any>;
+export type AnyRunFeature = RunFeature<any, any, any, any>;
 
 /** The parts of one run's features, keyed by feature. */
 export type FeatureParts = ReadonlyMap<AnyRunFeature, unknown>;
@@ -125,8 +153,8 @@ export type FeatureParts = ReadonlyMap<AnyRunFeature, unknown>;
 /** One feature's part of a run, typed. */
 export function partOf<Part>(
   parts: FeatureParts,
-  // biome-ignore lint/suspicious/noExplicitAny: any settings and live types.
-  feature: RunFeature<any, Part, any>,
+  // biome-ignore lint/suspicious/noExplicitAny: any settings, live and run settings types.
+  feature: RunFeature<any, Part, any, any>,
 ): Part | undefined {
   return parts.get(feature) as Part | undefined;
 }

@@ -18,8 +18,14 @@ import {
 /** Its key under the result JSON's "tokenmeter". */
 const KEY = 'agent_sessions';
 
-export const agentSessionsFeature: RunFeature<AgentSettings, AgentSessionFigures> = {
+export const agentSessionsFeature: RunFeature<
+  AgentSettings,
+  AgentSessionFigures,
+  AgentSessionFigures,
+  { readonly agent?: AgentSettings }
+> = {
   name: 'agent-sessions',
+  settingsOf: (run) => run.agent,
   aggregate: (_settings, records) => agentSessionFigures(records.all),
   json: {
     write: (part) => ({ [KEY]: agentSessionJson(part) }),

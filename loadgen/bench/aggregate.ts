@@ -59,7 +59,7 @@ export interface BenchRunResult extends Omit<RunOutput, 'seen'> {
   readonly metrics: VllmMetrics;
   readonly extra: ExtraMetrics;
   readonly verdicts: Verdict[];
-  /** Each feature's part of the figures (features.ts; read one with partOf). */
+  /** Each feature's part of the figures (loadgen/features.ts; read one with partOf). */
   readonly parts: FeatureParts;
 }
 
@@ -93,8 +93,8 @@ export function featureParts(
   gatewayRecords?: readonly GatewaySide[],
 ): FeatureParts {
   const parts = new Map<AnyRunFeature, unknown>();
-  for (const { feature, settingsOf } of BENCH_FEATURES) {
-    const own = settings === undefined ? undefined : settingsOf(settings);
+  for (const feature of BENCH_FEATURES) {
+    const own = settings === undefined ? undefined : feature.settingsOf(settings);
     const part = feature.aggregate(
       own,
       { all: records, measured, ...(gatewayRecords === undefined ? {} : { gatewayRecords }) },
@@ -108,7 +108,7 @@ export function featureParts(
 /** What the shards' files say of each feature, merged as one run's (each feature's json.read, then its merge). */
 export function mergedSeen(results: readonly JsonValueObject[]): FeatureParts {
   const seen = new Map<AnyRunFeature, unknown>();
-  for (const { feature } of BENCH_FEATURES) {
+  for (const feature of BENCH_FEATURES) {
     const read = feature.json?.read;
     if (read === undefined || feature.merge === undefined) continue;
     const parts = results.flatMap((json) => read(json) ?? []);
@@ -138,7 +138,7 @@ export function vllmSectionsOf(
   result: Pick<BenchRunResult, 'parts'> & { readonly probes?: ProbeStats },
 ): VllmRunSections {
   const sections: VllmRunSections = result.probes === undefined ? {} : { probes: result.probes };
-  for (const { feature } of BENCH_FEATURES) {
+  for (const feature of BENCH_FEATURES) {
     const part = result.parts.get(feature);
     if (part !== undefined && feature.vllm !== undefined) Object.assign(sections, feature.vllm(part));
   }

@@ -1,58 +1,22 @@
-// The registry of a bench run's optional features (the interface is loadgen/feature.ts): each line is one feature
-// module and where its settings are in BenchSettings (undefined = the run does not use it). The run starts and
-// stops them in this order, the aggregation asks each for its part, and the result JSON, the text report, the
-// shard merge and the sweep go through this list; their order here is the order of their keys under "tokenmeter"
-// and of their lines within a report slot.
-//
-// Adding a feature: write its module in its own folder, exporting one RunFeature<Settings, Part, Live> (the hooks it
-// needs: at least aggregate; start for what it reads beside the run; json, report and merge for what it saves, shows
-// and merges), and add `register(yourFeature, (s) => s.yourSettings)` below, where undefined means off. Nothing else
-// in the run, the report, the result JSON, the shard merge or the sweep changes; read its part back with
-// partOf(result.parts, yourFeature) where another part of the code needs it.
+// Bench's side of the features' registry (loadgen/features.ts): the list typed against BenchSettings, so that a
+// feature whose settingsOf names a field BenchSettings lacks, or types otherwise, does not compile; and the
+// features' keys, lines and stop reason of a bench run, each in the registry's order.
 
 import type { JsonValue } from '../../src/shared/json-object.js';
-import { agentSessionsFeature } from '../agent/agent-feature.js';
-import { breakdownFeature } from '../breakdown/breakdown-feature.js';
-import { cancellationFeature } from '../cancellation/cancellation-feature.js';
-import { earlyStopFeature } from '../early-stop/early-stop-feature.js';
-import { stopsEarly } from '../early-stop/early-stop-settings.js';
-import type { AnyRunFeature, FeatureParts, ReportContext, ReportSlot, RunFeature } from '../feature.js';
-import { gpuFeature } from '../gpu-metrics/gpu-feature.js';
-import { sessionsFeature } from '../report/session-turns.js';
-import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
+import type { FeatureParts, ReportContext, ReportSlot, RunFeature } from '../feature.js';
+import { TYPED_RUN_FEATURES } from '../features.js';
 import type { BenchSettings } from './settings.js';
 
-export interface RegisteredFeature {
-  readonly feature: AnyRunFeature;
-  /** The feature's settings in the run's settings; undefined when the run does not use it. */
-  settingsOf(settings: BenchSettings): unknown;
-}
+/** A feature as bench runs it: its settings taken out of BenchSettings. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds features of every settings and part type.
+export type BenchFeature = RunFeature<any, any, any, BenchSettings>;
 
-function register<Settings>(
-  // biome-ignore lint/suspicious/noExplicitAny: any part and live types.
-  feature: RunFeature<Settings, any, any>,
-  settingsOf: (settings: BenchSettings) => Settings | undefined,
-): RegisteredFeature {
-  return { feature, settingsOf };
-}
-
-export const BENCH_FEATURES: readonly RegisteredFeature[] = [
-  register(breakdownFeature, (s) => ({
-    requestIdPrefix: s.requestIdPrefix,
-    ...(s.gatewayRecords === undefined ? {} : { gatewayRecords: s.gatewayRecords }),
-  })),
-  register(sessionsFeature, (s) => s.sessions),
-  register(agentSessionsFeature, (s) => s.agent),
-  register(serverMetricsFeature, (s) => s.serverMetrics ?? undefined),
-  register(gpuFeature, (s) => s.gpuMetrics ?? undefined),
-  register(earlyStopFeature, (s) => (stopsEarly(s.earlyStop) ? s.earlyStop : undefined)),
-  register(cancellationFeature, (s) => s.cancellation),
-];
+export const BENCH_FEATURES: readonly BenchFeature[] = TYPED_RUN_FEATURES;
 
 /** The features' keys under the result JSON's "tokenmeter", in the registry's order. */
 export function featureKeys(parts: FeatureParts, detailed: boolean): Record<string, JsonValue> {
   const keys: Record<string, JsonValue> = {};
-  for (const { feature } of BENCH_FEATURES) {
+  for (const feature of BENCH_FEATURES) {
     const part = parts.get(feature);
     if (part !== undefined && feature.json !== undefined)
       Object.assign(keys, feature.json.write(part, detailed));
@@ -62,7 +26,7 @@ export function featureKeys(parts: FeatureParts, detailed: boolean): Record<stri
 
 /** The features' lines at one slot of the text report, in the registry's order. */
 export function featureLines(parts: FeatureParts, slot: ReportSlot, context: ReportContext): string[] {
-  return BENCH_FEATURES.flatMap(({ feature }) => {
+  return BENCH_FEATURES.flatMap((feature) => {
     const part = parts.get(feature);
     return part === undefined || feature.report?.slot !== slot ? [] : feature.report.lines(part, context);
   });
@@ -77,7 +41,7 @@ export function featureText(parts: FeatureParts, slot: ReportSlot, context: Repo
 
 /** Why a feature stopped the run because its answer was known, when one did. */
 export function stopReasonOf(parts: FeatureParts): string | undefined {
-  for (const { feature } of BENCH_FEATURES) {
+  for (const feature of BENCH_FEATURES) {
     const part = parts.get(feature);
     const reason = part === undefined ? undefined : feature.stopReason?.(part);
     if (reason !== undefined) return reason;

@@ -175,10 +175,10 @@ function probeRequest(settings: BenchSettings, model: string): PreparedRequest {
   return prepareRequests([sample], payload, `${settings.requestIdPrefix}probe-`)[0] as PreparedRequest;
 }
 
-/** The features this run uses, each with its own settings (features.ts). */
+/** The features this run uses, each with its own settings (loadgen/features.ts). */
 function featuresOf(settings: BenchSettings): Array<{ feature: AnyRunFeature; own: unknown }> {
-  return BENCH_FEATURES.flatMap(({ feature, settingsOf }) => {
-    const own = settingsOf(settings);
+  return BENCH_FEATURES.flatMap((feature) => {
+    const own = feature.settingsOf(settings);
     return own === undefined ? [] : [{ feature, own }];
   });
 }

@@ -68,8 +68,14 @@ function read(result: JsonValueObject): RunCancellations | undefined {
   };
 }
 
-export const cancellationFeature: RunFeature<CancellationSettings, RunCancellations, CancellationSettings> = {
+export const cancellationFeature: RunFeature<
+  CancellationSettings,
+  RunCancellations,
+  CancellationSettings,
+  { readonly cancellation?: CancellationSettings }
+> = {
   name: 'cancellation',
+  settingsOf: (run) => run.cancellation,
   // The chosen requests carry their delay; drawn over the whole run before it is split, so every shard agrees.
   prepare(requests, settings, seed) {
     const delays = cancellationDelays(requests.length, settings, seed);

@@ -7,7 +7,7 @@ import { isJsonObject, type JsonValue } from '../../src/shared/json-object.js';
 import type { RunFeature } from '../feature.js';
 import { numberField, stringField, tokenmeterSection } from '../report/result-fields.js';
 import { type EarlyStop, EarlyStopWatch } from './early-stop.js';
-import { type EarlyStopReason, type EarlyStopSettings, ruleFlag } from './early-stop-settings.js';
+import { type EarlyStopReason, type EarlyStopSettings, ruleFlag, stopsEarly } from './early-stop-settings.js';
 
 export const EARLY_STOP_KEY = 'early_stop';
 
@@ -26,8 +26,15 @@ export function earlyStopReason(stop: EarlyStop): string {
   return `stopped early at ${stop.atS.toFixed(1)} s by ${ruleFlag(stop.reason)}: ${stop.message}`;
 }
 
-export const earlyStopFeature: RunFeature<EarlyStopSettings, EarlyStop> = {
+export const earlyStopFeature: RunFeature<
+  EarlyStopSettings,
+  EarlyStop,
+  EarlyStop,
+  { readonly earlyStop?: EarlyStopSettings }
+> = {
   name: 'early stop',
+  // Watched only when a rule is on (--stop-on-saturation, --max-error-rate).
+  settingsOf: (run) => (stopsEarly(run.earlyStop) ? run.earlyStop : undefined),
   async start(settings, context) {
     const watch = new EarlyStopWatch(settings, context.dueMs, context.t0Ms);
     context.serverSamples.listen((sample) => watch.onServerSample(sample));

@@ -7,12 +7,19 @@
 import type { RunFeature } from '../feature.js';
 import { gpuMetricsFromResult } from './gpu-metrics-json.js';
 import type { GpuMetricsSettings } from './gpu-metrics-settings.js';
+import { gpuPageSection } from './gpu-panel.js';
 import { GpuSampling } from './gpu-sampling.js';
 import { formatGpuSection } from './gpu-section.js';
 import { type GpuMetricsRun, mergeGpuRuns } from './gpu-tracks.js';
 
-export const gpuFeature: RunFeature<GpuMetricsSettings, GpuMetricsRun> = {
+export const gpuFeature: RunFeature<
+  GpuMetricsSettings,
+  GpuMetricsRun,
+  GpuMetricsRun,
+  { readonly gpuMetrics?: GpuMetricsSettings | null }
+> = {
   name: 'gpu metrics',
+  settingsOf: (run) => run.gpuMetrics ?? undefined,
   async start(settings) {
     const sampling = await GpuSampling.start(settings);
     let onRunClock: ((runStartedAtMs: number) => GpuMetricsRun | undefined) | undefined;
@@ -28,5 +35,6 @@ export const gpuFeature: RunFeature<GpuMetricsSettings, GpuMetricsRun> = {
   // Its keys go with vLLM's energy keys, which vLLM places itself (the vllm hook below).
   json: { write: () => ({}), read: gpuMetricsFromResult },
   report: { slot: 'section', lines: (run, { outputTokens }) => formatGpuSection(run, outputTokens) },
+  html: { slot: 'after-charts', section: (run, { outputTokens }) => gpuPageSection(run, outputTokens) },
   vllm: (run) => ({ gpu: run }),
 };

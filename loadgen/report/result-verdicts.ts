@@ -5,13 +5,10 @@
 
 import { outcomeNamed } from '../../src/measure/outcome.js';
 import { isJsonObject, type JsonValueObject } from '../../src/shared/json-object.js';
-import { breakdownFromResult } from '../breakdown/breakdown-from-result.js';
-import { summarizeBreakdown } from '../breakdown/breakdown-summary.js';
+import { partsOfResult } from '../features.js';
 import { type ExtraMetrics, extraMetrics, type FailureKind } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
-import { serverMetricsFromResult } from '../server-metrics/server-metrics-json.js';
-import { clientTtftOf } from '../server-metrics/server-section.js';
-import { verdictsWithServer } from '../server-metrics/server-verdict.js';
+import { runVerdicts } from '../server-metrics/server-verdict.js';
 import { numberField, successRate, tokenmeterSection } from './result-fields.js';
 import type { Verdict } from './verdicts.js';
 
@@ -63,15 +60,7 @@ export function resultVerdicts(
     extra.total = (numberField(json, 'completed') ?? 0) + (numberField(json, 'failed') ?? 0);
     extra.successRate = successRate(json) ?? 0;
   }
-  const splits = breakdownFromResult(json);
-  const breakdown = splits === null ? undefined : summarizeBreakdown(splits);
-  // With what the server's metrics attribute them to, as bench said it after the run.
-  const list = verdictsWithServer(
-    records ?? [],
-    extra,
-    serverMetricsFromResult(json),
-    records === null ? null : clientTtftOf(records),
-    breakdown === undefined ? {} : { breakdown },
-  );
+  // With what the features' parts attribute them to, read back from the file, as bench said it after the run.
+  const list = runVerdicts(records ?? [], extra, partsOfResult(json));
   return { list, complete: records !== null };
 }

@@ -136,8 +136,14 @@ export interface RunSessions {
 
 /** --multi-turn as a run feature (loadgen/feature.ts). The session engine is the run's own engine, so the run
  *  hands over its counts as what this feature saw; the turns are figured from the records. */
-export const sessionsFeature: RunFeature<unknown, RunSessions, SessionRunCounts> = {
+export const sessionsFeature: RunFeature<
+  unknown,
+  RunSessions,
+  SessionRunCounts,
+  { readonly sessions?: unknown }
+> = {
   name: 'sessions',
+  settingsOf: (run) => run.sessions,
   aggregate: (_settings, records, counts) =>
     counts === undefined ? undefined : { counts, turns: turnFigures(records.all) },
   json: { write: (part) => sessionsResultKeys(part.turns, part.counts) },

@@ -8,8 +8,13 @@
 // (loadgen/server-metrics/server-verdict.ts), else "cause unknown". The list and its rules: docs/loadgen.md.
 
 import { DOUBLED_V1, type HintContext, hintForUpstreamStatus } from '../../src/shared/upstream-hints.js';
-import { partLabel, requests } from '../breakdown/breakdown-section.js';
-import { type BreakdownSummary, hasTtftSegments, type SlowestTtft } from '../breakdown/breakdown-summary.js';
+import {
+  type BreakdownSummary,
+  hasTtftSegments,
+  partLabel,
+  requests,
+  type SlowestTtft,
+} from '../breakdown/request-breakdown.js';
 import type { ExtraMetrics, FailureKind } from '../metrics/extra-metrics.js';
 import { mean, median, percentile } from '../metrics/numpy-stats.js';
 import { type RequestRecord, scheduleLagMs } from '../record.js';

@@ -10,14 +10,13 @@
 
 import type { HintContext } from '../../src/shared/upstream-hints.js';
 import { breakdownFeature } from '../breakdown/breakdown-feature.js';
-import type { BreakdownSummary } from '../breakdown/breakdown-summary.js';
+import type { BreakdownSummary } from '../breakdown/request-breakdown.js';
 import { type FeatureParts, partOf } from '../feature.js';
 import type { ExtraMetrics } from '../metrics/extra-metrics.js';
 import type { RequestRecord } from '../record.js';
 import { DEFAULT_VERDICT_THRESHOLDS, type Verdict, verdicts } from '../report/verdicts.js';
-import { serverMetricsFeature } from './server-metrics-feature.js';
-import type { ServerMetricsRun } from './server-metrics-json.js';
-import { type ClientTtft, clientTtftOf } from './server-section.js';
+import type { ServerMetricsRun } from './server-metrics-feature.js';
+import { type ClientTtft, clientTtftOf, serverMetricsFeature } from './server-metrics-feature.js';
 import type { ServerSummary } from './server-summary.js';
 
 export const MEMORY_BOUND_KV_USAGE = 0.95;

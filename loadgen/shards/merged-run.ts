@@ -40,7 +40,7 @@ export interface MergedRun {
   readonly verdicts: Verdict[];
   readonly shards: ShardFigures[];
   readonly notes: string[];
-  /** Each feature's part (loadgen/bench/features.ts): the shards' parts merged, then aggregated on the union. */
+  /** Each feature's part (loadgen/features.ts): the shards' parts merged, then aggregated on the union. */
   readonly parts: FeatureParts;
 }
 

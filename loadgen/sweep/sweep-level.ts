@@ -15,8 +15,11 @@ import type { GoodputSlos } from '../metrics/metric-options.js';
 import { percentile } from '../metrics/numpy-stats.js';
 import { meetsSlo, tpotMs } from '../metrics/vllm-metrics.js';
 import { cancelledByRun, type RequestRecord } from '../record.js';
-import { serverMetricsFeature } from '../server-metrics/server-metrics-feature.js';
-import { type ClientTtft, clientTtftOf } from '../server-metrics/server-section.js';
+import {
+  type ClientTtft,
+  clientTtftOf,
+  serverMetricsFeature,
+} from '../server-metrics/server-metrics-feature.js';
 import type { ServerSummary } from '../server-metrics/server-summary.js';
 import { type RateSpread, type SteadyWindow, steadyWindow } from './steady-window.js';
 

@@ -7,13 +7,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BenchRunResult } from '../../loadgen/bench/aggregate.js';
-import { breakdownFeature, runBreakdown } from '../../loadgen/breakdown/breakdown-feature.js';
-import { breakdownFromResult } from '../../loadgen/breakdown/breakdown-from-result.js';
-import { breakdownKeys } from '../../loadgen/breakdown/breakdown-json.js';
-import { formatBreakdownSection } from '../../loadgen/breakdown/breakdown-section.js';
-import type { RunBreakdown } from '../../loadgen/breakdown/breakdown-summary.js';
-import { ROUNDING_TOLERANCE_MS } from '../../loadgen/breakdown/request-breakdown.js';
-import { SEGMENT_NAMES, segmentLabel } from '../../loadgen/breakdown/segments.js';
+import {
+  breakdownFeature,
+  breakdownFromResult,
+  breakdownKeys,
+  formatBreakdownSection,
+  runBreakdown,
+} from '../../loadgen/breakdown/breakdown-feature.js';
+import type { RunBreakdown } from '../../loadgen/breakdown/request-breakdown.js';
+import {
+  ROUNDING_TOLERANCE_MS,
+  SEGMENT_NAMES,
+  segmentLabel,
+} from '../../loadgen/breakdown/request-breakdown.js';
 import { partOf } from '../../loadgen/feature.js';
 import { renderHtmlReport } from '../../loadgen/report/html/write-html-report.js';
 import { buildResultJson, type RunDescription } from '../../loadgen/report/result-json.js';

@@ -1,4 +1,4 @@
-// The registry of bench's optional features (loadgen/bench/features.ts) against the contract of loadgen/feature.ts:
+// The registry of bench's optional features (loadgen/features.ts, as bench types it in loadgen/bench/features.ts) against the contract of loadgen/feature.ts:
 // each feature is named once, a feature the shard merge merges can also be read back from a shard's file, and a
 // part written to the result JSON reads back as the same keys (so merge, compare and report see what bench saved).
 
@@ -10,12 +10,12 @@ import { earlyStopFeature } from '../../loadgen/early-stop/early-stop-feature.js
 import type { AnyRunFeature } from '../../loadgen/feature.js';
 
 test('every registered feature has a name of its own', () => {
-  const names = BENCH_FEATURES.map(({ feature }) => feature.name);
+  const names = BENCH_FEATURES.map((feature) => feature.name);
   assert.equal(new Set(names).size, names.length, names.join(', '));
 });
 
 test('a feature the shard merge merges can be read back from a saved result', () => {
-  for (const { feature } of BENCH_FEATURES) {
+  for (const feature of BENCH_FEATURES) {
     if (feature.merge === undefined) continue;
     assert.ok(feature.json?.read !== undefined, `${feature.name} merges shards' parts it cannot read`);
   }

@@ -7,9 +7,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { serverMetricsRun } from '../../loadgen/server-metrics/server-metrics-json.js';
+import {
+  formatServerSection,
+  serverMetricsRun,
+} from '../../loadgen/server-metrics/server-metrics-feature.js';
 import { ServerMetricsScraper } from '../../loadgen/server-metrics/server-scraper.js';
-import { formatServerSection } from '../../loadgen/server-metrics/server-section.js';
 import { seriesOfScrape } from '../../loadgen/server-metrics/server-series.js';
 
 /**

@@ -6,7 +6,10 @@ import { loadRun } from '../../../loadgen/compare/run-records.js';
 import { writeHtmlReport } from '../../../loadgen/report/html/write-html-report.js';
 import type { LoadedResult } from '../../../loadgen/report/read-result-file.js';
 import { type SweepReportData, sweepLevelFrom } from '../../../loadgen/report/sweep-data.js';
-import { serverMetricsJson, serverMetricsRun } from '../../../loadgen/server-metrics/server-metrics-json.js';
+import {
+  serverMetricsJson,
+  serverMetricsRun,
+} from '../../../loadgen/server-metrics/server-metrics-feature.js';
 import type { ServerSeries } from '../../../loadgen/server-metrics/server-series.js';
 import { resultOf, syntheticRecords } from './synthetic-run.js';
 

@@ -1,23 +1,21 @@
 // The run report's "GPU" section: the totals as the text report gives them, and a row per GPU; the sources'
-// notes (a source asked for that gave nothing) as one line each. Read back from `tokenmeter.gpu_metrics`.
+// notes (a source asked for that gave nothing) as one line each. Drawn from the feature's part, read back from
+// `tokenmeter.gpu_metrics`.
 
-import type { JsonValueObject } from '../../../src/shared/json-object.js';
-import { gpuMetricsFromResult } from '../../gpu-metrics/gpu-metrics-json.js';
-import { summarizeGpus } from '../../gpu-metrics/gpu-summary.js';
-import { numberField } from '../result-fields.js';
-import { escapeHtml, keyValueTable } from './page.js';
+import type { PageSection } from '../feature.js';
+import { escapeHtml, keyValueTable } from '../report/html/page.js';
+import { summarizeGpus } from './gpu-summary.js';
+import type { GpuMetricsRun } from './gpu-tracks.js';
 
 const fixed = (value: number | null, places: number): string | null =>
   value === null ? null : value.toFixed(places);
 const gib = (mib: number | null): string => (mib === null ? '' : (mib / 1024).toFixed(1));
 
-/** The section's body; null when the run read no GPU and has nothing to say about it. */
-export function gpuPanel(result: JsonValueObject): string | null {
-  const run = gpuMetricsFromResult(result);
-  if (run === undefined) return null;
+/** The section's body: the notes alone when no GPU gave figures. */
+function gpuPanel(run: GpuMetricsRun, outputTokens: number): string {
   const notes = run.notes.map((note) => `<p class="message">No GPU figures from ${escapeHtml(note)}.</p>`);
   if (run.gpus.length === 0) return notes.join('');
-  const { gpus, total } = summarizeGpus(run.gpus, numberField(result, 'total_output_tokens') ?? 0);
+  const { gpus, total } = summarizeGpus(run.gpus, outputTokens);
   const totals = keyValueTable('All GPUs', [
     ['Energy (J)', fixed(total.energyJ, 1)],
     ['Energy per output token (J)', fixed(total.energyPerOutputTokenJ, 4)],
@@ -58,4 +56,9 @@ export function gpuPanel(result: JsonValueObject): string | null {
     `<table class="gpus"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows.map((r) => `<tr>${r}</tr>`).join('')}</tbody></table>`;
   return `${notes.join('')}<div class="panels">${totals}</div>${perGpu}`;
+}
+
+/** The run page's "GPU" section, given the run's output tokens (the per-token energy divides by them). */
+export function gpuPageSection(run: GpuMetricsRun, outputTokens: number): PageSection {
+  return { heading: 'GPU', body: gpuPanel(run, outputTokens) };
 }

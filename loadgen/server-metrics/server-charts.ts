@@ -3,11 +3,12 @@
 // requests, and its KV cache usage. Read down the page: TTFT rising while waiting grows and KV usage is high is
 // the server queueing for memory; with KV to spare and running flat at its cap, for seats.
 
-import type { RequestRecord } from '../../record.js';
-import type { ServerMetricsRun } from '../../server-metrics/server-metrics-json.js';
-import type { SeriesFigure, ServerSeries } from '../../server-metrics/server-series.js';
-import { ttftOverTime } from './run-series.js';
-import type { ChartSpec, Point } from './svg-chart.js';
+import type { PageSection } from '../feature.js';
+import type { RequestRecord } from '../record.js';
+import { ttftOverTime } from '../report/html/run-series.js';
+import { type ChartSpec, type Point, renderChart } from '../report/html/svg-chart.js';
+import type { SeriesFigure, ServerSeries } from './server-series.js';
+import type { ServerSummary } from './server-summary.js';
 
 function points(series: ServerSeries, figure: SeriesFigure, scale = 1): Point[] {
   const column = series.values[figure] ?? [];
@@ -17,12 +18,11 @@ function points(series: ServerSeries, figure: SeriesFigure, scale = 1): Point[] 
   });
 }
 
-export function serverCharts(
-  run: ServerMetricsRun | undefined,
+function serverCharts(
+  series: ServerSeries,
+  summary: ServerSummary,
   records: readonly RequestRecord[] | null,
 ): ChartSpec[] {
-  if (run === undefined || !run.available) return [];
-  const { series } = run;
   const xMin = Math.min(0, series.tS[0] ?? 0);
   const xMax = Math.max(...series.tS, 0);
   const axis = { xLabel: 'time from run start (s)', xMin, xMax };
@@ -49,7 +49,7 @@ export function serverCharts(
     note: 'Waiting growing while running stays flat: the server is at its --max-num-seqs cap or out of KV blocks.',
   });
   if (series.values.kvUsage !== undefined) {
-    const preemptions = run.summary.preemptions;
+    const preemptions = summary.preemptions;
     charts.push({
       id: 'server-kv',
       title: `The server's KV cache usage (${preemptions ?? 'no count of'} preemptions over the run)`,
@@ -61,4 +61,18 @@ export function serverCharts(
     });
   }
   return charts;
+}
+
+/** The run page's server section: the charts of the series the run read, none when there are none to draw. */
+export function serverPageSection(
+  series: ServerSeries,
+  summary: ServerSummary,
+  records: readonly RequestRecord[] | null,
+): PageSection | undefined {
+  const charts = serverCharts(series, summary, records);
+  if (charts.length === 0) return undefined;
+  return {
+    heading: "Server metrics against the client's TTFT",
+    body: `<div class="charts">${charts.map(renderChart).join('\n')}</div>`,
+  };
 }

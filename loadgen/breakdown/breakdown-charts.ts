@@ -1,13 +1,25 @@
-// The run report's two breakdown figures, drawn as inline SVG in Node like svg-chart.ts (no script): a waterfall
+// The run report's two breakdown figures, drawn as inline SVG in Node like loadgen/report/html/svg-chart.ts (no script): a waterfall
 // of the slowest requests (one bar per request, its segments in the order they happen, a tick at the client's
 // first token) and the mean split over the run (stacked bars per slice of send time). Time no measured segment
 // covers is drawn grey, before the first token and after it; negative segments are not drawn and a note says
 // how many. Every drawn segment carries class "mark" and data-segment.
 
-import type { RequestBreakdown } from '../../breakdown/request-breakdown.js';
-import { SEGMENT_NAMES, SEGMENTS, type SegmentName, segmentLabel } from '../../breakdown/segments.js';
-import { escapeHtml } from './page.js';
-import { linearScale, px, tickLabel } from './scale.js';
+import type { PageSection } from '../feature.js';
+import { escapeHtml } from '../report/html/page.js';
+import { linearScale, px, tickLabel } from '../report/html/scale.js';
+import {
+  type RequestBreakdown,
+  SEGMENT_NAMES,
+  SEGMENTS,
+  type SegmentName,
+  segmentLabel,
+} from './request-breakdown.js';
+
+/** What the section says instead of bars that would be all grey: where the segments come from. */
+const NO_SEGMENTS =
+  'No segment data: nothing split these requests into segments. Run bench with --gateway-records FILE (a ' +
+  "tokenmeter gateway's records) or --span-receiver-port (the server's spans); docs/tracing.md, " +
+  '"Where the time goes".';
 
 /** Okabe-Ito's eight, one per segment; grey for the unattributed time. */
 const SEGMENT_COLOURS: Readonly<Record<SegmentName, string>> = {
@@ -218,4 +230,16 @@ export function breakdownOverTimeChart(splits: readonly RequestBreakdown[]): str
       'went (a server queue that grows is the server falling behind).' +
       negativeNote(splits),
   );
+}
+
+/** The run page's "Where the time went" section: the two figures, or where to get segments when none was measured;
+ *  none when no request was split. */
+export function breakdownPageSection(splits: readonly RequestBreakdown[]): PageSection | undefined {
+  if (splits.length === 0) return undefined;
+  return {
+    heading: 'Where the time went',
+    body: hasSegmentData(splits)
+      ? `<div class="charts">${waterfallChart(splits)}\n${breakdownOverTimeChart(splits)}</div>`
+      : `<p class="message">${escapeHtml(NO_SEGMENTS)}</p>`,
+  };
 }
