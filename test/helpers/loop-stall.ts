@@ -20,3 +20,14 @@ export function measureStalls(): StallProbe {
     },
   };
 }
+
+/**
+ * The most a precise wait (loadgen/engine/precise-wait.ts) can send late, given the worst stall seen: 5 ms, plus
+ * two stalls, because a wait crosses two event-loop turns that a stall can hold: its timer's, and the first spin
+ * turn after it (its setImmediate turns cover the last 2 ms only, so once a stall carries the clock past the
+ * target the next turn sends). One stall was not enough: at load 5-10 a replayed turn was sent 120 ms late with a
+ * worst stall of 112 ms, and 328 ms late with 290 ms.
+ */
+export function waitLatenessBound(worstStallMs: number): number {
+  return 5 + 2 * worstStallMs;
+}
