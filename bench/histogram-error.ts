@@ -1,6 +1,6 @@
 // How far do PromQL's percentiles from the gateway's histograms land from the exact ones? Replays recorded
 // traffic (a gateway records file with gaps) into prom-client histograms with the gateway's buckets, computes
-// histogram_quantile as Prometheus does (src/shared/promql-histogram-quantile.ts) and the exact percentile of the
+// histogram_quantile as Prometheus does (src/shared/prometheus-text.ts) and the exact percentile of the
 // same values, for TTFT, TTFB, TPOT, inter-token gaps and E2E, with the gateway's buckets and with the 1-2.5-5
 // ladder they replaced. Then the same error for synthetic log-normal spreads swept across each ladder's range.
 // Not part of `npm test`. Run from the repository root:

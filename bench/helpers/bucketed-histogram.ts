@@ -1,7 +1,7 @@
 // Replays values into a prom-client histogram to get the buckets its exposition would carry, for the
-// histogram-error benchmark and its test. The quantile itself is src/shared/promql-histogram-quantile.ts.
+// histogram-error benchmark and its test. The quantile itself is src/shared/prometheus-text.ts.
 import { Histogram } from 'prom-client';
-import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
+import type { CumulativeBucket } from '../../src/shared/prometheus-text.js';
 
 /**
  * Observes `values` in a prom-client Histogram with `bounds` (the gateway's own bucketing: a value equal to a

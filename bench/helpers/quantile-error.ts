@@ -3,7 +3,7 @@
 // sweep bounds the error in test/observability/histogram-buckets.test.ts). "Exact" is numpy's linear
 // percentile, the one every tokenmeter report prints.
 import { percentiles } from '../../loadgen/metrics/numpy-stats.js';
-import { histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
+import { histogramQuantile } from '../../src/shared/prometheus-text.js';
 import { SeededRandom } from '../../src/shared/random.js';
 import { bucketed } from './bucketed-histogram.js';
 

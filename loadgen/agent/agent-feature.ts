@@ -6,7 +6,7 @@
 import { isJsonObject } from '../../src/shared/json-object.js';
 import type { RunFeature } from '../feature.js';
 import { centre } from '../report/python-format.js';
-import type { AgentSettings } from './agent-settings.js';
+import type { AgentApi } from '../traces/agent-sessions.js';
 import {
   type AgentSessionFigures,
   agentSessionFigures,
@@ -14,6 +14,22 @@ import {
   agentSessionJson,
   agentSessionLines,
 } from './session-figures.js';
+
+// ---- agent settings ----
+// What `bench --dataset-name agentic` takes beyond the dataset (docs/loadgen.md, "Agent traffic"): how sessions
+// start (the trace's own starts divided by --replay-speed, a rate of sessions, or N in flight at all times) and
+// which protocol the turns use. Recorded waits are divided by --replay-speed too.
+
+export interface AgentSettings {
+  /** --session-rate: sessions start at this rate (Poisson, or --burstiness's gamma), not at their recorded times. */
+  readonly sessionRate?: number;
+  /** --concurrent-sessions: closed loop, this many sessions in flight until the sessions run out. */
+  readonly concurrentSessions?: number;
+  /** --agent-api: every turn in this protocol instead of the one it was recorded in. */
+  readonly api?: AgentApi;
+}
+
+// ---- the feature ----
 
 /** Its key under the result JSON's "tokenmeter". */
 const KEY = 'agent_sessions';

@@ -30,13 +30,11 @@ import { aggregateRun, type BenchRunResult, type RunOutput } from './aggregate.j
 import { clientSpanSink } from './client-spans.js';
 import { BENCH_FEATURES } from './features.js';
 import { type LoadedDataset, loadDataset } from './load-dataset.js';
-import { loraModelNames } from './lora-modules.js';
-import { cycleRequests, prepareRequests } from './prepare-requests.js';
+import { cycleRequests, loraModelNames, prepareRequests, sessionTurnBody } from './prepare-requests.js';
 import { PROBE_OUTPUT_TOKENS, PROBE_PROMPT, ProbeLoop, probeStats } from './probe-requests.js';
 import { ProgressDisplay, type ProgressStream } from './progress.js';
 import { RecordsFile, type RecordsFileCounts } from './records-file.js';
 import type { RunSpanReceiver } from './run-span-receiver.js';
-import { sessionTurnBody } from './session-bodies.js';
 import type { BenchSettings } from './settings.js';
 import { waitUntilReady, warmUp } from './warm-up.js';
 
@@ -139,7 +137,7 @@ interface SessionEngineInput {
   readonly counts: SessionCounts;
 }
 
-/** --multi-turn: one arrival per session, turns built from the history as it happens (session-bodies.ts). */
+/** --multi-turn: one arrival per session, turns built from the history as it happens (prepare-requests.ts). */
 function sessionEngineInput(
   settings: BenchSettings,
   dataset: LoadedDataset,

@@ -3,7 +3,7 @@
 
 import type { GenAiSemconvVersion } from '../../src/tracing/genai-semconv.js';
 import type { OtlpExportSettings } from '../../src/tracing/otlp-settings.js';
-import type { AgentSettings } from '../agent/agent-settings.js';
+import type { AgentSettings } from '../agent/agent-feature.js';
 import type { RampUp } from '../arrivals.js';
 import type { CancellationSettings } from '../cancellation/cancellation-plan.js';
 import type { CostSettings } from '../cost/cost-settings.js';
@@ -17,8 +17,7 @@ import type { StartInstant } from '../shards/start-instant.js';
 import type { Threshold } from '../thresholds/threshold.js';
 import type { ResolvedKey } from './api-key.js';
 import type { DatasetSettings } from './load-dataset.js';
-import type { LoraAssignment } from './lora-modules.js';
-import type { PayloadOptions } from './payload.js';
+import type { LoraAssignment, PayloadOptions } from './prepare-requests.js';
 import type { ResolvedTarget } from './target-url.js';
 
 export const ENGINE_NAMES = ['open-loop', 'closed-loop'] as const;

@@ -16,7 +16,7 @@
 // export gets no row (the result JSON keeps it as null): the section says only what it knows.
 
 import { isJsonObject, type JsonValue, type JsonValueObject } from '../../src/shared/json-object.js';
-import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
+import type { CumulativeBucket } from '../../src/shared/prometheus-text.js';
 import type { RunFeature } from '../feature.js';
 import { median, percentile } from '../metrics/numpy-stats.js';
 import type { RequestRecord } from '../record.js';

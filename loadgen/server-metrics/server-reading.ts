@@ -2,8 +2,8 @@
 // first of its names the page carries, summed over the page's label sets (one per engine and model; a share such
 // as KV usage takes the fullest engine's). A page with none of these names is not a vLLM or SGLang page: null.
 
+import type { CumulativeBucket } from '../../src/shared/prometheus-text.js';
 import { parseSamples, type Sample } from '../../src/shared/prometheus-text.js';
-import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
 import {
   COUNTER_NAMES,
   type CounterFigure,

@@ -2,7 +2,7 @@
 // form every reader works from: the summary, the result JSON, the HTML chart and `merge`, which joins shards'
 // series by time (each shard scraped the same server, on a shared t = 0).
 
-import type { CumulativeBucket } from '../../src/shared/promql-histogram-quantile.js';
+import type { CumulativeBucket } from '../../src/shared/prometheus-text.js';
 import type { CounterFigure, GaugeFigure, HistogramFigure, ServerFamily } from './server-metric-names.js';
 import type { ServerScrape } from './server-scraper.js';
 

@@ -3,7 +3,7 @@
 // and queue-time quantiles from its histograms' increase (PromQL's histogram_quantile, so they match a
 // dashboard's), and how often running sat at its largest value while requests waited.
 
-import { type CumulativeBucket, histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
+import { type CumulativeBucket, histogramQuantile } from '../../src/shared/prometheus-text.js';
 import type { HistogramFigure } from './server-metric-names.js';
 import type { HistogramEnds, SeriesFigure, ServerSeries } from './server-series.js';
 

@@ -4,8 +4,8 @@
 // A threshold that cannot be read is a usage error, caught before anything is sent.
 
 import { nearestNames } from '../../src/shared/nearest-names.js';
+import { parseTimeMs, TIME_FORMS } from '../../src/shared/option-schema.js';
 import { UsageError } from '../../src/shared/user-facing-error.js';
-import { parseTimeMs, TIME_FORMS } from '../time-text.js';
 import { type ThresholdMetric, thresholdMetric, thresholdMetricNames } from './threshold-metrics.js';
 
 const COMPARISONS = ['<', '<=', '>', '>='] as const;

@@ -2,7 +2,7 @@
 // traffic"), and the settings they make, refused where a replay of sessions cannot honour the rest of the command
 // line.
 
-import type { AgentSettings } from '../../loadgen/agent/agent-settings.js';
+import type { AgentSettings } from '../../loadgen/agent/agent-feature.js';
 import { AGENT_APIS } from '../../loadgen/traces/agent-sessions.js';
 import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';

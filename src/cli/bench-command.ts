@@ -6,15 +6,15 @@ import { stopReasonOf } from '../../loadgen/bench/features.js';
 import type { BenchRunOutcome } from '../../loadgen/bench/save-result.js';
 import { endDespiteParkedWrite } from '../shared/records-writer.js';
 import { BENCH_OPTIONS } from './bench-options.js';
-import { defineCommand } from './command.js';
 import {
+  defineCommand,
   EXIT_BUDGET_STOPPED,
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_RUN_FAILED,
   EXIT_STOPPED_EARLY,
   EXIT_THRESHOLD_FAILED,
-} from './exit-codes.js';
+} from './command.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 

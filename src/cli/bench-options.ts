@@ -5,10 +5,10 @@
 import { DATASET_NAMES } from '../../loadgen/bench/load-dataset.js';
 import { ENGINE_NAMES } from '../../loadgen/bench/settings.js';
 import { ON_LIMIT_CHOICES } from '../../loadgen/cost/cost-settings.js';
-import { parseTimeMs, TIME_FORMS } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import { BACKENDS } from '../protocols/backends.js';
 import type { OptionSpec, OptionValues } from '../shared/option-schema.js';
+import { parseTimeMs, TIME_FORMS } from '../shared/option-schema.js';
 import { AGENT_OPTIONS } from './agent-options.js';
 import { SERVER_METRICS_OPTIONS } from './server-metrics-options.js';
 import { TIMED_TRACE_OPTIONS } from './timed-trace-options.js';

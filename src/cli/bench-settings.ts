@@ -30,7 +30,6 @@ import {
 } from '../../loadgen/metrics/metric-options.js';
 import { parseMetadataPairs } from '../../loadgen/report/result-json.js';
 import { parseThreshold, type Threshold } from '../../loadgen/thresholds/threshold.js';
-import { parseTimeMs } from '../../loadgen/time-text.js';
 import { DEFAULT_SPAN_WAIT_MS } from '../gateway/config/config.js';
 import { BACKEND_SPECS, backendProtocol, defaultEndpoint } from '../protocols/backends.js';
 import { type ProtocolName, protocolByName } from '../protocols/index.js';
@@ -39,6 +38,7 @@ import {
   absentValues,
   type OptionSpec,
   type ParsedCommandLine,
+  parseTimeMs,
   withConfigFile,
 } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';

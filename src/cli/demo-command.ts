@@ -1,6 +1,7 @@
 // `tokenmeter demo`: the whole product on the embedded default, with nothing to install or configure.
+
+import { LOG_FORMAT_OPTION, logFormatFor } from '../gateway/logs/logger.js';
 import { defineCommand } from './command.js';
-import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 
 export const demoCommand = defineCommand({
   usage: ['demo [--answer-only] [--prompts N] [--request-rate R] [--keep-running] [--log-format FORMAT]'],

@@ -1,8 +1,7 @@
 // `tokenmeter doctor`: the article's troubleshooting list, run against an endpoint, with the fix for each failure.
 import { BACKENDS } from '../protocols/backends.js';
 import { UsageError } from '../shared/user-facing-error.js';
-import { defineCommand } from './command.js';
-import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+import { defineCommand, EXIT_OK, EXIT_RUN_FAILED } from './command.js';
 
 export const doctorCommand = defineCommand({
   usage: [

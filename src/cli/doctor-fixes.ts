@@ -8,7 +8,7 @@ import { fixSettings } from '../doctor/command-line/fix-settings.js';
 import type { PlanOptions } from '../doctor/command-line/plan-fixes.js';
 import { type OptionSpec, readConfig } from '../shared/option-schema.js';
 import { BENCH_OPTIONS } from './bench-options.js';
-import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+import { EXIT_OK, EXIT_RUN_FAILED } from './command.js';
 
 export interface FixesInput extends Omit<PlanOptions, 'baseUrl' | 'fileChecks'> {
   readonly command: string | undefined;

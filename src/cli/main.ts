@@ -6,8 +6,8 @@ import { formatOptionsHelp } from '../shared/option-schema.js';
 import { packageVersion } from '../shared/package-version.js';
 import { UsageError, UserFacingError } from '../shared/user-facing-error.js';
 import type { Command } from './command.js';
+import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './command.js';
 import { type CommandEntry, commands } from './commands.js';
-import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from './exit-codes.js';
 
 export function topLevelHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;

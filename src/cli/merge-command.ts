@@ -19,8 +19,7 @@ import { readShardRuns } from '../../loadgen/shards/shard-results.js';
 import type { OptionSpec } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';
 import { RESULT_OPTIONS } from './bench-options.js';
-import { defineCommand } from './command.js';
-import { EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+import { defineCommand, EXIT_OK, EXIT_RUN_FAILED } from './command.js';
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 

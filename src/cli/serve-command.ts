@@ -1,14 +1,23 @@
 // `tokenmeter serve`: the gateway. This file declares its flags and turns them into ServeFlags; what they mean
 // over a config file is src/gateway/config/serve-config.ts, and running it (one process, or a primary and its
 // workers) is src/gateway/serve/serve.ts.
-import { workerCount } from '../gateway/cluster/worker-count.js';
+
 import { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_SPAN_WAIT_MS, LOG_LEVELS } from '../gateway/config/config.js';
 import { resolveConfig } from '../gateway/config/config-resolve.js';
-import { GATEWAY_KEYS_ENV, type ServeFlags, serveConfigFrom } from '../gateway/config/serve-config.js';
-import { createGatewayLogger, logDestination } from '../gateway/logs/logger.js';
+import {
+  GATEWAY_KEYS_ENV,
+  type ServeFlags,
+  serveConfigFrom,
+  workerCount,
+} from '../gateway/config/serve-config.js';
+import {
+  createGatewayLogger,
+  LOG_FORMAT_OPTION,
+  logDestination,
+  logFormatFor,
+} from '../gateway/logs/logger.js';
 import type { OptionSpec, OptionValues, ParsedCommandLine } from '../shared/option-schema.js';
 import { defineCommand } from './command.js';
-import { LOG_FORMAT_OPTION, logFormatFor } from './log-format-option.js';
 
 export const SERVE_OPTIONS = [
   {

@@ -2,7 +2,7 @@
 // and the report of what ran is printed, after the records file took its last lines); a second ends the process
 // at once, losing the records still queued for the file (loadgen/bench/records-file.ts). Below it, the wait for
 // the first SIGINT or SIGTERM of the commands that listen until stopped (sim, the demo).
-import { EXIT_INTERRUPTED } from './exit-codes.js';
+import { EXIT_INTERRUPTED } from './command.js';
 
 function stopOnSignals(controller: AbortController, say: (text: string) => void): () => void {
   let count = 0;

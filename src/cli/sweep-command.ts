@@ -14,8 +14,7 @@ import { parseThreshold, type Threshold } from '../../loadgen/thresholds/thresho
 import type { OptionSpec, OptionValues, ParsedCommandLine } from '../shared/option-schema.js';
 import { UsageError } from '../shared/user-facing-error.js';
 import { BENCH_ONLY_OPTIONS, BENCH_OPTIONS, RATE_OPTION } from './bench-options.js';
-import { defineCommand } from './command.js';
-import { EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './exit-codes.js';
+import { defineCommand, EXIT_INTERRUPTED, EXIT_OK, EXIT_STOPPED_EARLY } from './command.js';
 
 const SWEEP_DEFAULT_PROMPTS = 100;
 const BENCH_SPECS: readonly OptionSpec[] = BENCH_OPTIONS;

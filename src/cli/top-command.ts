@@ -4,8 +4,7 @@ import { UsageError } from '../shared/user-facing-error.js';
 import { runTop, type TopEnd } from '../top/run-top.js';
 import { metricsUrlOf } from '../top/scrape.js';
 import { SORT_KEYS } from '../top/top-rows.js';
-import { defineCommand } from './command.js';
-import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './exit-codes.js';
+import { defineCommand, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './command.js';
 
 const EXIT_STATUS: Record<TopEnd, number> = {
   shown: EXIT_OK,

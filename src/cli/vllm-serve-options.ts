@@ -4,7 +4,7 @@
 // not have (vLLM's server internals, its plots, datasets we do not ship) are accepted with one line saying what
 // they would do and that they did not (ACCEPTED_ONLY). docs/loadgen-reference.md's flag table lists them all.
 
-import { LORA_ASSIGNMENTS } from '../../loadgen/bench/lora-modules.js';
+import { LORA_ASSIGNMENTS } from '../../loadgen/bench/prepare-requests.js';
 import type { OptionSpec } from '../shared/option-schema.js';
 
 /** The commit of vLLM whose `vllm bench serve` flags, summary and result JSON tokenmeter follows. */

@@ -3,7 +3,7 @@
 // forced, as vLLM since PR #32723), --input-len/--output-len mapped onto the dataset flags, LoRA names, the
 // warm-ups and the ready check, --insecure, and the accepted-only flags' one line each.
 
-import type { LoraAssignment } from '../../loadgen/bench/lora-modules.js';
+import type { LoraAssignment } from '../../loadgen/bench/prepare-requests.js';
 import type { TimelineSettings } from '../../loadgen/bench/settings.js';
 import { DEFAULT_ITL_THRESHOLDS_MS } from '../../loadgen/report/html/timeline-chart.js';
 import type { Backend } from '../protocols/backends.js';

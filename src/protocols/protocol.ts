@@ -97,7 +97,7 @@ export interface Protocol<Name extends string = string, Family extends string = 
   readonly streamFields: (options: BodyOptions) => Body;
   /**
    * The body field holding the conversation as a list of {role, content} messages, where a multi-turn session
-   * puts its earlier turns (loadgen/bench/session-bodies.ts); null for a single prompt (completions).
+   * puts its earlier turns (loadgen/bench/prepare-requests.ts); null for a single prompt (completions).
    */
   readonly conversationField: 'messages' | 'input' | null;
 }

@@ -2,6 +2,7 @@
 // sample lines with their labels and value; comments, HELP and TYPE lines are skipped, since the readers know the
 // names they want (`tokenmeter top` the metrics contract's, docs/metrics.md; the load generator vLLM's and
 // SGLang's, loadgen/server-metrics/). A histogram's buckets are its `_bucket` samples, each with its `le` label.
+// PromQL's histogram_quantile over such buckets is at the end.
 
 export interface Sample {
   readonly name: string;
@@ -37,4 +38,42 @@ export function parseSamples(text: string, wanted: (name: string) => boolean): S
     samples.push({ name: match[1] as string, labels, value: sampleValue(match[3] as string) });
   }
   return samples;
+}
+
+// ---- histogram quantile ----
+// PromQL's histogram_quantile over classic buckets, step for step as Prometheus computes it (promql/quantile.go,
+// bucketQuantile): rank = q x count, the first bucket whose cumulative count reaches the rank, then linear
+// interpolation between that bucket's lower and upper bound (the first bucket's lower bound is 0). A rank in the
+// +Inf bucket answers the highest finite bound. The operations are in Prometheus's order, so the float64 result
+// is the one Prometheus prints (test/observability/histogram-buckets.test.ts checks it against promtool).
+// Bucket counts are a histogram's totals or their increase over a window: `rate()` would scale them all alike.
+// Used by `tokenmeter top` and by the histogram-error benchmark.
+
+/** One classic bucket as exposed: its upper bound (`le`) and the cumulative count of observations up to it. */
+export interface CumulativeBucket {
+  readonly le: number;
+  readonly count: number;
+}
+
+/** `histogram_quantile(q, buckets)`; NaN with no observations, like Prometheus. Buckets sorted by `le`, +Inf last. */
+export function histogramQuantile(q: number, buckets: readonly CumulativeBucket[]): number {
+  const last = buckets.at(-1);
+  if (last === undefined || last.le !== Number.POSITIVE_INFINITY || buckets.length < 2) return Number.NaN;
+  const observations = last.count;
+  if (observations === 0) return Number.NaN;
+  let rank = q * observations;
+  let b = 0;
+  while (b < buckets.length - 1 && (buckets[b] as CumulativeBucket).count < rank) b++;
+  if (b === buckets.length - 1) return (buckets[buckets.length - 2] as CumulativeBucket).le;
+  const bucket = buckets[b] as CumulativeBucket;
+  if (b === 0 && bucket.le <= 0) return bucket.le;
+  let bucketStart = 0;
+  let count = bucket.count;
+  if (b > 0) {
+    const below = buckets[b - 1] as CumulativeBucket;
+    bucketStart = below.le;
+    count -= below.count;
+    rank -= below.count;
+  }
+  return bucketStart + (bucket.le - bucketStart) * (rank / count);
 }

@@ -2,7 +2,7 @@
 // given (replicas of one service add up: rates add, histogram buckets add before a quantile is read).
 
 import { NO_MODEL_LABEL } from '../shared/no-model-label.js';
-import { type CumulativeBucket, histogramQuantile } from '../shared/promql-histogram-quantile.js';
+import { type CumulativeBucket, histogramQuantile } from '../shared/prometheus-text.js';
 import { parseKey } from './gateway-reading.js';
 import type { WindowIncrease } from './sliding-window.js';
 

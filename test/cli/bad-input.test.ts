@@ -1,13 +1,13 @@
 // Every bad input the CLI can get, through the real executable: each row is argv -> the one line it must print on
 // stderr (and nothing else: local files and flags are checked before a run says anything), no stack trace, and
-// the documented exit status (src/cli/exit-codes.ts, docs/loadgen-reference.md). Nothing here needs a server: local files and flags are checked
+// the documented exit status (src/cli/command.ts, docs/loadgen-reference.md). Nothing here needs a server: local files and flags are checked
 // before anything is sent, and the rows that would send point at a port nothing listens on.
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXIT_RUN_FAILED, EXIT_USAGE } from '../../src/cli/exit-codes.js';
+import { EXIT_RUN_FAILED, EXIT_USAGE } from '../../src/cli/command.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenmeter-bad-input-'));

@@ -1,6 +1,6 @@
 // Item 7 of issue 30: files crafted to break the offline tools. Each row runs the real executable on one such file
 // and asserts what the user gets: one line on stderr naming the file and what is wrong with it, no stack trace,
-// the documented exit status (src/cli/exit-codes.ts), and an end within the row's deadline. Before, a FIFO named
+// the documented exit status (src/cli/command.ts), and an end within the row's deadline. Before, a FIFO named
 // as a records file, a dataset, a tokenizer or a --config hung each tool forever (open() waits for a writer),
 // `merge` of shards claiming 0/1000000000 aborted out of memory, and `merge` of records with `sentAtMs: 1e300`
 // threw a RangeError with its stack.
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { EXIT_RUN_FAILED } from '../../src/cli/exit-codes.js';
+import { EXIT_RUN_FAILED } from '../../src/cli/command.js';
 import { startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';
 

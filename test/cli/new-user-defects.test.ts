@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { EXIT_BUDGET_STOPPED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from '../../src/cli/exit-codes.js';
+import { EXIT_BUDGET_STOPPED, EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from '../../src/cli/command.js';
 import { DEFAULT_MODEL_NAME } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway, type TestGateway } from '../gateway/helpers/gateway.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { EXIT_OK } from '../../src/cli/exit-codes.js';
+import { EXIT_OK } from '../../src/cli/command.js';
 import { DEFAULT_MODEL_NAME, NO_FAULTS } from '../../src/sim/config.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { startGateway } from '../gateway/helpers/gateway.js';

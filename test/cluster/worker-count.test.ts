@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { workerCount } from '../../src/gateway/cluster/worker-count.js';
 import { validateConfig } from '../../src/gateway/config/config-validate.js';
+import { workerCount } from '../../src/gateway/config/serve-config.js';
 import { UsageError } from '../../src/shared/user-facing-error.js';
 
 test('workers: default 1, a number, or auto; anything else is a usage error', () => {

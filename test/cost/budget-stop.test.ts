@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { RequestRecord } from '../../loadgen/record.js';
-import { EXIT_BUDGET_STOPPED } from '../../src/cli/exit-codes.js';
+import { EXIT_BUDGET_STOPPED } from '../../src/cli/command.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import { bench, cleanEnv, scratchDir } from '../loadgen/helpers/bench-cli.js';
 import { exactTiming } from '../loadgen/helpers/bench-fixtures.js';

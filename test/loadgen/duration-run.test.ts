@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { cycleRequests } from '../../loadgen/bench/prepare-requests.js';
 import type { RequestRecord } from '../../loadgen/record.js';
-import { EXIT_OK } from '../../src/cli/exit-codes.js';
+import { EXIT_OK } from '../../src/cli/command.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import type { CliResult } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir } from './helpers/bench-cli.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseThreshold } from '../../loadgen/thresholds/threshold.js';
 import { thresholdMetricNames } from '../../loadgen/thresholds/threshold-metrics.js';
-import { EXIT_OK, EXIT_RUN_FAILED, EXIT_THRESHOLD_FAILED } from '../../src/cli/exit-codes.js';
+import { EXIT_OK, EXIT_RUN_FAILED, EXIT_THRESHOLD_FAILED } from '../../src/cli/command.js';
 import { type RunningSimulator, startSimulator } from '../../src/sim/index.js';
 import type { CliResult } from '../helpers/run-cli.js';
 import { bench, cleanEnv, scratchDir, writeConfig } from './helpers/bench-cli.js';

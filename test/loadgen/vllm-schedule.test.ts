@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { arrivalSchedule, type RampUp } from '../../loadgen/arrivals.js';
-import { loraModelNames } from '../../loadgen/bench/lora-modules.js';
+import { loraModelNames } from '../../loadgen/bench/prepare-requests.js';
 import { samplePrefixRepetition } from '../../loadgen/datasets/prefix-repetition-dataset.js';
 import { randomDraws, sampleRandom } from '../../loadgen/datasets/random-dataset.js';
 import type { SampledDataset } from '../../loadgen/datasets/sample-request.js';

@@ -15,7 +15,7 @@ import {
   PER_TOKEN_BUCKETS_S,
   REQUEST_BUCKETS_S,
 } from '../../src/shared/latency-buckets.js';
-import { type CumulativeBucket, histogramQuantile } from '../../src/shared/promql-histogram-quantile.js';
+import { type CumulativeBucket, histogramQuantile } from '../../src/shared/prometheus-text.js';
 import { SeededRandom } from '../../src/shared/random.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { startGateway } from '../gateway/helpers/gateway.js';

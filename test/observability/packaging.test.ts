@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { serveCommand } from '../../src/cli/serve-command.js';
 import { simCommand } from '../../src/cli/sim-command.js';
-import { loadConfigFile } from '../../src/gateway/config/config-file.js';
 import { validateConfig } from '../../src/gateway/config/config-validate.js';
+import { loadConfigFile } from '../../src/gateway/config/serve-config.js';
 import { startGateway } from '../gateway/helpers/gateway.js';
 import { repoPath } from './helpers/repo-paths.js';
 

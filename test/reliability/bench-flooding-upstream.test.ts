@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RequestRecord } from '../../loadgen/record.js';
-import { EXIT_RUN_FAILED } from '../../src/cli/exit-codes.js';
+import { EXIT_RUN_FAILED } from '../../src/cli/command.js';
 import { startUpstream } from '../gateway/helpers/upstream.js';
 import { maxRssMbOf, reportMaxRssOptions } from '../helpers/max-rss.js';
 import { runCli } from '../helpers/run-cli.js';

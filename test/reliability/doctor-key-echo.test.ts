@@ -5,7 +5,7 @@
 // key scrubber).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXIT_RUN_FAILED } from '../../src/cli/exit-codes.js';
+import { EXIT_RUN_FAILED } from '../../src/cli/command.js';
 import { REDACTED } from '../../src/gateway/exchange/key-scrubber.js';
 import { startUpstream } from '../gateway/helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';

@@ -2,7 +2,7 @@
 // on stderr that says what is wrong, exit status 2. No server is needed (none is contacted).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXIT_USAGE } from '../../src/cli/exit-codes.js';
+import { EXIT_USAGE } from '../../src/cli/command.js';
 import { bench, cleanEnv } from '../loadgen/helpers/bench-cli.js';
 
 const TARGET = ['--base-url', 'http://127.0.0.1:9', '--model', 'm', '--num-prompts', '3'];

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { RequestRecord } from '../../loadgen/record.js';
-import { EXIT_OK } from '../../src/cli/exit-codes.js';
+import { EXIT_OK } from '../../src/cli/command.js';
 import { parseTraceparent } from '../../src/shared/trace-context.js';
 import { TRACES_PATH } from '../../src/tracing/receiver/span-receiver.js';
 import { sendShortChatStream, startUpstream, type TestUpstream } from '../gateway/helpers/upstream.js';

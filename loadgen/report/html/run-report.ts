@@ -4,7 +4,9 @@
 // without --save-detailed has only summary figures, so the page says which charts need the per-request arrays
 // instead of drawing guesses from three percentiles.
 
-import type { JsonValueObject } from '../../../src/shared/json-object.js';
+import { isJsonObject, type JsonValueObject } from '../../../src/shared/json-object.js';
+import { agentSessionsFeature } from '../../agent/agent-feature.js';
+import { agentSessionLines } from '../../agent/session-figures.js';
 import type { PageContext, PageSlot } from '../../feature.js';
 import { partsOfResult, RUN_FEATURES } from '../../features.js';
 import { withoutPlannedCancels } from '../../record.js';
@@ -12,7 +14,6 @@ import { interruptionNote } from '../interruption.js';
 import { numberField, stringField } from '../result-fields.js';
 import { recordsFromResult } from '../result-records.js';
 import { resultVerdicts } from '../result-verdicts.js';
-import { agentPanel } from './agent-panel.js';
 import { escapeHtml, keyValueTable, renderPage, section, verdictList } from './page.js';
 import { runCharts } from './run-charts.js';
 import { figureRows, settingsRows } from './run-settings.js';
@@ -78,4 +79,37 @@ export function renderRunReport(data: RunReportData): string {
       ...featureSections('after-charts'),
     ],
   });
+}
+
+// ---- agent panel ----
+// The run report's Agent sessions section (an agent replay's run: bench --dataset-name agentic): the per-session
+// figures saved under tokenmeter.agent_sessions, and TTFT by turn number from tokenmeter.sessions, each as a table.
+// Null for any other run.
+
+/** One text row's label and value ("Session duration (ms, p50 / p99):  993.63 / 1034.03"). */
+function rowOf(line: string): readonly [string, string] {
+  const colon = line.indexOf(':');
+  return [line.slice(0, colon), line.slice(colon + 1).trim()];
+}
+
+function turnRows(result: JsonValueObject): (readonly [string, string])[] {
+  const tokenmeter = result['tokenmeter'];
+  const sessions = isJsonObject(tokenmeter) ? tokenmeter['sessions'] : undefined;
+  const turns = isJsonObject(sessions) && Array.isArray(sessions['turns']) ? sessions['turns'] : [];
+  const ms = (value: unknown): string => (typeof value === 'number' ? value.toFixed(2) : '-');
+  const objects = turns.filter((t): t is JsonValueObject => isJsonObject(t));
+  return objects.map((t): readonly [string, string] => [
+    `Turn ${String(t['turn'])} (${String(t['completed'])}/${String(t['requests'])} ok)`,
+    `${ms(t['p50_ttft_ms'])} / ${ms(t['p99_ttft_ms'])}`,
+  ]);
+}
+
+function agentPanel(result: JsonValueObject): string | null {
+  const figures = agentSessionsFeature.json?.read?.(result);
+  if (figures === undefined) return null;
+  const turns = turnRows(result);
+  return (
+    `<div class="panels">${keyValueTable('Per session', agentSessionLines(figures).map(rowOf))}` +
+    `${turns.length === 0 ? '' : keyValueTable('TTFT by turn (ms, p50 / p99)', turns)}</div>`
+  );
 }

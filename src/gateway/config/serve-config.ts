@@ -2,10 +2,12 @@
 // typed laid over the file (its listen address, records file, metrics port, span receiver, log level). The CLI
 // parses the flags into ServeFlags; this decides what they mean together, and checks the result once.
 
-import { UsageError } from '../../shared/user-facing-error.js';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { parseJsonText } from '../../shared/json-object.js';
+import { UsageError, UserFacingError } from '../../shared/user-facing-error.js';
 import type { GatewayConfigInput, UpstreamInput } from './config.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './config.js';
-import { loadConfigFile } from './config-file.js';
 import { validateConfig } from './config-validate.js';
 
 /** The variable whose comma-separated keys a client must present, when the config file names none. */
@@ -103,4 +105,48 @@ export async function serveConfigFrom(
       : {}),
   };
   return validateConfig(merged);
+}
+
+// ---- config file ----
+// Reads tokenmeter.config.json, with messages that point at the file and the spot of a JSON syntax error.
+
+export async function loadConfigFile(path: string): Promise<GatewayConfigInput> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new UserFacingError(`cannot read the config file '${path}' (${code})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseJsonText(text);
+  } catch (error) {
+    throw new UserFacingError(`the config file '${path}' is not valid JSON: ${(error as Error).message}`);
+  }
+  try {
+    return validateConfig(parsed);
+  } catch (error) {
+    if (error instanceof UserFacingError) throw new UserFacingError(`${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+// ---- worker count ----
+// `--workers N|auto` (and the config file's `workers`): how many gateway processes `tokenmeter serve` runs.
+// 1, the default, is the plain single process with no primary; more start a supervising primary (primary.ts).
+
+export const DEFAULT_WORKERS = 1;
+
+/** `auto` is the CPUs this process may use (cgroup and affinity limits included), as Node reports them. */
+export function workerCount(value: string | number | undefined): number {
+  if (value === undefined) return DEFAULT_WORKERS;
+  if (value === 'auto') return availableParallelism();
+  const count = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new UsageError(
+      `--workers must be a whole number of processes (1 or more) or auto (got '${value}')`,
+    );
+  }
+  return count;
 }

@@ -5,6 +5,7 @@
 // a process killed outright loses at most the last 250 ms of log lines (never a record: records have their own
 // writer). The one line per finished request (requestLogSink) is at the end.
 import { type DestinationStream, type Logger, pino, symbols } from 'pino';
+import type { OptionSpec } from '../../shared/option-schema.js';
 import { CREDENTIAL_HEADERS } from '../exchange/hop-by-hop.js';
 import type { RecordSink } from '../records/record.js';
 import { prettyDestination } from './pretty-log.js';
@@ -53,6 +54,28 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export function resolveLogFormat(format: LogFormat, toTerminal: boolean): 'json' | 'pretty' {
   if (format !== 'auto') return format;
   return toTerminal ? 'pretty' : 'json';
+}
+
+// ---- log format option ----
+// `--log-format`, shared by the commands that run a gateway (`serve`, `demo`): pretty lines for a person at a
+// terminal, JSON lines for everything else.
+
+export const LOG_FORMAT_OPTION = {
+  name: 'log-format',
+  type: 'string',
+  valueName: 'FORMAT',
+  env: 'TOKENMETER_LOG_FORMAT',
+  choices: LOG_FORMATS,
+  default: 'auto',
+  help: 'Log lines as json, or pretty for reading; auto: pretty when the output is a terminal, else json',
+} as const satisfies OptionSpec;
+
+/** The format the logger writes to `output` in. */
+export function logFormatFor(
+  options: { readonly 'log-format': LogFormat },
+  output: { readonly isTTY?: boolean },
+): 'json' | 'pretty' {
+  return resolveLogFormat(options['log-format'], output.isTTY === true);
 }
 
 export function createGatewayLogger(

@@ -5,7 +5,6 @@
 // and the requests lost with a worker.
 import { performance } from 'node:perf_hooks';
 import { type Aggregator, Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { escapeControlCharacters } from '../../shared/control-characters.js';
 import {
   FIRST_TOKEN_BUCKETS_S,
   OVERHEAD_BUCKETS_S,
@@ -16,6 +15,7 @@ import { NO_MODEL_LABEL } from '../../shared/no-model-label.js';
 import { LOST_REASONS, type LostReason, type RecordsWriter } from '../../shared/records-writer.js';
 import type { SpanExport } from '../../tracing/span-export.js';
 import { MIRROR_SKIP_REASONS, type MirrorSkipReason } from '../exchange/mirrors.js';
+import { escapeControlCharacters } from '../logs/pretty-log.js';
 import { GAP_BUCKET_LABELS, type RequestRecord, type RequestRole } from '../records/record.js';
 import type { PathFix } from '../request-path/client-path.js';
 import type { GatewayState } from '../run-state.js';

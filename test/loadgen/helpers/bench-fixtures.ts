@@ -3,7 +3,7 @@
 
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { buildPayload } from '../../../loadgen/bench/payload.js';
+import { buildPayload } from '../../../loadgen/bench/prepare-requests.js';
 import type { Engine, PreparedRequest } from '../../../loadgen/engine/engine.js';
 import type { RequestRecord } from '../../../loadgen/record.js';
 import { builtinTokenizer } from '../../../loadgen/tokenizer/tokenizer.js';
