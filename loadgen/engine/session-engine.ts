@@ -2,7 +2,7 @@
 // the open-loop schedule (arrivals.ts: one arrival per session), at most `maxActive` at a time (a session that
 // finds no free place waits, and that wait is its first turn's client queue time, as --max-concurrency's is for
 // single requests). Within a session the turns go one after another: turn k is sent a think time after turn k-1
-// ended, carrying the whole history with the answers the model actually gave (session-bodies.ts). Each turn is
+// ended, carrying the whole history with the answers the model actually gave (prepare-requests.ts). Each turn is
 // timed and recorded like any request (same MeteredHandler, same outcome rule), with its session and turn number;
 // its intended time is the moment its think time ended, so schedule lag keeps its meaning.
 //
