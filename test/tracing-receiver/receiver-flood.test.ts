@@ -3,14 +3,16 @@
 // 691 MB and held its event loop 2.6-6.3 s before the bounds; 1,398,085 in JSON), sent to a real
 // `tokenmeter serve --span-receiver` (a child process, its RSS read from /proc) while one chat stream runs through
 // it (its upstream writes a chunk every 5 ms). Asserted: the gateway's RSS stays under twice its idle RSS plus
-// eight times the body bound, and its own work never holds its event loop more than 50 ms.
+// eight times the body bound, and its own work never holds its event loop more than 200 ms.
 //
 // How long the loop is held is read inside the gateway (bench/helpers/loop-hold-probe.ts, preloaded): the main
 // thread's time on the CPU between two turns of a 1 ms timer, from /proc. A wall-clock measure (the stream's gaps,
 // monitorEventLoopDelay) also counts the time the machine gives the CPU to other processes, which on the shared
 // 2-core development box (load average 12) reached 100-200 ms with the gateway idle or busy alike, so it is
 // reported beside, not asserted. Before the bounds, the protobuf row held the loop for seconds and peaked at
-// 1513 MB.
+// 1513 MB. The bound was 50 ms until it failed at a load average of 1: in 15 runs on a quiet box (2026-12-08, on
+// the tree before and after that day's changes alike) the worst turn held 27-105 ms of CPU, 1 to 2 runs in 4 over
+// 50. 200 ms is twice the worst seen and still a tenth of what the unbounded receiver held.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ import { DEFAULT_RECEIVER_MAX_BODY_BYTES } from '../../src/tracing/receiver/span
 
 const BODY_BOUND = DEFAULT_RECEIVER_MAX_BODY_BYTES;
 const AT_ONCE = 8;
-const MAX_STALL_MS = 50;
+const MAX_STALL_MS = 200;
 const MB = 2 ** 20;
 const skip =
   process.platform !== 'linux'
