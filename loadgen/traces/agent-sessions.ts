@@ -17,6 +17,7 @@
 //
 // The builder below holds the rules every reader enforces on the order of a session's turns; each reader checks
 // its own fields. A break of either is one line naming the file, the line and the field (AgentTraceError).
+import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import { UserFacingError } from '../../src/shared/user-facing-error.js';
 
 export const AGENT_APIS = ['chat', 'responses', 'messages', 'completions'] as const;
@@ -65,6 +66,22 @@ export interface AgentTrace {
 
 /** A trace that breaks its format: one line, `FILE: line N: what`, exit 1 as for any file that cannot be used. */
 export class AgentTraceError extends UserFacingError {}
+
+/** A JSONL trace's objects with their 1-based line numbers, blank lines skipped; a line that is not a JSON object
+ *  is refused through `fail` with the reader's own wording. Both trace readers walk their files with it. */
+export function* traceLines(
+  text: string,
+  fail: (line: number, why: string) => never,
+): Generator<{ readonly line: number; readonly fields: Record<string, unknown> }> {
+  let line = 0;
+  for (const raw of text.split('\n')) {
+    line++;
+    if (raw.trim() === '') continue;
+    const fields = jsonObjectOfLine(raw);
+    if (typeof fields === 'string') fail(line, fields);
+    yield { line, fields: fields as Record<string, unknown> };
+  }
+}
 
 /** Whole, at least `min`. */
 export function isWhole(value: unknown, min: number): value is number {

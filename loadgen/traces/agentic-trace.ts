@@ -19,7 +19,6 @@
 // after the previous one arrived (its answer ended after that); a session id that is not printable ASCII is
 // refused as garbage. The result is agent-sessions.ts's AgentTrace.
 import { validSessionId } from '../../src/gateway/sessions/sessions.js';
-import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import { fileErrorReason, readRegularFile } from '../../src/shared/regular-file.js';
 import {
   AGENT_APIS,
@@ -30,6 +29,7 @@ import {
   isTime,
   isWhole,
   SessionsBuilder,
+  traceLines,
 } from './agent-sessions.js';
 
 /** One line as written: the field order of the format above. */
@@ -55,14 +55,7 @@ export function parseAgenticTrace(text: string, path: string): AgentTrace {
   };
   const builder = new SessionsBuilder(fail);
   let blockTokens: number | undefined;
-  let number = 0;
-  for (const raw of text.split('\n')) {
-    number++;
-    if (raw.trim() === '') continue;
-    const line = number;
-    const fields = jsonObjectOfLine(raw);
-    if (typeof fields === 'string') fail(line, fields);
-    const f = fields as Record<string, unknown>;
+  for (const { line, fields: f } of traceLines(text, fail)) {
     const need = (name: string, ok: boolean, rule: string): void => {
       if (ok) return;
       fail(

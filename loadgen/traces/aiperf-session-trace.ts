@@ -17,7 +17,6 @@
 // Session ids follow tokenmeter's rule (1 to 128 printable ASCII characters). The format says nothing of the
 // protocol or of tool calls: those are null in the result, agent-sessions.ts's AgentTrace.
 import { validSessionId } from '../../src/gateway/sessions/sessions.js';
-import { jsonObjectOfLine } from '../../src/shared/json-object.js';
 import {
   type AgentTrace,
   AgentTraceError,
@@ -26,6 +25,7 @@ import {
   isWhole,
   SessionsBuilder,
   type TurnFound,
+  traceLines,
 } from './agent-sessions.js';
 import { readTraceText, shown } from './agentic-trace.js';
 
@@ -44,14 +44,7 @@ export function parseAiperfSessionTrace(
   const found: { sessionId: string; turn: TurnFound }[] = [];
   const started = new Set<string>();
   let largestId = -1;
-  let number = 0;
-  for (const raw of text.split('\n')) {
-    number++;
-    if (raw.trim() === '') continue;
-    const line = number;
-    const fields = jsonObjectOfLine(raw);
-    if (typeof fields === 'string') fail(line, fields);
-    const f = fields as Record<string, unknown>;
+  for (const { line, fields: f } of traceLines(text, fail)) {
     for (const mode of TEXT_MODES) {
       if (f[mode] !== undefined)
         fail(
